@@ -1,0 +1,85 @@
+/*
+ * perfdiff/common.h — conventions shared by every libperfdiff header.
+ *
+ * Errors are values.  Every fallible function returns an int: 0 on success,
+ * a negative PD_E* code on failure.  Functions that can fail take a
+ * `pd_error *err` as their last argument; when it is non-NULL and the call
+ * fails, it is filled with the code, the byte offset where the problem was
+ * found (PD_NO_OFFSET when no offset applies) and a one-line message that
+ * names the file and that offset, e.g.
+ *
+ *     perf.data: offset 49104: record header size 0 (corrupt record)
+ *
+ * pd_error lives in caller-owned memory, so libperfdiff keeps no global or
+ * thread-local error state and needs no cleanup call for it.
+ *
+ * Iterators return PD_ITEROVER (a negative code that is not an error) when
+ * they are exhausted.
+ */
+#ifndef PERFDIFF_COMMON_H
+#define PERFDIFF_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(PD_STATIC_DEFINE)
+#define PD_EXTERN(type) type
+#elif defined(PD_BUILDING_LIBRARY)
+#define PD_EXTERN(type) __attribute__((visibility("default"))) type
+#else
+#define PD_EXTERN(type) type
+#endif
+
+/** Library version, as numbers and as a string. */
+#define PD_VERSION_MAJOR 0
+#define PD_VERSION_MINOR 1
+#define PD_VERSION_PATCH 0
+#define PD_VERSION_STRING "0.1.0"
+
+/** Return codes.  0 is success; everything else is negative. */
+typedef enum pd_error_code {
+	PD_OK = 0,
+	PD_ITEROVER = -1,     /**< iteration finished: not an error */
+	PD_EINVAL = -2,       /**< bad argument from the caller */
+	PD_ENOMEM = -3,       /**< allocation failed */
+	PD_EIO = -4,          /**< open/read/mmap failed (errno in the message) */
+	PD_ENOTPERF = -5,     /**< input is not a perf.data file */
+	PD_EUNSUPPORTED = -6, /**< a valid but unsupported variant */
+	PD_ECORRUPT = -7,     /**< the input contradicts the format */
+	PD_ELIMIT = -8,       /**< a configured resource cap was exceeded */
+} pd_error_code;
+
+/** No byte offset applies to this error. */
+#define PD_NO_OFFSET UINT64_MAX
+
+/** Room for a message: a path plus a sentence. */
+#define PD_ERROR_MESSAGE_MAX 512
+
+/**
+ * An error: code, where it happened, and what happened.
+ *
+ * `offset` is the byte offset in the input file (or in the stream for pipe
+ * input); for records inside a compressed record it is the offset of the
+ * enclosing COMPRESSED record.
+ */
+typedef struct pd_error {
+	int code;
+	uint64_t offset;
+	char message[PD_ERROR_MESSAGE_MAX];
+} pd_error;
+
+/** A short constant name for a return code ("corrupt input", ...). */
+PD_EXTERN(const char *) pd_error_code_str(int code);
+
+/** The version string of the library that is linked (not the header's). */
+PD_EXTERN(const char *) pd_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,140 @@
+#include "source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Stream reads are this large so that a pipe costs few system calls. */
+#define PD_STREAM_CHUNK (1u << 20)
+
+int pd_source_open_fd(pd_source *s, int fd, bool own, const char *name, pd_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->fd = fd;
+	s->own_fd = own;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return pd_error_set(err, PD_EIO, name, PD_NO_OFFSET, "cannot stat: %s",
+				    strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return pd_error_set(err, PD_EINVAL, name, PD_NO_OFFSET,
+				    "is a directory (open it by path)");
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			/* the reader walks the file once, front to back */
+			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+			s->map = m;
+			s->map_size = (uint64_t)st.st_size;
+			return 0;
+		}
+		/* fall back to reading it as a stream */
+	}
+	if (S_ISREG(st.st_mode) && st.st_size == 0) {
+		s->map = NULL;
+		s->map_size = 0;
+		return 0;
+	}
+	s->is_stream = true;
+	return 0;
+}
+
+int pd_source_open(pd_source *s, const char *path, pd_error *err)
+{
+	if (strcmp(path, "-") == 0)
+		return pd_source_open_fd(s, STDIN_FILENO, false, "<stdin>", err);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		memset(s, 0, sizeof *s);
+		s->fd = -1;
+		return pd_error_set(err, PD_EIO, path, PD_NO_OFFSET, "cannot open: %s",
+				    strerror(errno));
+	}
+	int rc = pd_source_open_fd(s, fd, true, path, err);
+	if (rc < 0) {
+		close(fd);
+		s->fd = -1;
+		s->own_fd = false;
+	}
+	return rc;
+}
+
+void pd_source_close(pd_source *s)
+{
+	if (s->map)
+		munmap((void *)s->map, (size_t)s->map_size);
+	if (s->own_fd && s->fd >= 0)
+		close(s->fd);
+	pd_buf_free(&s->buf);
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+}
+
+size_t pd_source_get(pd_source *s, uint64_t off, size_t want, const uint8_t **p)
+{
+	if (!s->is_stream) {
+		if (off >= s->map_size) {
+			*p = NULL;
+			return 0;
+		}
+		*p = s->map + off;
+		return (size_t)(s->map_size - off);
+	}
+	if (off < s->base) { /* went backwards past dropped bytes: caller bug */
+		*p = NULL;
+		return 0;
+	}
+	/* drop what lies before `off` */
+	uint64_t drop = off - s->base;
+	if (drop >= s->buf.len) {
+		/* skip unread bytes by reading and discarding them */
+		uint64_t skip = drop - s->buf.len;
+		s->base += s->buf.len;
+		s->buf.len = 0;
+		while (skip > 0 && !s->eof) {
+			if (pd_buf_reserve(&s->buf, PD_STREAM_CHUNK) < 0)
+				break;
+			size_t n = skip < PD_STREAM_CHUNK ? (size_t)skip : PD_STREAM_CHUNK;
+			ssize_t got = read(s->fd, s->buf.data, n);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				if (got < 0)
+					s->read_errno = errno;
+				s->eof = true;
+				break;
+			}
+			skip -= (uint64_t)got;
+			s->base += (uint64_t)got;
+		}
+		if (skip > 0) {
+			*p = NULL;
+			return 0;
+		}
+	} else if (drop > 0) {
+		pd_buf_consume(&s->buf, (size_t)drop);
+		s->base = off;
+	}
+	while (s->buf.len < want && !s->eof) {
+		size_t chunk = want - s->buf.len;
+		if (chunk < PD_STREAM_CHUNK)
+			chunk = PD_STREAM_CHUNK;
+		if (pd_buf_reserve(&s->buf, chunk) < 0)
+			break;
+		ssize_t got = read(s->fd, s->buf.data + s->buf.len, chunk);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			if (got < 0)
+				s->read_errno = errno;
+			s->eof = true;
+			break;
+		}
+		s->buf.len += (size_t)got;
+	}
+	*p = s->buf.len ? s->buf.data : NULL;
+	return s->buf.len;
+}

@@ -1,0 +1,46 @@
+/*
+ * Bytes of one input stream.  A regular file is mmap'd and every byte stays
+ * addressable for the reader's lifetime (records can be delivered without
+ * copying).  Anything else (a pipe, a terminal, a socket) is read forward
+ * into a buffer: only the bytes from the current offset on are kept, so a
+ * pointer from pd_source_get() is valid until the next call.
+ */
+#ifndef PD_READER_SOURCE_H
+#define PD_READER_SOURCE_H
+
+#include "internal.h"
+
+typedef struct pd_source {
+	int fd;
+	bool own_fd;
+	const uint8_t *map;    /* mmap'd file, or NULL for a stream */
+	uint64_t map_size;
+	bool is_stream;
+	pd_buf buf;            /* stream: bytes [base, base + buf.len) */
+	uint64_t base;
+	bool eof;
+	int read_errno;        /* stream: errno of a failed read() */
+} pd_source;
+
+/* Open `path` (a file, or "-" for standard input). */
+int pd_source_open(pd_source *s, const char *path, pd_error *err);
+/* Use an open descriptor; the source closes it only when `own` is set. */
+int pd_source_open_fd(pd_source *s, int fd, bool own, const char *name, pd_error *err);
+void pd_source_close(pd_source *s);
+
+/*
+ * Point `*p` at the bytes from offset `off` on and return how many are
+ * available, up to at least `want` when the input has them (fewer only at
+ * the end of input or on a read error).  For a stream, `off` must not go
+ * backwards past bytes already dropped; everything before `off` may be
+ * dropped by this call.
+ */
+size_t pd_source_get(pd_source *s, uint64_t off, size_t want, const uint8_t **p);
+
+/* Total size when known (mmap'd file), else UINT64_MAX. */
+static inline uint64_t pd_source_size(const pd_source *s)
+{
+	return s->is_stream ? UINT64_MAX : s->map_size;
+}
+
+#endif

@@ -1,0 +1,188 @@
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+uint64_t pd_bitfield_swap(uint64_t v)
+{
+	uint64_t out = 0;
+	for (int byte = 0; byte < 8; byte++) {
+		uint8_t b = (uint8_t)(v >> (8 * byte)), r = 0;
+		for (int bit = 0; bit < 8; bit++)
+			if (b & (1u << bit))
+				r |= (uint8_t)(0x80u >> bit);
+		out |= (uint64_t)r << (8 * byte);
+	}
+	return out;
+}
+
+struct pd_arena_chunk {
+	pd_arena_chunk *next;
+	size_t cap;
+	_Alignas(8) uint8_t mem[];
+};
+
+void pd_arena_init(pd_arena *a)
+{
+	a->head = NULL;
+	a->used = a->cap = 0;
+}
+
+void pd_arena_free(pd_arena *a)
+{
+	pd_arena_chunk *c = a->head;
+	while (c) {
+		pd_arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	pd_arena_init(a);
+}
+
+void *pd_arena_alloc(pd_arena *a, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	if (n == 0)
+		n = 8;
+	if (!a->head || a->cap - a->used < n) {
+		size_t cap = n > 16384 ? n : 16384;
+		if (cap > SIZE_MAX - sizeof(pd_arena_chunk))
+			return NULL;
+		pd_arena_chunk *c = malloc(sizeof *c + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		if (a->head && n > 16384) {
+			/* a large block: keep the current chunk as the one to fill */
+			c->next = a->head->next;
+			a->head->next = c;
+			memset(c->mem, 0, n);
+			return c->mem;
+		}
+		c->next = a->head;
+		a->head = c;
+		a->used = 0;
+		a->cap = cap;
+	}
+	void *p = a->head->mem + a->used;
+	a->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *pd_arena_strndup(pd_arena *a, const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *d = pd_arena_alloc(a, len + 1);
+	if (d) {
+		memcpy(d, s, len);
+		d[len] = '\0';
+	}
+	return d;
+}
+
+void *pd_arena_memdup(pd_arena *a, const void *p, size_t n)
+{
+	void *d = pd_arena_alloc(a, n);
+	if (d && n)
+		memcpy(d, p, n);
+	return d;
+}
+
+int pd_buf_reserve(pd_buf *b, size_t extra)
+{
+	if (extra <= b->cap - b->len)
+		return 0;
+	if (extra > SIZE_MAX / 2 - b->len)
+		return PD_ENOMEM;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap - b->len < extra)
+		cap *= 2;
+	uint8_t *d = realloc(b->data, cap);
+	if (!d)
+		return PD_ENOMEM;
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+int pd_buf_append(pd_buf *b, const void *p, size_t n)
+{
+	int rc = pd_buf_reserve(b, n);
+	if (rc)
+		return rc;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+void pd_buf_consume(pd_buf *b, size_t n)
+{
+	if (n >= b->len) {
+		b->len = 0;
+		return;
+	}
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+}
+
+void pd_buf_free(pd_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+int pd_error_vset(pd_error *err, int code, const char *file, uint64_t offset,
+		  const char *fmt, va_list ap)
+{
+	if (!err)
+		return code;
+	err->code = code;
+	err->offset = offset;
+	int n;
+	if (offset != PD_NO_OFFSET)
+		n = snprintf(err->message, sizeof err->message, "%s: offset %llu: ",
+			     file ? file : "<input>", (unsigned long long)offset);
+	else
+		n = snprintf(err->message, sizeof err->message, "%s: ",
+			     file ? file : "<input>");
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < sizeof err->message)
+		vsnprintf(err->message + n, sizeof err->message - (size_t)n, fmt, ap);
+	return code;
+}
+
+int pd_error_set(pd_error *err, int code, const char *file, uint64_t offset,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pd_error_vset(err, code, file, offset, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+const char *pd_error_code_str(int code)
+{
+	switch (code) {
+	case PD_OK: return "ok";
+	case PD_ITEROVER: return "end of iteration";
+	case PD_EINVAL: return "invalid argument";
+	case PD_ENOMEM: return "out of memory";
+	case PD_EIO: return "I/O error";
+	case PD_ENOTPERF: return "not a perf.data file";
+	case PD_EUNSUPPORTED: return "unsupported";
+	case PD_ECORRUPT: return "corrupt input";
+	case PD_ELIMIT: return "resource limit exceeded";
+	default: return "unknown error";
+	}
+}
+
+const char *pd_version(void)
+{
+	return PD_VERSION_STRING;
+}

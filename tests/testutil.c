@@ -1,0 +1,173 @@
+#include "testutil.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *pd_test_data(char *buf, size_t n, const char *rel)
+{
+	snprintf(buf, n, "%s/%s", PD_TEST_DATA_DIR, rel);
+	return buf;
+}
+
+bool pd_test_corpus_present(void)
+{
+	struct stat st;
+	char p[4096];
+	snprintf(p, sizeof p, "%s/index.jsonl", PD_CORPUS_DIR);
+	return stat(p, &st) == 0;
+}
+
+const char *pd_test_corpus(char *buf, size_t n, const char *rel)
+{
+	if (!pd_test_corpus_present())
+		return NULL;
+	snprintf(buf, n, "%s/%s", PD_CORPUS_DIR, rel);
+	return buf;
+}
+
+uint8_t *pd_test_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 65536, n = 0;
+	uint8_t *d = malloc(cap);
+	size_t got;
+	while (d && (got = fread(d + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			uint8_t *nd = realloc(d, cap * 2);
+			if (!nd) {
+				free(d);
+				d = NULL;
+				break;
+			}
+			d = nd;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (d)
+		*len = n;
+	return d;
+}
+
+bool pd_test_write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return false;
+	bool ok = fwrite(data, 1, len, f) == len;
+	return fclose(f) == 0 && ok;
+}
+
+char *pd_test_run(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	size_t cap = 65536, n = 0;
+	char *out = malloc(cap);
+	size_t got;
+	while (out && (got = fread(out + n, 1, cap - n - 1, p)) > 0) {
+		n += got;
+		if (n + 1 == cap) {
+			char *no = realloc(out, cap * 2);
+			if (!no) {
+				free(out);
+				out = NULL;
+				break;
+			}
+			out = no;
+			cap *= 2;
+		}
+	}
+	int st = pclose(p);
+	if (status)
+		*status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (out)
+		out[n] = '\0';
+	return out;
+}
+
+bool pd_test_have_perf(void)
+{
+	int st = -1;
+	char *out = pd_test_run("perf --version 2>/dev/null", &st);
+	bool ok = out && st == 0 && strstr(out, "perf version");
+	free(out);
+	return ok;
+}
+
+char *pd_test_tmpdir(void)
+{
+	char tmpl[] = "/tmp/pdtest.XXXXXX";
+	char *d = mkdtemp(tmpl);
+	return d ? strdup(d) : NULL;
+}
+
+void pd_test_rmrf(const char *path)
+{
+	if (!path || strncmp(path, "/tmp/pdtest.", 12) != 0)
+		return;
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+	int rc = system(cmd);
+	(void)rc;
+}
+
+void pd_test_read_all(const char *path, unsigned flags, pd_test_readout *out)
+{
+	memset(out, 0, sizeof *out);
+	pd_reader_options opts;
+	pd_reader_options_init(&opts);
+	opts.flags = flags;
+	pd_reader *r = NULL;
+	out->open_rc = pd_reader_open(&r, path, &opts, &out->err);
+	if (out->open_rc < 0) {
+		out->rc = out->open_rc;
+		return;
+	}
+	const pd_record *rec;
+	int rc;
+	while ((rc = pd_reader_next(r, &rec, &out->err)) == 0)
+		if (rec->type == PD_RECORD_SAMPLE)
+			out->samples++;
+	out->rc = rc;
+	out->stats = *pd_reader_stats_get(r);
+	out->nattrs = pd_reader_attr_count(r);
+	out->warnings = pd_reader_warning_count(r);
+	out->mode = pd_reader_header(r)->mode;
+	pd_reader_free(r);
+}
+
+void pd_test_read_buffer(const void *data, size_t len, unsigned flags,
+			 pd_test_readout *out)
+{
+	char *dir = pd_test_tmpdir();
+	char path[4200];
+	snprintf(path, sizeof path, "%s/input.data", dir ? dir : "/tmp");
+	if (!dir || !pd_test_write_file(path, data, len)) {
+		memset(out, 0, sizeof *out);
+		out->open_rc = out->rc = PD_EIO;
+		free(dir);
+		return;
+	}
+	pd_test_read_all(path, flags, out);
+	pd_test_rmrf(dir);
+	free(dir);
+}
+
+int pd_test_main(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,65 @@
+/*
+ * Helpers shared by the check suites: locating test data and the corpus,
+ * running commands, reading whole files, and a runner main().
+ */
+#ifndef PD_TESTUTIL_H
+#define PD_TESTUTIL_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfdiff/perfdiff.h"
+
+/* Print why a test is skipped (visible in CTest output) and return from it. */
+#define PD_SKIP(...)                                                          \
+	do {                                                                  \
+		fprintf(stderr, "SKIP %s: ", __func__);                       \
+		fprintf(stderr, __VA_ARGS__);                                 \
+		fprintf(stderr, "\n");                                        \
+		return;                                                       \
+	} while (0)
+
+/* "<tests/data>/<rel>" in a static buffer of the caller. */
+const char *pd_test_data(char *buf, size_t n, const char *rel);
+/* "<corpus>/<rel>"; NULL if the corpus folder is absent. */
+const char *pd_test_corpus(char *buf, size_t n, const char *rel);
+bool pd_test_corpus_present(void);
+
+/* Read a whole file; NULL on failure.  Caller frees. */
+uint8_t *pd_test_read_file(const char *path, size_t *len);
+/* Write a whole file; false on failure. */
+bool pd_test_write_file(const char *path, const void *data, size_t len);
+
+/* Run `cmd` through /bin/sh, capture stdout (caller frees); exit status in *status. */
+char *pd_test_run(const char *cmd, int *status);
+
+/* True if `perf` runs here (`perf --version`). */
+bool pd_test_have_perf(void);
+
+/* A fresh temporary directory (caller removes it with pd_test_rmrf). */
+char *pd_test_tmpdir(void);
+void pd_test_rmrf(const char *path);
+
+/* Read every record of `path`; fills stats and returns the final code
+ * (PD_ITEROVER on success) and the warning count. */
+typedef struct pd_test_readout {
+	int open_rc;
+	int rc;
+	pd_error err;
+	pd_reader_stats stats;
+	size_t nattrs;
+	uint64_t samples;
+	size_t warnings;
+	pd_input_mode mode;
+} pd_test_readout;
+void pd_test_read_all(const char *path, unsigned flags, pd_test_readout *out);
+/* Same over an in-memory image written to a temp file. */
+void pd_test_read_buffer(const void *data, size_t len, unsigned flags,
+			 pd_test_readout *out);
+
+/* Run the suite and return the process exit status. */
+int pd_test_main(Suite *s);
+
+#endif
