@@ -215,10 +215,16 @@ typedef struct pd_sample {
 	uint64_t stream_id;
 	uint32_t cpu;
 	uint64_t period;
-	/* READ: `read_nr` values of {value, id, lost}; time_enabled/running apply to all. */
+	/*
+	 * READ.  With PD_FORMAT_GROUP: `read_nr` entries at `read_values`, each
+	 * 1 + [ID] + [LOST] u64s ({value, id, lost}).  Without it: read_nr is 1,
+	 * read_values[0] is the value and its id and lost are in read_id and
+	 * read_lost (the time fields sit between them in the record).
+	 */
 	uint64_t read_time_enabled, read_time_running;
 	uint64_t read_nr;
-	const uint64_t *read_values; /**< raw u64s: per value 1 + [ID] + [LOST] words */
+	const uint64_t *read_values;
+	uint64_t read_id, read_lost;
 	uint64_t callchain_nr;
 	const uint64_t *callchain;   /**< leaf first, with PD_CONTEXT_* markers */
 	uint32_t raw_size;
@@ -497,6 +503,9 @@ typedef struct pd_reader pd_reader;
 /** Reader flags. */
 enum pd_reader_flag {
 	PD_READER_FILE_ORDER = 1u << 0, /**< no timestamp ordering */
+	PD_READER_NO_MMAP = 1u << 1,    /**< read regular files with read(), as a
+	                                     pipe is read (file mode then needs
+	                                     seeking and is refused) */
 };
 
 /**

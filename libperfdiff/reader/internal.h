@@ -174,6 +174,7 @@ typedef struct pd_qentry {
 	int attr;
 	bool from_compressed;
 	bool owned;
+	bool swapped;          /* bytes still in the file's foreign byte order */
 } pd_qentry;
 
 typedef struct pd_queue {

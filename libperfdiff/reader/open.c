@@ -396,13 +396,14 @@ static int add_directory_streams(pd_reader *r, const char *dir, pd_error *err)
 	if (n)
 		qsort(nums, n, sizeof *nums, cmp_u32);
 	int rc = 0;
+	bool no_mmap = r->opts.flags & PD_READER_NO_MMAP;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char path[4096];
 		snprintf(path, sizeof path, "%s/data.%u", dir, nums[i]);
 		pd_stream *st;
 		rc = add_stream(r, path, nums[i] + 1, err, &st);
 		if (rc == 0)
-			rc = pd_source_open(&st->src, path, err);
+			rc = pd_source_open(&st->src, path, no_mmap, err);
 		if (rc == 0) {
 			st->pos = 0;
 			st->end = pd_source_size(&st->src);
@@ -417,6 +418,7 @@ int pd_reader_setup(pd_reader *r, const char *path, int fd, pd_error *err)
 {
 	pd_stream *st;
 	bool directory = false;
+	bool no_mmap = r->opts.flags & PD_READER_NO_MMAP;
 	char mainpath[4096];
 	int rc;
 	if (fd < 0 && strcmp(path, "-") != 0) {
@@ -437,9 +439,9 @@ int pd_reader_setup(pd_reader *r, const char *path, int fd, pd_error *err)
 	if (rc < 0)
 		return rc;
 	if (fd >= 0)
-		rc = pd_source_open_fd(&st->src, fd, false, path, err);
+		rc = pd_source_open_fd(&st->src, fd, false, no_mmap, path, err);
 	else
-		rc = pd_source_open(&st->src, st->path, err);
+		rc = pd_source_open(&st->src, st->path, no_mmap, err);
 	if (rc < 0)
 		return rc;
 

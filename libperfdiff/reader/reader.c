@@ -82,7 +82,7 @@ static int reader_new(pd_reader **out, const char *path, const pd_reader_options
 static int open_common(pd_reader **out, const char *path, int fd,
 		       const pd_reader_options *opts, pd_error *err)
 {
-	pd_reader *r;
+	pd_reader *r = NULL;
 	int rc = reader_new(&r, path, opts, err);
 	if (rc < 0)
 		return rc;
@@ -205,10 +205,15 @@ static int decode(pd_reader *r, uint8_t *data, uint32_t size, int attr, bool swa
 	return 0;
 }
 
+/* The decoders fill the union member of their type; only tool records
+ * and samples of unknown events are delivered undecoded and need it zeroed. */
 static void rec_init(pd_record *rec, const uint8_t *data, uint32_t size, uint64_t offset,
 		     uint32_t stream, bool from_compressed, int attr)
 {
-	memset(rec, 0, sizeof *rec);
+	uint32_t type = pd_ld32(data, false);
+	if (type >= 64 || attr < 0)
+		memset(&rec->u, 0, sizeof rec->u);
+	memset(&rec->sid, 0, sizeof rec->sid);
 	rec->type = pd_ld32(data, false);
 	rec->misc = pd_ld16(data + 4, false);
 	rec->size = size;
@@ -238,6 +243,30 @@ static void count(pd_reader *r, const pd_raw *raw)
 		r->stats.compressed_inner++;
 }
 
+/* The TIME field of a sample, found without decoding the rest of it. */
+static bool sample_time(const pd_reader *r, const pd_raw *raw, int attr, uint64_t *time)
+{
+	uint64_t st = r->attrs[attr]->sample_type;
+	size_t at = 8 + 8 * (size_t)(!!(st & PD_SAMPLE_IDENTIFIER) + !!(st & PD_SAMPLE_IP) +
+				     !!(st & PD_SAMPLE_TID));
+	if (at + 8 > raw->size)
+		return false;
+	*time = pd_ld64(raw->data + at, r->swap);
+	return true;
+}
+
+static void enqueue(pd_reader *r, const pd_qentry *q, bool copy, const char *path)
+{
+	int rc = pd_queue_push(&r->queue, q, copy, r->opts.max_queue_bytes);
+	if (rc == PD_ELIMIT)
+		pd_reader_fail(r, rc, path, q->offset,
+			       "ordering queue exceeds its cap of %llu bytes "
+			       "(no FINISHED_ROUND records?); read in file order",
+			       (unsigned long long)r->opts.max_queue_bytes);
+	else if (rc < 0)
+		pd_reader_fail(r, rc, path, q->offset, "out of memory");
+}
+
 static bool ordering(const pd_reader *r)
 {
 	return !(r->opts.flags & PD_READER_FILE_ORDER);
@@ -257,9 +286,11 @@ int pd_reader_next(pd_reader *r, const pd_record **out, pd_error *err)
 				 e.attr);
 			if (e.owned)
 				r->owned_delivered = e.data;
-			if (decode(r, e.data, e.size, e.attr, false, stream_path(r, e.stream),
+			/* samples were only looked at for their time when queued: a
+			 * corrupt one stops reading here, the rest still leave */
+			if (decode(r, e.data, e.size, e.attr, e.swapped, stream_path(r, e.stream),
 				   e.offset) < 0)
-				continue; /* cannot happen: it decoded when queued */
+				continue;
 			if (e.time < r->last_time)
 				r->stats.out_of_order++;
 			else
@@ -301,38 +332,44 @@ int pd_reader_next(pd_reader *r, const pd_record **out, pd_error *err)
 
 		bool unknown_id;
 		int attr = attribute(r, &raw, &unknown_id);
-		rec_init(&r->rec, raw.data, raw.size, raw.offset, raw.stream,
-			 raw.from_compressed, attr);
-		if (decode(r, raw.data, raw.size, attr, r->swap, path, raw.offset) < 0)
-			continue;
+		bool queued = ordering(r) && record_has_time(r, raw.type, attr);
+		pd_qentry q = {
+			.data = raw.data,
+			.size = raw.size,
+			.stream = raw.stream,
+			.offset = raw.offset,
+			.attr = attr,
+			.from_compressed = raw.from_compressed,
+		};
 		if (raw.type == PD_RECORD_SAMPLE) {
 			if (attr >= 0)
 				r->attr_samples[attr]++;
 			else
 				r->stats.unattributed++;
-		} else if (raw.type == PD_RECORD_LOST) {
-			r->stats.lost += r->rec.u.lost.lost;
-		} else if (raw.type == PD_RECORD_LOST_SAMPLES) {
-			r->stats.lost_samples += r->rec.u.lost.lost;
 		}
-		if (ordering(r) && record_has_time(r, raw.type, attr)) {
-			pd_qentry q = {
-				.time = r->rec.sid.time,
-				.data = raw.data,
-				.size = raw.size,
-				.stream = raw.stream,
-				.offset = raw.offset,
-				.attr = attr,
-				.from_compressed = raw.from_compressed,
-			};
-			rc = pd_queue_push(&r->queue, &q, !raw.stable, r->opts.max_queue_bytes);
-			if (rc == PD_ELIMIT)
-				pd_reader_fail(r, rc, path, raw.offset,
-					       "ordering queue exceeds its cap of %llu bytes "
-					       "(no FINISHED_ROUND records?); read with file order",
-					       (unsigned long long)r->opts.max_queue_bytes);
-			else if (rc < 0)
-				pd_reader_fail(r, rc, path, raw.offset, "out of memory");
+		if (queued && raw.type == PD_RECORD_SAMPLE) {
+			/* samples are most of a file: decode them once, when they leave */
+			if (!sample_time(r, &raw, attr, &q.time)) {
+				pd_reader_fail(r, PD_ECORRUPT, path, raw.offset,
+					       "SAMPLE record of %u bytes ends before its time field",
+					       raw.size);
+				continue;
+			}
+			q.swapped = r->swap;
+			enqueue(r, &q, !raw.stable, path);
+			continue;
+		}
+		rec_init(&r->rec, raw.data, raw.size, raw.offset, raw.stream,
+			 raw.from_compressed, attr);
+		if (decode(r, raw.data, raw.size, attr, r->swap, path, raw.offset) < 0)
+			continue;
+		if (raw.type == PD_RECORD_LOST)
+			r->stats.lost += r->rec.u.lost.lost;
+		else if (raw.type == PD_RECORD_LOST_SAMPLES)
+			r->stats.lost_samples += r->rec.u.lost.lost;
+		if (queued) {
+			q.time = r->rec.sid.time; /* decoded: now in host order */
+			enqueue(r, &q, !raw.stable, path);
 			continue;
 		}
 		*out = &r->rec;

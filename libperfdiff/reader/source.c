@@ -10,7 +10,8 @@
 /* Stream reads are this large so that a pipe costs few system calls. */
 #define PD_STREAM_CHUNK (1u << 20)
 
-int pd_source_open_fd(pd_source *s, int fd, bool own, const char *name, pd_error *err)
+int pd_source_open_fd(pd_source *s, int fd, bool own, bool no_mmap, const char *name,
+		      pd_error *err)
 {
 	memset(s, 0, sizeof *s);
 	s->fd = fd;
@@ -22,7 +23,7 @@ int pd_source_open_fd(pd_source *s, int fd, bool own, const char *name, pd_error
 	if (S_ISDIR(st.st_mode))
 		return pd_error_set(err, PD_EINVAL, name, PD_NO_OFFSET,
 				    "is a directory (open it by path)");
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+	if (S_ISREG(st.st_mode) && st.st_size > 0 && !no_mmap) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m != MAP_FAILED) {
 			/* the reader walks the file once, front to back */
@@ -33,7 +34,7 @@ int pd_source_open_fd(pd_source *s, int fd, bool own, const char *name, pd_error
 		}
 		/* fall back to reading it as a stream */
 	}
-	if (S_ISREG(st.st_mode) && st.st_size == 0) {
+	if (S_ISREG(st.st_mode) && st.st_size == 0 && !no_mmap) {
 		s->map = NULL;
 		s->map_size = 0;
 		return 0;
@@ -42,10 +43,10 @@ int pd_source_open_fd(pd_source *s, int fd, bool own, const char *name, pd_error
 	return 0;
 }
 
-int pd_source_open(pd_source *s, const char *path, pd_error *err)
+int pd_source_open(pd_source *s, const char *path, bool no_mmap, pd_error *err)
 {
 	if (strcmp(path, "-") == 0)
-		return pd_source_open_fd(s, STDIN_FILENO, false, "<stdin>", err);
+		return pd_source_open_fd(s, STDIN_FILENO, false, no_mmap, "<stdin>", err);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		memset(s, 0, sizeof *s);
@@ -53,7 +54,7 @@ int pd_source_open(pd_source *s, const char *path, pd_error *err)
 		return pd_error_set(err, PD_EIO, path, PD_NO_OFFSET, "cannot open: %s",
 				    strerror(errno));
 	}
-	int rc = pd_source_open_fd(s, fd, true, path, err);
+	int rc = pd_source_open_fd(s, fd, true, no_mmap, path, err);
 	if (rc < 0) {
 		close(fd);
 		s->fd = -1;

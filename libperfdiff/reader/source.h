@@ -22,10 +22,12 @@ typedef struct pd_source {
 	int read_errno;        /* stream: errno of a failed read() */
 } pd_source;
 
-/* Open `path` (a file, or "-" for standard input). */
-int pd_source_open(pd_source *s, const char *path, pd_error *err);
+/* Open `path` (a file, or "-" for standard input); `no_mmap` reads even a
+ * regular file as a stream. */
+int pd_source_open(pd_source *s, const char *path, bool no_mmap, pd_error *err);
 /* Use an open descriptor; the source closes it only when `own` is set. */
-int pd_source_open_fd(pd_source *s, int fd, bool own, const char *name, pd_error *err);
+int pd_source_open_fd(pd_source *s, int fd, bool own, bool no_mmap, const char *name,
+		      pd_error *err);
 void pd_source_close(pd_source *s);
 
 /*

@@ -17,20 +17,29 @@ static bool known_type(uint32_t type)
 	return (type >= 1 && type <= 22) || (type >= 64 && type <= 86);
 }
 
-/* Copy a record for a byte-swapped file into scratch, header in host order
- * (the decoders convert the body). */
+/*
+ * Copy a record into scratch: for a byte-swapped file (header converted to
+ * host order here, the decoders convert the body), and for a record that
+ * is not 8-byte aligned (after a COMPRESSED2 written without padding), since
+ * decoded arrays are read as u64s.
+ */
 static int to_scratch(pd_reader *r, const uint8_t *p, size_t len, pd_raw *raw)
 {
 	r->scratch.len = 0;
 	if (pd_buf_append(&r->scratch, p, len) < 0)
 		return PD_ENOMEM;
 	uint8_t *d = r->scratch.data;
-	pd_fix32(d, true);
-	pd_fix16(d + 4, true);
-	pd_fix16(d + 6, true);
+	pd_fix32(d, r->swap);
+	pd_fix16(d + 4, r->swap);
+	pd_fix16(d + 6, r->swap);
 	raw->data = d;
 	raw->stable = false;
 	return 0;
+}
+
+static bool misaligned(const void *p)
+{
+	return ((uintptr_t)p & 7) != 0;
 }
 
 static void stream_finish(pd_reader *r, pd_stream *st)
@@ -66,7 +75,7 @@ static int next_inner(pd_reader *r, pd_stream *st, pd_raw *raw)
 	raw->stream = st->index;
 	raw->from_compressed = true;
 	st->zpos += size;
-	if (r->swap)
+	if (r->swap || misaligned(p))
 		return to_scratch(r, p, size, raw) < 0
 			       ? pd_reader_fail(r, PD_ENOMEM, st->path, st->zoffset, "out of memory")
 			       : 1;
@@ -201,7 +210,7 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 		raw->offset = st->pos;
 		raw->stream = st->index;
 		raw->from_compressed = false;
-		if (r->swap) {
+		if (r->swap || misaligned(p)) {
 			if (to_scratch(r, p, (size_t)len, raw) < 0)
 				return pd_reader_fail(r, PD_ENOMEM, st->path, st->pos, "out of memory");
 		} else {

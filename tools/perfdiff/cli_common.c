@@ -1,0 +1,106 @@
+#include "cli_common.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static void vmessage(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", CLI_PROG, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s%s%s --help'.\n", CLI_PROG, cmd ? " " : "",
+		cmd ? cmd : "");
+	return CLI_EXIT_ERROR;
+}
+
+int cli_opt_value(int argc, char **argv, int *i, const char *name,
+		  const char **value)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(a, name, n) != 0)
+		return 0;
+	if (a[n] == '=') {
+		*value = a + n + 1;
+		return 1;
+	}
+	if (a[n] != '\0')
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*value = argv[++*i];
+	return 1;
+}
+
+bool cli_parse_format(const char *s, enum cli_format *out)
+{
+	if (strcmp(s, "text") == 0)
+		*out = CLI_FORMAT_TEXT;
+	else if (strcmp(s, "json") == 0)
+		*out = CLI_FORMAT_JSON;
+	else
+		return false;
+	return true;
+}
+
+const char *cli_mode_name(pd_input_mode m)
+{
+	switch (m) {
+	case PD_MODE_FILE:
+		return "file";
+	case PD_MODE_PIPE:
+		return "pipe";
+	case PD_MODE_DIRECTORY:
+		return "directory";
+	}
+	return "unknown";
+}
+
+void cli_print_pd_error(const char *path, const pd_error *err)
+{
+	const char *msg = err->message[0] ? err->message
+					  : pd_error_code_str(err->code);
+	if (!msg)
+		msg = "unknown error";
+	/* The library names standard input "<stdin>" or similar. */
+	const char *shown = path && strcmp(path, "-") == 0 ? "<stdin>" : path;
+	if (shown && !strstr(msg, shown) && !strstr(msg, path))
+		cli_error("%s: %s", shown, msg);
+	else
+		cli_error("%s", msg);
+}
+
+int cli_open_reader(const char *path, unsigned flags, pd_reader **out,
+		    pd_error *err)
+{
+	pd_reader_options opts;
+	pd_reader_options_init(&opts);
+	opts.flags = flags;
+	*out = NULL;
+	memset(err, 0, sizeof *err);
+	return pd_reader_open(out, path, &opts, err);
+}

@@ -1,0 +1,66 @@
+/*
+ * What every subcommand shares: exit codes, messages on stderr, option
+ * matching, output formats and opening a reader.
+ */
+#ifndef PERFDIFF_CLI_COMMON_H
+#define PERFDIFF_CLI_COMMON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "perfdiff/perfdiff.h"
+
+#define CLI_PROG "perfdiff"
+
+/* Exit statuses, as documented in `perfdiff --help`. */
+enum cli_exit {
+	CLI_EXIT_OK = 0,       /* read to the end, no warnings */
+	CLI_EXIT_WARNINGS = 1, /* read to the end (or a cut), with warnings */
+	CLI_EXIT_ERROR = 2,    /* usage error, open failure, corrupt input */
+};
+
+enum cli_format {
+	CLI_FORMAT_TEXT,
+	CLI_FORMAT_JSON,
+};
+
+/* "perfdiff: <message>\n" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "perfdiff: warning: <message>\n" on stderr. */
+void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print a usage error and the hint "Try 'perfdiff <cmd> --help'."; returns
+ * CLI_EXIT_ERROR.  `cmd` may be NULL for the top level. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Match a long option that takes a value, as "--name=value" or "--name
+ * value" (then *i advances past the value).  Returns 1 on a match with
+ * *value set, 0 when argv[*i] is not this option, -1 when the value is
+ * missing (nothing printed).
+ */
+int cli_opt_value(int argc, char **argv, int *i, const char *name,
+		  const char **value);
+
+/* "text" / "json"; false for anything else. */
+bool cli_parse_format(const char *s, enum cli_format *out);
+
+/* "file", "pipe", "directory". */
+const char *cli_mode_name(pd_input_mode m);
+
+/*
+ * Print a library error as "perfdiff: <message>", adding the path in front
+ * when the message does not already name it, so the user always learns
+ * which input failed.
+ */
+void cli_print_pd_error(const char *path, const pd_error *err);
+
+/*
+ * Open `path` ("-" = standard input) with reader `flags`.  On failure the
+ * error is in `err` (and not printed) and *out is NULL.
+ */
+int cli_open_reader(const char *path, unsigned flags, pd_reader **out,
+		    pd_error *err);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * The `dump` subcommand and the pieces it is made of: one text line or one
+ * JSON object per record (dump_text.c, dump_json.c), the facts both share
+ * (record_info.c), and the --stats report (stats.c).
+ */
+#ifndef PERFDIFF_CLI_DUMP_H
+#define PERFDIFF_CLI_DUMP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli_common.h"
+
+int cmd_dump(int argc, char **argv);
+void dump_usage(FILE *f);
+
+/* ---- record_info.c ---- */
+
+/* perf's type name, or "UNKNOWN" for a type this library cannot name. */
+const char *rec_type_name(uint32_t type);
+/* The record's time: its sample/sample_id_all time, else the time field
+ * some record bodies carry (FORK, EXIT, THROTTLE).  False when none. */
+bool rec_time(const pd_record *rec, uint64_t *t);
+/* pid/tid from the record body when it has them, else the sample_id fields. */
+bool rec_pid_tid(const pd_record *rec, int32_t *pid, int32_t *tid);
+/* "kernel", "user", "hv", "guest-kernel", "guest-user", "unknown". */
+const char *rec_cpumode_name(uint16_t misc);
+/* Event name of the record's attr, or NULL when it has none. */
+const char *rec_event_name(const pd_reader *r, const pd_record *rec);
+/* Stream label for directory input: "data" or "data.N". */
+void rec_stream_label(uint32_t stream, char *buf, size_t n);
+
+/* ---- dump_text.c / dump_json.c ---- */
+
+/* One line for `rec`; `show_stream` adds the stream column (directories). */
+void dump_record_text(FILE *f, const pd_reader *r, const pd_record *rec,
+		      bool show_stream);
+/* One object for `rec` (NULL when memory runs out). */
+json_t *dump_record_json(const pd_reader *r, const pd_record *rec,
+			 bool show_stream);
+
+/* ---- stats.c ---- */
+
+/* Sample time range seen while reading (used when the file has no
+ * SAMPLE_TIME feature, e.g. pipe mode). */
+typedef struct stats_times {
+	bool have;
+	uint64_t first, last;
+} stats_times;
+
+void stats_times_add(stats_times *t, const pd_record *rec);
+
+/*
+ * Print the --stats report for what `r` has read.  `r` is NULL when the
+ * input could not be opened (JSON then still gives an object with the
+ * error).  `error` is the message of the error that stopped reading, or
+ * NULL.  Returns -1 on a write or memory failure.
+ */
+int stats_print(FILE *f, enum cli_format fmt, const char *path,
+		const pd_reader *r, const stats_times *t, const char *error);
+
+#endif
