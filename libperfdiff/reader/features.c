@@ -92,7 +92,7 @@ static int parse_string_list(pd_meta *m, cursor *c)
 			 "CMDLINE: %u strings cannot fit in %zu bytes", nr, left(c));
 		return PD_ECORRUPT;
 	}
-	const char **v = pd_arena_alloc(&m->arena, (size_t)nr * sizeof *v + 1);
+	const char **v = pd_arena_alloc(&m->arena, (size_t)nr * sizeof *v);
 	if (!v)
 		return PD_ENOMEM;
 	for (uint32_t i = 0; i < nr; i++) {

@@ -177,14 +177,25 @@ typedef struct pd_qentry {
 	bool swapped;          /* bytes still in the file's foreign byte order */
 } pd_qentry;
 
+/* Heap key: small, so that sifting moves 16 bytes, not whole entries. */
+typedef struct pd_qkey {
+	uint64_t time;
+	uint32_t seq;          /* arrival order, compared modulo 2^32 */
+	uint32_t slot;         /* index into `slots` */
+} pd_qkey;
+
 typedef struct pd_queue {
-	pd_qentry *heap;
+	pd_qkey *heap;         /* min-heap on (time, seq) */
 	size_t n, cap;
+	pd_qentry *slots;      /* entries; free ones listed in `free_slots` */
+	uint32_t *free_slots;
+	size_t nfree, nslots;
 	uint64_t seq;
 	uint64_t bytes_owned;
 	uint64_t max_time;     /* newest time queued so far */
 	uint64_t next_flush;   /* limit for the next round flush */
 	uint64_t flush_limit;  /* current limit: entries <= it may leave */
+	bool flushing;         /* a round flush is under way */
 	bool flush_all;
 } pd_queue;
 
@@ -198,7 +209,11 @@ void pd_queue_free(pd_queue *q);
  */
 int pd_queue_push(pd_queue *q, const pd_qentry *e, bool copy, uint64_t max_bytes);
 
-/* A FINISHED_ROUND: allow entries up to the previous round's newest time. */
+/*
+ * A FINISHED_ROUND: release entries up to the previous round's newest time.
+ * As in perf, the release happens at the marker only: an entry that arrives
+ * later with an old time waits for the next marker (or the end).
+ */
 void pd_queue_round(pd_queue *q);
 
 /* End of input: allow every entry. */

@@ -257,7 +257,11 @@ static bool sample_time(const pd_reader *r, const pd_raw *raw, int attr, uint64_
 
 static void enqueue(pd_reader *r, const pd_qentry *q, bool copy, const char *path)
 {
-	int rc = pd_queue_push(&r->queue, q, copy, r->opts.max_queue_bytes);
+	/* the queue caps the bytes it copies; the entries count against the cap too */
+	uint64_t overhead = (uint64_t)r->queue.n * (sizeof(pd_qentry) + sizeof(pd_qkey));
+	int rc = overhead >= r->opts.max_queue_bytes
+			 ? PD_ELIMIT
+			 : pd_queue_push(&r->queue, q, copy, r->opts.max_queue_bytes - overhead);
 	if (rc == PD_ELIMIT)
 		pd_reader_fail(r, rc, path, q->offset,
 			       "ordering queue exceeds its cap of %llu bytes "
