@@ -398,10 +398,6 @@ int pd_reader_foreach(pd_reader *r, pd_record_cb cb, void *payload, pd_error *er
 
 const pd_header_info *pd_reader_header(const pd_reader *r)
 {
-	pd_reader *w = (pd_reader *)r;
-	/* the build-id table may have grown since the last call */
-	w->meta.info.build_ids = r->meta.build_ids;
-	w->meta.info.nr_build_ids = r->meta.nr_build_ids;
 	return &r->meta.info;
 }
 
