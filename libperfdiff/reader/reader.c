@@ -288,8 +288,8 @@ int pd_reader_next(pd_reader *r, const pd_record **out, pd_error *err)
 		if (pd_queue_pop(&r->queue, &e)) {
 			rec_init(&r->rec, e.data, e.size, e.offset, e.stream, e.from_compressed,
 				 e.attr);
-			if (e.owned)
-				r->owned_delivered = e.data;
+			free(r->owned_delivered); /* a corrupt entry skipped just before */
+			r->owned_delivered = e.owned ? e.data : NULL;
 			/* samples were only looked at for their time when queued: a
 			 * corrupt one stops reading here, the rest still leave */
 			if (decode(r, e.data, e.size, e.attr, e.swapped, stream_path(r, e.stream),
