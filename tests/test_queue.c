@@ -59,7 +59,7 @@ START_TEST(hand_worked_rounds)
 {
 	pd_queue q;
 	pd_queue_init(&q);
-	uint64_t none[1];
+	uint64_t none[1] = {0};
 
 	push_t(&q, 5, 0);
 	push_t(&q, 3, 1);
@@ -343,7 +343,7 @@ START_TEST(late_record_within_limit)
 {
 	pd_queue q;
 	pd_queue_init(&q);
-	uint64_t none[1];
+	uint64_t none[1] = {0};
 	push_t(&q, 50, 0);
 	pd_queue_round(&q);
 	push_t(&q, 60, 1);
