@@ -473,12 +473,12 @@ START_TEST(test_sample_every_field)
 			uint8_t *p = exact(&w);
 			pd_sample s;
 			char why[PD_WHY_MAX] = "";
-			ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, why), 0);
+			ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
 			check_all_fields(&s, p, w.n, weights[wi]);
 			/* Swapped bytes are native now: a second decode without
 			 * swap gives the same values. */
 			if (be) {
-				ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, why), 0);
+				ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, why), 0);
 				check_all_fields(&s, p, w.n, weights[wi]);
 			}
 			free(p);
@@ -495,7 +495,7 @@ START_TEST(test_sample_no_swap_never_writes)
 	uint8_t *p = exact(&w);
 	pd_sample s;
 	char why[PD_WHY_MAX];
-	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, why), 0);
+	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, why), 0);
 	ck_assert_mem_eq(p, w.b, w.n);
 	free(p);
 }
@@ -513,7 +513,7 @@ START_TEST(test_sample_every_truncation)
 			memcpy(p, w.b, cut);
 			pd_sample s;
 			char why[PD_WHY_MAX] = "";
-			ck_assert_int_eq(pd_sample_decode(&s, p, cut, &a, be, why), PD_ECORRUPT);
+			ck_assert_int_eq(pd_sample_decode(&s, p, cut, &a, be, NULL, why), PD_ECORRUPT);
 			ck_assert_msg(why[0] != '\0', "no reason at cut %zu", cut);
 			free(p);
 		}
@@ -536,7 +536,7 @@ START_TEST(test_sample_read_single)
 		uint8_t *p = exact(&w);
 		pd_sample s;
 		char why[PD_WHY_MAX];
-		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, why), 0);
+		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
 		ck_assert_uint_eq(s.ip, 0x400100);
 		ck_assert_uint_eq(s.read_nr, 1);
 		ck_assert_uint_eq(s.read_values[0], 77);
@@ -553,7 +553,7 @@ START_TEST(test_sample_read_single)
 		put64(&w, 1); put64(&w, 0x401234);
 		finish(&w);
 		p = exact(&w);
-		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, why), 0);
+		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
 		ck_assert_uint_eq(s.read_nr, 1);
 		ck_assert_uint_eq(s.read_values[0], 55);
 		ck_assert_uint_eq(s.read_time_enabled, 900);
@@ -582,7 +582,7 @@ START_TEST(test_sample_regs_abi0_stack_empty)
 		uint8_t *p = exact(&w);
 		pd_sample s;
 		char why[PD_WHY_MAX];
-		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, why), 0);
+		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
 		ck_assert_uint_eq(s.tid, 12);
 		ck_assert_uint_eq(s.regs_user_abi, 0);
 		ck_assert_ptr_null(s.regs_user);
@@ -607,7 +607,7 @@ START_TEST(test_sample_stack_dyn_size_clamped)
 	uint8_t *p = exact(&w);
 	pd_sample s;
 	char why[PD_WHY_MAX];
-	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, why), 0);
+	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, why), 0);
 	ck_assert_uint_eq(s.stack_user_size, 8);
 	ck_assert_uint_eq(s.stack_user_dyn_size, 8);
 	ck_assert_uint_eq(s.stack_user[0], 1);
@@ -628,11 +628,11 @@ START_TEST(test_sample_period_fallback)
 	uint8_t *p = exact(&w);
 	pd_sample s;
 	char why[PD_WHY_MAX];
-	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, why), 0);
+	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, why), 0);
 	ck_assert_uint_eq(s.period, 250000);
 	a.freq = true; /* sample_period is a frequency then */
 	a.sample_period = 4000;
-	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, why), 0);
+	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, why), 0);
 	ck_assert_uint_eq(s.period, 1);
 	/* Bytes after the announced fields are tolerated. */
 	bld w2 = { .be = false };
@@ -642,7 +642,7 @@ START_TEST(test_sample_period_fallback)
 	finish(&w2);
 	free(p);
 	p = exact(&w2);
-	ck_assert_int_eq(pd_sample_decode(&s, p, w2.n, &a, false, why), 0);
+	ck_assert_int_eq(pd_sample_decode(&s, p, w2.n, &a, false, NULL, why), 0);
 	ck_assert_uint_eq(s.ip, 0x401000);
 	free(p);
 }
@@ -663,7 +663,7 @@ START_TEST(test_sample_branch_plain_and_counters)
 		uint8_t *p = exact(&w);
 		pd_sample s;
 		char why[PD_WHY_MAX];
-		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, why), 0);
+		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
 		ck_assert(!s.branch_has_hw_idx);
 		ck_assert_uint_eq(s.branch_nr, 1);
 		ck_assert_uint_eq(s.branches[0].from, 0xa);
@@ -682,7 +682,7 @@ START_TEST(test_sample_branch_plain_and_counters)
 		put64(&w, 0x78);
 		finish(&w);
 		p = exact(&w);
-		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, why), 0);
+		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
 		ck_assert_uint_eq(s.branch_nr, 2);
 		ck_assert_uint_eq(s.branches[1].to, 0xd);
 		ck_assert_uint_eq(s.phys_addr, 0x78);
@@ -697,7 +697,7 @@ static void expect_sample_corrupt(const bld *w, const pd_attr *a, const char *wh
 	uint8_t *p = exact(w);
 	pd_sample s;
 	char why[PD_WHY_MAX] = "";
-	ck_assert_int_eq(pd_sample_decode(&s, p, w->n, a, w->be, why), PD_ECORRUPT);
+	ck_assert_int_eq(pd_sample_decode(&s, p, w->n, a, w->be, NULL, why), PD_ECORRUPT);
 	ck_assert_msg(strstr(why, what) != NULL, "reason \"%s\" lacks \"%s\"", why, what);
 	free(p);
 }
@@ -782,7 +782,7 @@ START_TEST(test_sample_malformed)
 		/* smaller than a header */
 		uint8_t tiny[4] = { 9, 0, 0, 0 };
 		a.sample_type = PD_SAMPLE_IP;
-		ck_assert_int_eq(pd_sample_decode(&s, tiny, sizeof tiny, &a, be, why), PD_ECORRUPT);
+		ck_assert_int_eq(pd_sample_decode(&s, tiny, sizeof tiny, &a, be, NULL, why), PD_ECORRUPT);
 		ck_assert(why[0] != '\0');
 	}
 }
@@ -1194,7 +1194,7 @@ START_TEST(test_kernel_records)
 			pd_record r;
 			rec_from(&r, &w, p);
 			char why[PD_WHY_MAX] = "";
-			int rc = pd_record_decode(&r, p, w.n, &a, be, why);
+			int rc = pd_record_decode(&r, p, w.n, &a, be, NULL, why);
 			ck_assert_msg(rc == 0, "%s (be %d, trailer %d): %d %s", k->name, be,
 				      with_trailer, rc, why);
 			if (with_trailer) {
@@ -1206,7 +1206,7 @@ START_TEST(test_kernel_records)
 			k->check(&r);
 			/* NULL attr: no trailer is looked for. */
 			if (!with_trailer && !be) {
-				ck_assert_int_eq(pd_record_decode(&r, p, w.n, NULL, false, why), 0);
+				ck_assert_int_eq(pd_record_decode(&r, p, w.n, NULL, false, NULL, why), 0);
 				k->check(&r);
 			}
 			free(p);
@@ -1229,7 +1229,7 @@ START_TEST(test_kernel_records_never_write_unswapped)
 		pd_record r;
 		rec_from(&r, &w, p);
 		char why[PD_WHY_MAX];
-		ck_assert_int_eq(pd_record_decode(&r, p, w.n, &a, false, why), 0);
+		ck_assert_int_eq(pd_record_decode(&r, p, w.n, &a, false, NULL, why), 0);
 		ck_assert_mem_eq(p, w.b, w.n);
 		free(p);
 	}
@@ -1254,7 +1254,7 @@ START_TEST(test_kernel_records_truncated)
 			pd_record r;
 			rec_from(&r, &w, p);
 			char why[PD_WHY_MAX] = "";
-			int rc = pd_record_decode(&r, p, cut, &a, false, why);
+			int rc = pd_record_decode(&r, p, cut, &a, false, NULL, why);
 			ck_assert_msg(rc == 0 || rc == PD_ECORRUPT, "%s cut %zu: %d",
 				      KCASES[i].name, cut, rc);
 			if (rc)
@@ -1278,7 +1278,7 @@ static void expect_record_corrupt(const bld *w, const pd_attr *a, const char *wh
 	pd_record r;
 	rec_from(&r, w, p);
 	char why[PD_WHY_MAX] = "";
-	ck_assert_int_eq(pd_record_decode(&r, p, w->n, a, w->be, why), PD_ECORRUPT);
+	ck_assert_int_eq(pd_record_decode(&r, p, w->n, a, w->be, NULL, why), PD_ECORRUPT);
 	ck_assert_msg(strstr(why, what) != NULL, "reason \"%s\" lacks \"%s\"", why, what);
 	free(p);
 }
@@ -1364,18 +1364,18 @@ START_TEST(test_kernel_records_malformed)
 		pd_record r = { 0 };
 		char why[PD_WHY_MAX] = "";
 		r.type = PD_RECORD_SAMPLE;
-		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, NULL, false, why), PD_EINVAL);
+		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, NULL, false, NULL, why), PD_EINVAL);
 		r.type = PD_RECORD_FINISHED_ROUND;
-		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, NULL, false, why), PD_EINVAL);
+		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, NULL, false, NULL, why), PD_EINVAL);
 		r.type = PD_RECORD_LOST;
-		ck_assert_int_eq(pd_record_decode(&r, hdr, 4, NULL, false, why), PD_ECORRUPT);
+		ck_assert_int_eq(pd_record_decode(&r, hdr, 4, NULL, false, NULL, why), PD_ECORRUPT);
 		/* unknown types (0 included) are skipped, even without room
 		 * for a trailer */
 		r.type = 0;
-		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, &tr, false, why), 0);
+		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, &tr, false, NULL, why), 0);
 		ck_assert_uint_eq(r.sid.present, 0);
 		r.type = 50;
-		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, &tr, false, why), 0);
+		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, &tr, false, NULL, why), 0);
 	}
 }
 END_TEST
@@ -1400,7 +1400,7 @@ START_TEST(test_trailer_subsets)
 		pd_record r;
 		rec_from(&r, &w, p);
 		char why[PD_WHY_MAX];
-		ck_assert_int_eq(pd_record_decode(&r, p, w.n, &a, be, why), 0);
+		ck_assert_int_eq(pd_record_decode(&r, p, w.n, &a, be, NULL, why), 0);
 		ck_assert_uint_eq(r.sid.present, PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_CPU);
 		ck_assert_uint_eq(r.sid.pid, 5);
 		ck_assert_uint_eq(r.sid.tid, 6);
@@ -1737,7 +1737,7 @@ START_TEST(test_real_perf_samples)
 			pd_record r = { .type = type, .misc = misc, .size = size, .data = copy };
 			if (type == PD_RECORD_SAMPLE) {
 				pd_sample s;
-				ck_assert_msg(pd_sample_decode(&s, copy, size, a, false, why) == 0,
+				ck_assert_msg(pd_sample_decode(&s, copy, size, a, false, NULL, why) == 0,
 					      "%s", why);
 				ck_assert_uint_lt(ng, ne + 64);
 				got[ng++] = (tup){ s.pid, s.tid, s.time, s.period, s.ip };
@@ -1746,7 +1746,7 @@ START_TEST(test_real_perf_samples)
 				ck_assert_uint_ge(s.callchain[0], PD_CONTEXT_MAX);
 				ck_assert_uint_eq(s.callchain[1], s.ip);
 			} else {
-				ck_assert_msg(pd_record_decode(&r, copy, size, a, false, why) == 0,
+				ck_assert_msg(pd_record_decode(&r, copy, size, a, false, NULL, why) == 0,
 					      "type %u: %s", type, why);
 				if (type == PD_RECORD_COMM && strcmp(r.u.comm.comm, "sh") == 0)
 					comms++;

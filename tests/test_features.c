@@ -500,13 +500,13 @@ static void check_build_ids(bool swap)
 	/* pipe-mode HEADER_BUILD_ID records append */
 	pbuf r = { .swap = swap };
 	put_bid(&r, 0x8002, 5, id1, 20, "/usr/bin/prog", 64);
-	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n, swap, f.why), 0);
+	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n, swap, NULL, f.why), 0);
 	ck_assert_uint_eq(f.m.info.nr_build_ids, 5);
 	ck_assert_str_eq(f.m.info.build_ids[4].path, "/usr/bin/prog");
 	ck_assert_str_eq(f.m.info.build_ids[0].path, "[kernel.kallsyms]");
 	/* record header size larger than the bytes given */
-	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n - 8, swap, f.why), PD_ECORRUPT);
-	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, 20, swap, f.why), PD_ECORRUPT);
+	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n - 8, swap, NULL, f.why), PD_ECORRUPT);
+	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, 20, swap, NULL, f.why), PD_ECORRUPT);
 
 	/* entry size < 36 */
 	pbuf bad = { .swap = swap };
@@ -552,7 +552,7 @@ START_TEST(build_ids_many)
 		snprintf(path, sizeof path, "/lib/l%d.so", i);
 		id[1] = (uint8_t)i;
 		put_bid(&r, 2, i, id, 20, path, 24);
-		ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n, false, f.why), 0);
+		ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n, false, NULL, f.why), 0);
 	}
 	ck_assert_uint_eq(f.m.info.nr_build_ids, 1000);
 	ck_assert_int_eq(f.m.info.build_ids[999].pid, 999);

@@ -45,7 +45,8 @@
  * corrupt record stops reading: everything read before it is still delivered,
  * then pd_reader_next() returns PD_ECORRUPT with the byte offset.  No
  * allocation is sized by a field that was not checked against the input size
- * or a cap in pd_reader_options.
+ * or a cap in pd_reader_options, and a record that exceeds a cap (a callchain
+ * deeper than max_callchain, ...) stops reading with PD_ELIMIT.
  *
  * Threads.  A pd_reader is used by one thread at a time; separate readers are
  * independent (no global state).
@@ -510,8 +511,27 @@ enum pd_reader_flag {
 
 /**
  * Options and resource caps.  Initialise with PD_READER_OPTIONS_INIT or
- * pd_reader_options_init(), then change what you need.  A cap that is
- * exceeded stops reading with PD_ELIMIT and the offset.
+ * pd_reader_options_init(), then change what you need.
+ *
+ * A cap bounds what one hostile or corrupt input can make the reader (and
+ * whoever consumes its records) allocate or walk.  A cap on records or
+ * events that is exceeded stops reading with PD_ELIMIT and an error naming
+ * the file, the byte offset and the option to raise; the records before it
+ * are still delivered.  Feature sections are optional metadata, so a cap
+ * exceeded inside one (max_feature_bytes, max_string) skips that feature
+ * with a warning naming its offset, as a corrupt feature is skipped.
+ *
+ * The defaults never reject a file perf writes in practice:
+ *   max_record_bytes  64 MiB: only COMPRESSED2 records can exceed the 64 KiB
+ *                     of a u16 header size (their data_size is a u64);
+ *   max_string        64 KiB: comm, file names, KSYMBOL / CGROUP names,
+ *                     event names and feature strings (a kernel record,
+ *                     string included, is at most 64 KiB anyway);
+ *   max_callchain     4096: perf samples 127 frames unless the
+ *                     kernel.perf_event_max_stack sysctl was raised; a
+ *                     64 KiB record holds at most 8190;
+ *   max_branches      1024: hardware branch stacks hold 8 to 64 entries
+ *                     (Intel LBR 32, AMD BRS 16, Arm BRBE 64).
  */
 typedef struct pd_reader_options {
 	unsigned int version;
@@ -521,12 +541,22 @@ typedef struct pd_reader_options {
 	uint64_t max_feature_bytes;    /**< one feature section (default 256 MiB) */
 	uint64_t max_queue_bytes;      /**< ordering queue (default 2 GiB) */
 	uint64_t max_decompressed;     /**< bytes out of one compressed record (default 64 MiB) */
+	/* version 2 */
+	uint64_t max_record_bytes;     /**< one record, header included (default 64 MiB) */
+	uint32_t max_string;           /**< bytes of one string before its NUL (default 64 KiB) */
+	uint32_t max_callchain;        /**< callchain entries of one sample (default 4096) */
+	uint32_t max_branches;         /**< branch stack entries of one sample (default 1024) */
 } pd_reader_options;
 
-#define PD_READER_OPTIONS_VERSION 1
+/*
+ * Version 2 added the fields after max_decompressed.  A caller built with
+ * version 1 still works: its smaller struct is read up to max_decompressed
+ * and the newer caps take their defaults.
+ */
+#define PD_READER_OPTIONS_VERSION 2
 #define PD_READER_OPTIONS_INIT                                                 \
 	{ PD_READER_OPTIONS_VERSION, 0, 4096, 1u << 20, 256ull << 20,          \
-	  2ull << 30, 64ull << 20 }
+	  2ull << 30, 64ull << 20, 64ull << 20, 64u << 10, 4096, 1024 }
 
 /** Fill `opts` with the defaults (same as PD_READER_OPTIONS_INIT). */
 PD_EXTERN(void) pd_reader_options_init(pd_reader_options *opts);

@@ -30,6 +30,7 @@ typedef struct cursor {
 	size_t size, pos;
 	bool swap;
 	char *why;
+	const pd_reader_options *opts; /* caps; NULL: none */
 } cursor;
 
 static size_t left(const cursor *c)
@@ -63,6 +64,23 @@ static int get_u64(cursor *c, const char *what, uint64_t *v)
 	return 0;
 }
 
+int pd_string_cap(const char *s, size_t room, const pd_reader_options *opts,
+		  const char *field, char why[PD_WHY_MAX])
+{
+	if (!opts)
+		return 0;
+	size_t look = room;
+	if ((uint64_t)opts->max_string < look)
+		look = (size_t)opts->max_string + 1;
+	if (strnlen(s, look) > opts->max_string) {
+		snprintf(why, PD_WHY_MAX,
+			 "%s is longer than the cap of %u bytes (pd_reader_options.max_string)",
+			 field, opts->max_string);
+		return PD_ELIMIT;
+	}
+	return 0;
+}
+
 /* perf string {u32 len; char s[len]}: len counts the NUL and padding. */
 static int get_string(cursor *c, pd_arena *a, const char *what, const char **out)
 {
@@ -72,6 +90,11 @@ static int get_string(cursor *c, pd_arena *a, const char *what, const char **out
 		return rc;
 	if (len > left(c))
 		return truncated(c, what, len);
+	char field[64];
+	snprintf(field, sizeof field, "feature %s at payload offset %zu", what, c->pos);
+	rc = pd_string_cap((const char *)c->p + c->pos, len, c->opts, field, c->why);
+	if (rc)
+		return rc;
 	char *s = pd_arena_strndup(a, (const char *)c->p + c->pos, len);
 	if (!s)
 		return PD_ENOMEM;
@@ -139,7 +162,8 @@ static int parse_event_desc(pd_meta *m, cursor *c, const pd_reader_options *opts
 	}
 	if (opts && nr > opts->max_attrs) {
 		snprintf(c->why, PD_WHY_MAX,
-			 "EVENT_DESC: %u events exceed the limit of %u", nr,
+			 "EVENT_DESC: %u events exceed the cap of %u "
+			 "(pd_reader_options.max_attrs)", nr,
 			 opts->max_attrs);
 		return PD_ELIMIT;
 	}
@@ -215,7 +239,7 @@ static int parse_pmu_mappings(pd_meta *m, cursor *c)
 #define BID_MISC_HAS_SIZE (1u << 15)
 
 int pd_build_id_parse(pd_meta *m, const uint8_t *p, size_t size, bool swap,
-		      char why[PD_WHY_MAX])
+		      const pd_reader_options *opts, char why[PD_WHY_MAX])
 {
 	if (size < BID_PATH) {
 		snprintf(why, PD_WHY_MAX, "build-id entry of %zu bytes is shorter than %d",
@@ -240,6 +264,10 @@ int pd_build_id_parse(pd_meta *m, const uint8_t *p, size_t size, bool swap,
 		return PD_ECORRUPT;
 	}
 	memcpy(b.id, p + BID_ID, sizeof b.id);
+	int rc = pd_string_cap((const char *)p + BID_PATH, esize - BID_PATH, opts,
+			       "build-id path", why);
+	if (rc)
+		return rc;
 	b.path = pd_arena_strndup(&m->arena, (const char *)p + BID_PATH,
 				  esize - BID_PATH);
 	if (!b.path)
@@ -276,7 +304,7 @@ static int parse_build_ids(pd_meta *m, cursor *c)
 				 c->pos, esize, left(c));
 			return PD_ECORRUPT;
 		}
-		int rc = pd_build_id_parse(m, c->p + c->pos, esize, c->swap, c->why);
+		int rc = pd_build_id_parse(m, c->p + c->pos, esize, c->swap, c->opts, c->why);
 		if (rc)
 			return rc;
 		c->pos += esize;
@@ -352,7 +380,7 @@ int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
 		     bool swap, const pd_reader_options *opts, char why[PD_WHY_MAX])
 {
 	const char **slot;
-	cursor c = { p, size, 0, swap, why };
+	cursor c = { p, size, 0, swap, why, opts };
 	int rc;
 
 	bool is_string = feature_is_string(feat, &slot, &m->info);
@@ -366,7 +394,8 @@ int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
 		return 0;
 	if (opts && size > opts->max_feature_bytes) {
 		snprintf(why, PD_WHY_MAX,
-			 "feature %u payload of %zu bytes exceeds the limit of %llu",
+			 "feature %u payload of %zu bytes exceeds the cap of %llu "
+			 "(pd_reader_options.max_feature_bytes)",
 			 feat, size, (unsigned long long)opts->max_feature_bytes);
 		return PD_ELIMIT;
 	}

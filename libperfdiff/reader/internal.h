@@ -16,7 +16,9 @@
  * hands them a private copy), so after one decode the bytes are native and
  * any later decode runs with swap = false.  When `swap` is false they never
  * write.  On failure they return PD_ECORRUPT (or PD_ELIMIT) and write a
- * reason into `why` (the caller adds file name and offset).
+ * reason into `why` (the caller adds file name and offset).  Decoders that
+ * take `opts` enforce its caps (max_string, max_callchain, max_branches);
+ * NULL means no caps.
  */
 #ifndef PD_READER_INTERNAL_H
 #define PD_READER_INTERNAL_H
@@ -70,7 +72,8 @@ void pd_id_table_free(pd_id_table *t);
  * the fields sample_type announces; bytes left over are tolerated.
  */
 int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
-		     const pd_attr *attr, bool swap, char why[PD_WHY_MAX]);
+		     const pd_attr *attr, bool swap, const pd_reader_options *opts,
+		     char why[PD_WHY_MAX]);
 
 /* --------------------------------------------------------------- record.c */
 
@@ -82,7 +85,8 @@ int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
  * still read.
  */
 int pd_record_decode(pd_record *rec, uint8_t *p, size_t size,
-		     const pd_attr *attr, bool swap, char why[PD_WHY_MAX]);
+		     const pd_attr *attr, bool swap, const pd_reader_options *opts,
+		     char why[PD_WHY_MAX]);
 
 /*
  * Decode the body of a perf-tool record that has a fixed layout and that
@@ -142,9 +146,17 @@ int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
 		     bool swap, const pd_reader_options *opts, char why[PD_WHY_MAX]);
 
 /* Add one BUILD_ID entry (feature section entry or HEADER_BUILD_ID record
- * body starting at the 8-byte header). */
+ * body starting at the 8-byte header); its path is held to opts->max_string. */
 int pd_build_id_parse(pd_meta *m, const uint8_t *p, size_t size, bool swap,
-		      char why[PD_WHY_MAX]);
+		      const pd_reader_options *opts, char why[PD_WHY_MAX]);
+
+/*
+ * PD_ELIMIT (with `why`) when the string at `s`, which has `room` bytes,
+ * is longer than opts->max_string; `field` names it.  Only the first
+ * max_string + 1 bytes are looked at.
+ */
+int pd_string_cap(const char *s, size_t room, const pd_reader_options *opts,
+		  const char *field, char why[PD_WHY_MAX]);
 
 /* ----------------------------------------------------------------- zstd.c */
 

@@ -224,7 +224,8 @@ static void read_features(pd_reader *r, pd_stream *st, uint64_t index_off)
 		}
 		if (len > r->opts.max_feature_bytes) {
 			pd_reader_warn(r, st->path, off,
-				       "feature %s: %llu bytes exceed the cap of %llu; skipped",
+				       "feature %s: %llu bytes exceed the cap of %llu "
+				       "(pd_reader_options.max_feature_bytes); skipped",
 				       name ? name : "?", (unsigned long long)len,
 				       (unsigned long long)r->opts.max_feature_bytes);
 			continue;
@@ -294,7 +295,7 @@ static int open_file_mode(pd_reader *r, pd_stream *st, uint64_t hsize, bool v1,
 	uint64_t nattrs = attrs_len / attr_size;
 	if (nattrs > r->opts.max_attrs)
 		return pd_error_set(err, PD_ELIMIT, path, 32,
-				    "%llu events exceed the cap of %u",
+				    "%llu events exceed the cap of %u (pd_reader_options.max_attrs)",
 				    (unsigned long long)nattrs, r->opts.max_attrs);
 	for (uint64_t i = 0; i < nattrs; i++) {
 		uint64_t at = attrs_off + i * attr_size;
@@ -322,7 +323,8 @@ static int open_file_mode(pd_reader *r, pd_stream *st, uint64_t hsize, bool v1,
 		rc = pd_reader_add_ids(r, attr, (uint32_t)i, h + ids_off, ids_len / 8, r->swap);
 		if (rc == PD_ELIMIT)
 			return pd_error_set(err, rc, path, ids_off,
-					    "%llu ids for event %llu exceed the cap of %llu",
+					    "%llu ids for event %llu exceed the cap of %llu "
+					    "(pd_reader_options.max_ids_per_attr)",
 					    (unsigned long long)(ids_len / 8), (unsigned long long)i,
 					    (unsigned long long)r->opts.max_ids_per_attr);
 		if (rc < 0)

@@ -6,6 +6,7 @@
  */
 #include "reader_impl.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -59,19 +60,23 @@ static int reader_new(pd_reader **out, const char *path, const pd_reader_options
 	if (!out || !path)
 		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
 				    "no output pointer or path given");
-	if (opts && opts->version != PD_READER_OPTIONS_VERSION)
+	if (opts && (opts->version < 1 || opts->version > PD_READER_OPTIONS_VERSION))
 		return pd_error_set(err, PD_EINVAL, path, PD_NO_OFFSET,
-				    "pd_reader_options version %u, this library knows %u",
+				    "pd_reader_options version %u, this library knows 1 to %u",
 				    opts->version, PD_READER_OPTIONS_VERSION);
 	pd_reader *r = calloc(1, sizeof *r);
 	if (!r || !(r->path = strdup(path))) {
 		free(r);
 		return pd_error_set(err, PD_ENOMEM, path, PD_NO_OFFSET, "out of memory");
 	}
-	if (opts)
+	pd_reader_options_init(&r->opts);
+	if (opts && opts->version == 1) {
+		/* a version-1 caller's struct ends after max_decompressed */
+		memcpy(&r->opts, opts, offsetof(pd_reader_options, max_record_bytes));
+		r->opts.version = PD_READER_OPTIONS_VERSION;
+	} else if (opts) {
 		r->opts = *opts;
-	else
-		pd_reader_options_init(&r->opts);
+	}
 	pd_meta_init(&r->meta);
 	pd_queue_init(&r->queue);
 	r->id_pos = r->is_pos = -1;
@@ -179,7 +184,7 @@ static int decode(pd_reader *r, uint8_t *data, uint32_t size, int attr, bool swa
 	if (rec->type == PD_RECORD_SAMPLE) {
 		if (!a)
 			return 0; /* an unknown event: delivered undecoded */
-		rc = pd_sample_decode(&rec->u.sample, data, size, a, swap, why);
+		rc = pd_sample_decode(&rec->u.sample, data, size, a, swap, &r->opts, why);
 		if (rc == 0) {
 			const pd_sample *s = &rec->u.sample;
 			rec->sid.present = s->sample_type & (PD_SAMPLE_TID | PD_SAMPLE_TIME |
@@ -193,7 +198,7 @@ static int decode(pd_reader *r, uint8_t *data, uint32_t size, int attr, bool swa
 			rec->sid.cpu = s->cpu;
 		}
 	} else if (rec->type < 64) {
-		rc = pd_record_decode(rec, data, size, a, swap, why);
+		rc = pd_record_decode(rec, data, size, a, swap, &r->opts, why);
 	} else {
 		rc = pd_tool_record_decode(rec, data, size, swap, why);
 	}
@@ -265,7 +270,8 @@ static void enqueue(pd_reader *r, const pd_qentry *q, bool copy, const char *pat
 	if (rc == PD_ELIMIT)
 		pd_reader_fail(r, rc, path, q->offset,
 			       "ordering queue exceeds its cap of %llu bytes "
-			       "(no FINISHED_ROUND records?); read in file order",
+			       "(pd_reader_options.max_queue_bytes; no FINISHED_ROUND "
+			       "records?); read in file order",
 			       (unsigned long long)r->opts.max_queue_bytes);
 	else if (rc < 0)
 		pd_reader_fail(r, rc, path, q->offset, "out of memory");

@@ -16,6 +16,7 @@ typedef struct body {
 	bool swap;
 	char *why;
 	const char *name;
+	const pd_reader_options *opts; /* caps; NULL: none */
 } body;
 
 static int too_short(const body *b, size_t need)
@@ -58,6 +59,11 @@ static int str(const body *b, size_t off, const char *field, const char **out)
 			 b->name, field);
 		return PD_ECORRUPT;
 	}
+	char what[64];
+	snprintf(what, sizeof what, "%s record: %s", b->name, field);
+	int rc = pd_string_cap(s, b->end - off, b->opts, what, b->why);
+	if (rc)
+		return rc;
 	*out = s;
 	return 0;
 }
@@ -300,7 +306,8 @@ static int decode_body(pd_record *rec, const body *b)
 }
 
 int pd_record_decode(pd_record *rec, uint8_t *p, size_t size,
-		     const pd_attr *attr, bool swap, char why[PD_WHY_MAX])
+		     const pd_attr *attr, bool swap, const pd_reader_options *opts,
+		     char why[PD_WHY_MAX])
 {
 	memset(&rec->sid, 0, sizeof rec->sid);
 	memset(&rec->u, 0, sizeof rec->u);
@@ -332,7 +339,7 @@ int pd_record_decode(pd_record *rec, uint8_t *p, size_t size,
 		if (rc)
 			return rc;
 	}
-	body b = { p, end, swap, why, name };
+	body b = { p, end, swap, why, name, opts };
 	return decode_body(rec, &b);
 }
 
@@ -340,7 +347,7 @@ int pd_tool_record_decode(pd_record *rec, uint8_t *p, size_t size, bool swap,
 			  char why[PD_WHY_MAX])
 {
 	const char *name = pd_record_type_name(rec->type);
-	body b = { p, size, swap, why, name ? name : "unknown" };
+	body b = { p, size, swap, why, name ? name : "unknown", NULL };
 	size_t need;
 
 	switch (rec->type) {

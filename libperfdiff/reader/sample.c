@@ -25,6 +25,7 @@ typedef struct cursor {
 	size_t off, size;
 	bool swap;
 	char *why;
+	const pd_reader_options *opts; /* caps; NULL: none */
 } cursor;
 
 static size_t left(const cursor *c)
@@ -85,6 +86,17 @@ static int counted(cursor *c, const char *field, uint64_t n, uint64_t words)
 		return PD_ECORRUPT;
 	}
 	return 0;
+}
+
+/* A count that fits the record but exceeds what the caller allows. */
+static int over_cap(cursor *c, const char *field, uint64_t n, uint32_t cap,
+		    const char *option)
+{
+	snprintf(c->why, PD_WHY_MAX,
+		 "SAMPLE %s of %llu entries exceeds the cap of %u "
+		 "(pd_reader_options.%s)",
+		 field, (unsigned long long)n, cap, option);
+	return PD_ELIMIT;
 }
 
 static int read_values(cursor *c, pd_sample *s, uint64_t fmt)
@@ -163,6 +175,9 @@ static int branch_stack(cursor *c, pd_sample *s, const pd_attr *attr)
 	bool counters = (attr->branch_sample_type & BRANCH_COUNTERS) != 0;
 	if ((rc = counted(c, "BRANCH_STACK", s->branch_nr, counters ? 4 : 3)))
 		return rc;
+	if (c->opts && s->branch_nr > c->opts->max_branches)
+		return over_cap(c, "BRANCH_STACK", s->branch_nr, c->opts->max_branches,
+				"max_branches");
 	s->branches = (const pd_branch_entry *)(void *)(c->p + c->off);
 	for (uint64_t i = 0; i < s->branch_nr; i++) {
 		uint8_t *e = c->p + c->off;
@@ -260,7 +275,8 @@ static int weight(cursor *c, pd_sample *s, uint64_t type)
 }
 
 int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
-		     const pd_attr *attr, bool swap, char why[PD_WHY_MAX])
+		     const pd_attr *attr, bool swap, const pd_reader_options *opts,
+		     char why[PD_WHY_MAX])
 {
 	memset(out, 0, sizeof *out);
 	if (!attr) {
@@ -273,7 +289,7 @@ int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
 	}
 
 	uint64_t t = attr->sample_type;
-	cursor c = { p, 8, size, swap, why };
+	cursor c = { p, 8, size, swap, why, opts };
 	int rc = 0;
 	out->sample_type = t;
 
@@ -307,6 +323,9 @@ int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
 		if ((rc = u64_field(&c, "CALLCHAIN nr", &out->callchain_nr)) ||
 		    (rc = counted(&c, "CALLCHAIN", out->callchain_nr, 1)))
 			return rc;
+		if (opts && out->callchain_nr > opts->max_callchain)
+			return over_cap(&c, "CALLCHAIN", out->callchain_nr, opts->max_callchain,
+					"max_callchain");
 		out->callchain = u64_array(&c, out->callchain_nr);
 	}
 	if ((t & PD_SAMPLE_RAW) && (rc = raw(&c, out, t & AFTER_RAW)))

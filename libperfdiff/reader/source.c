@@ -120,9 +120,9 @@ size_t pd_source_get(pd_source *s, uint64_t off, size_t want, const uint8_t **p)
 		s->base = off;
 	}
 	while (s->buf.len < want && !s->eof) {
-		size_t chunk = want - s->buf.len;
-		if (chunk < PD_STREAM_CHUNK)
-			chunk = PD_STREAM_CHUNK;
+		/* grow with what actually arrives, never by what a record header
+		 * claims: a corrupt size must not allocate gigabytes up front */
+		size_t chunk = PD_STREAM_CHUNK;
 		if (pd_buf_reserve(&s->buf, chunk) < 0)
 			break;
 		ssize_t got = read(s->fd, s->buf.data + s->buf.len, chunk);

@@ -66,6 +66,11 @@ static int next_inner(pd_reader *r, pd_stream *st, pd_raw *raw)
 		return pd_reader_fail(r, PD_ECORRUPT, st->path, st->zoffset,
 				      "record inside compressed data has header size %u "
 				      "(type %u)", size, type);
+	if (size > r->opts.max_record_bytes)
+		return pd_reader_fail(r, PD_ELIMIT, st->path, st->zoffset,
+				      "record of %u bytes (type %u) inside compressed data exceeds "
+				      "the cap of %llu bytes (pd_reader_options.max_record_bytes)",
+				      size, type, (unsigned long long)r->opts.max_record_bytes);
 	if (size > left)
 		return 0; /* completed by the next compressed record */
 	raw->type = type;
@@ -99,7 +104,8 @@ static int feed_compressed(pd_reader *r, pd_stream *st, const uint8_t *payload,
 	int rc = pd_zstd_feed(st->zstd, payload, (size_t)len, &st->zbuf,
 			      r->opts.max_decompressed, why);
 	if (rc < 0)
-		return pd_reader_fail(r, rc, st->path, offset, "compressed record: %s", why);
+		return pd_reader_fail(r, rc, st->path, offset, "compressed record: %s%s", why,
+				      rc == PD_ELIMIT ? " (pd_reader_options.max_decompressed)" : "");
 	r->stats.bytes_decompressed += st->zbuf.len - before;
 	st->zoffset = offset;
 	return 0;
@@ -166,6 +172,13 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 			if (pd_align8(16 + ds) > size)
 				len = 16 + ds;
 		}
+		/* before the truncation check: the cap holds whatever the file size */
+		if (len > r->opts.max_record_bytes)
+			return pd_reader_fail(r, PD_ELIMIT, st->path, st->pos,
+					      "record of %llu bytes (type %u) exceeds the cap of %llu "
+					      "bytes (pd_reader_options.max_record_bytes)",
+					      (unsigned long long)len, type,
+					      (unsigned long long)r->opts.max_record_bytes);
 		if (len > room || (!known_type(type) && st->end_is_eof && (size & 7))) {
 			if (!st->end_is_eof && known_type(type))
 				return pd_reader_fail(r, PD_ECORRUPT, st->path, st->pos,

@@ -28,14 +28,16 @@ static int header_attr(pd_reader *r, pd_raw *raw, const char *path)
 	int rc = pd_reader_add_attr(r, body, asz, &a);
 	if (rc == PD_ELIMIT)
 		return pd_reader_fail(r, rc, path, raw->offset,
-				      "more than %u events", r->opts.max_attrs);
+				      "more than %u events (pd_reader_options.max_attrs)",
+				      r->opts.max_attrs);
 	if (rc < 0)
 		return pd_reader_fail(r, rc, path, raw->offset, "out of memory");
 	rc = pd_reader_add_ids(r, a, (uint32_t)(r->nattrs - 1), body + asz,
 			       (room - asz) / 8, r->swap);
 	if (rc == PD_ELIMIT)
 		return pd_reader_fail(r, rc, path, raw->offset,
-				      "%llu ids exceed the cap of %llu",
+				      "%llu ids exceed the cap of %llu "
+				      "(pd_reader_options.max_ids_per_attr)",
 				      (unsigned long long)((room - asz) / 8),
 				      (unsigned long long)r->opts.max_ids_per_attr);
 	if (rc < 0)
@@ -75,6 +77,10 @@ static int event_update(pd_reader *r, pd_raw *raw, const char *path)
 		idx = 0;
 	if (idx < 0)
 		return 0;
+	char why[PD_WHY_MAX];
+	if (pd_string_cap((const char *)raw->data + 24, raw->size - 24, &r->opts,
+			  "EVENT_UPDATE name", why) < 0)
+		return pd_reader_fail(r, PD_ELIMIT, path, raw->offset, "%s", why);
 	const char *name = pd_arena_strndup(&r->meta.arena, (const char *)raw->data + 24,
 					    raw->size - 24);
 	if (!name)
@@ -116,7 +122,8 @@ int pd_tool_record(pd_reader *r, pd_raw *raw, const char *path)
 		return header_attr(r, raw, path);
 	case PD_RECORD_HEADER_BUILD_ID: {
 		char why[PD_WHY_MAX] = "";
-		int rc = pd_build_id_parse(&r->meta, raw->data, raw->size, r->swap, why);
+		int rc = pd_build_id_parse(&r->meta, raw->data, raw->size, r->swap, &r->opts,
+					   why);
 		if (rc == PD_ENOMEM)
 			return pd_reader_fail(r, rc, path, raw->offset, "out of memory");
 		if (rc < 0)
