@@ -1,0 +1,157 @@
+/*
+ * perfdiff/session.h — samples with their address spaces rebuilt and every
+ * frame named.
+ *
+ * A session reads a perf.data file (see reader.h), replays COMM, FORK, EXIT,
+ * MMAP, MMAP2 and KSYMBOL records in timestamp order to rebuild each
+ * process's maps and the kernel's, and hands out every sample with its call
+ * chain resolved to (symbol, dso, source line, inline frames):
+ *
+ *     pd_session *s;
+ *     pd_error err;
+ *     if (pd_session_open(&s, "perf.data", NULL, &err) < 0) { ... }
+ *     const pd_resolved_sample *rs;
+ *     int rc;
+ *     while ((rc = pd_session_next(s, &rs, &err)) == 0)
+ *         for (size_t i = 0; i < rs->nframes; i++)
+ *             printf("%s (%s)\n", rs->frames[i].symbol ? rs->frames[i].symbol
+ *                                                      : "[unknown]",
+ *                    rs->frames[i].dso);
+ *     pd_session_free(s);
+ *
+ * Where code comes from:
+ *   user ELF    by build-id: perf's build-id cache ($PERF_BUILDID_DIR or
+ *               ~/.debug), /usr/lib/debug/.build-id, then the path in the
+ *               MMAP record if its build-id matches; each under `symfs`.
+ *               Separate debuginfo through libdwfl; debuginfod only when
+ *               DEBUGINFOD_URLS is set.  A build-id mismatch is a warning and
+ *               the dso's frames stay [unknown].
+ *   kernel      `kallsyms` option, else perf's cached kallsyms for the
+ *               recording's kernel build-id, else /proc/kallsyms when the
+ *               running kernel's build-id equals the recording's.  With a
+ *               `vmlinux` of the recorded build-id, core kernel text is
+ *               named from its symbol table instead (modules from kallsyms).
+ *   JIT         perf-PID.map files (`jit_dir`, default /tmp).
+ *   BPF         names from KSYMBOL records.
+ *
+ * Frame addresses: every callchain entry after the first is a return
+ * address; it is looked up at address − 1 so that a call to a noreturn
+ * function is not credited to the next function.  PD_SESSION_PERF_COMPAT
+ * turns that off, and drops C++ parameter lists from demangled names
+ * ("ns::Box<long>::spin", not "ns::Box<long>::spin(int)"), to reproduce
+ * perf's names exactly.
+ *
+ * Lifetime: a delivered sample and everything it points to stay valid
+ * until the next pd_session_next() or pd_session_free(); symbol, dso and
+ * file-name strings stay valid until pd_session_free().
+ */
+#ifndef PERFDIFF_SESSION_H
+#define PERFDIFF_SESSION_H
+
+#include "reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Session flags. */
+enum pd_session_flag {
+	PD_SESSION_NO_INLINE = 1u << 0,   /**< no inline frames */
+	PD_SESSION_PERF_COMPAT = 1u << 1, /**< look up return addresses as perf does (no −1) and
+	                                       demangle C++ without parameter lists, as perf */
+	PD_SESSION_SRCLINE = 1u << 2,     /**< fill file:line of every frame */
+	PD_SESSION_NO_DEMANGLE = 1u << 3, /**< keep C++/Rust names mangled */
+};
+
+/** Options.  Initialise with pd_session_options_init(). */
+typedef struct pd_session_options {
+	unsigned int version;
+	unsigned int flags;          /**< pd_session_flag bits */
+	pd_reader_options reader;    /**< how the file is read */
+	const char *symfs;           /**< root prefixed to every file looked up, or NULL */
+	const char *kallsyms;        /**< kallsyms file to use, or NULL */
+	const char *buildid_dir;     /**< perf's build-id cache; NULL: $PERF_BUILDID_DIR or ~/.debug */
+	const char *jit_dir;         /**< where perf-PID.map files are; NULL: /tmp */
+	unsigned max_stack;          /**< frames kept per sample (default 127, as perf) */
+	const char *vmlinux;         /**< vmlinux ELF naming core kernel text, or NULL; used
+	                                  only when its build-id is the recorded kernel's
+	                                  (else a warning and kallsyms), relocated to the
+	                                  recorded _text; modules still come from kallsyms */
+} pd_session_options;
+
+#define PD_SESSION_OPTIONS_VERSION 1
+
+/** Fill `opts` with the defaults. */
+PD_EXTERN(void) pd_session_options_init(pd_session_options *opts);
+
+/** One frame of a resolved sample, leaf first. */
+typedef struct pd_frame {
+	uint64_t addr;            /**< address as recorded */
+	uint8_t cpumode;          /**< PD_CPUMODE_* the address was taken in */
+	bool inlined;             /**< an inline frame: its caller follows with the same addr */
+	const char *symbol;       /**< demangled function name, NULL when unknown */
+	const char *raw_symbol;   /**< the name as in the ELF/kallsyms (mangled) */
+	uint64_t symbol_offset;   /**< addr − symbol start (as perf prints it) */
+	const char *dso;          /**< "/usr/lib/…/libc.so.6", "[kernel.kallsyms]", "[unknown]" */
+	const char *srcfile;      /**< with PD_SESSION_SRCLINE (or for inline frames): file, else NULL */
+	unsigned line;
+	uint64_t dso_addr;        /**< the address within its dso as perf prints it: for a
+	                               user map addr − start + pgoff; kernel: addr */
+} pd_frame;
+
+/** A sample with its process, thread and resolved call chain. */
+typedef struct pd_resolved_sample {
+	const pd_record *record;  /**< the SAMPLE record (record->u.sample) */
+	int attr;                 /**< event index (pd_session_reader() + pd_reader_attr()) */
+	uint32_t pid, tid, cpu;
+	uint64_t time, period;
+	const char *comm;         /**< thread name at the sample's time, or ":PID" */
+	size_t nframes;
+	const pd_frame *frames;   /**< leaf first; markers dropped; inline frames included */
+} pd_resolved_sample;
+
+typedef struct pd_session pd_session;
+
+/**
+ * Open `path` (anything pd_reader_open() takes) for symbolized reading.
+ * @return 0, or a reader error code; `err` says which file and offset.
+ */
+PD_EXTERN(int) pd_session_open(pd_session **out, const char *path,
+			       const pd_session_options *opts, pd_error *err);
+
+/** Free the session and everything it owns.  NULL is allowed. */
+PD_EXTERN(void) pd_session_free(pd_session *s);
+
+/**
+ * The next sample, in timestamp order.
+ * @return 0 with `*out` set; PD_ITEROVER at the end; a negative error code
+ *         when the input is corrupt (samples before it were delivered).
+ */
+PD_EXTERN(int) pd_session_next(pd_session *s, const pd_resolved_sample **out,
+			       pd_error *err);
+
+/** The session's reader: header, events, warnings and counters. */
+PD_EXTERN(const pd_reader *) pd_session_reader(const pd_session *s);
+
+/** Warnings of the symbolizer (missing files, build-id mismatches, ...). */
+PD_EXTERN(size_t) pd_session_warning_count(const pd_session *s);
+PD_EXTERN(const char *) pd_session_warning(const pd_session *s, size_t i);
+
+/** Per-dso counts of sample leaf addresses that could not be named. */
+typedef struct pd_unresolved_count {
+	const char *dso;
+	uint64_t samples;
+} pd_unresolved_count;
+
+/**
+ * Unresolved leaf counts so far, one entry per dso with at least one
+ * unresolved sample.  Valid until the next call into the session.
+ */
+PD_EXTERN(size_t) pd_session_unresolved(const pd_session *s,
+					const pd_unresolved_count **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,367 @@
+/*
+ * Finding the file that holds a dso's code and symbols, by build-id.
+ * A file is used only when its build-id equals the recording's: a binary
+ * rebuilt at the same path after recording would otherwise give wrong
+ * names without any sign of it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <elfutils/libdwelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symb_internal.h"
+
+void pd_hex(char *out, const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* Only regular files: opening a FIFO or a device named in a recording
+ * would block or have side effects. */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+int pd_elf_file_build_id(const char *path, uint8_t *out, size_t out_size)
+{
+	int fd = open_regular(path);
+	if (fd < 0)
+		return -1;
+	/* ELF_C_READ, not an mmap: a file truncated under us must give an
+	 * error, not SIGBUS. */
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	int rc = -1;
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		const void *id = NULL;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+		if (n > 0 && id) {
+			size_t len = (size_t)n < out_size ? (size_t)n : out_size;
+			memcpy(out, id, len);
+			rc = (int)len;
+		} else {
+			rc = 0;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+bool pd_elf_altlink_is(const char *path, const char *name)
+{
+	int fd = path && name ? open_regular(path) : -1;
+	if (fd < 0)
+		return false;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t shstrndx;
+	bool same = false;
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+			GElf_Shdr sh;
+			const char *sn;
+			if (!gelf_getshdr(scn, &sh) || !(sn = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+			    strcmp(sn, ".gnu_debugaltlink") != 0)
+				continue;
+			Elf_Data *d = elf_getdata(scn, NULL);
+			size_t n = strlen(name);
+			same = d && d->d_buf && d->d_size > n && memcmp(d->d_buf, name, n) == 0 &&
+			       ((const char *)d->d_buf)[n] == '\0';
+			break;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return same;
+}
+
+size_t pd_notes_build_id(const uint8_t *notes, size_t len, uint8_t *out, size_t out_size)
+{
+	size_t off = 0;
+	while (len - off >= 12) {
+		uint32_t namesz = pd_ld32(notes + off, false);
+		uint32_t descsz = pd_ld32(notes + off + 4, false);
+		uint32_t type = pd_ld32(notes + off + 8, false);
+		off += 12;
+		uint64_t nameal = ((uint64_t)namesz + 3) & ~(uint64_t)3;
+		uint64_t descal = ((uint64_t)descsz + 3) & ~(uint64_t)3;
+		if (nameal > len - off || descsz > len - off - nameal)
+			return 0;
+		const uint8_t *name = notes + off;
+		const uint8_t *desc = notes + off + nameal;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+		    descsz > 0) {
+			size_t n = descsz < out_size ? descsz : out_size;
+			memcpy(out, desc, n);
+			return n;
+		}
+		if (descal > len - off - nameal)
+			return 0;
+		off += nameal + descal;
+	}
+	return 0;
+}
+
+size_t pd_running_kernel_build_id(uint8_t *out, size_t out_size)
+{
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/* The file is a few hundred bytes; sysfs reports size 4096. */
+	uint8_t buf[8192];
+	size_t len = 0;
+	while (len < sizeof buf) {
+		ssize_t n = read(fd, buf + len, sizeof buf - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	return pd_notes_build_id(buf, len, out, out_size);
+}
+
+static char *join(pd_arena *a, const char *prefix, const char *path)
+{
+	size_t pl = prefix ? strlen(prefix) : 0;
+	while (pl > 1 && prefix[pl - 1] == '/' && path[0] == '/')
+		pl--;
+	size_t n = pl + strlen(path);
+	char *s = pd_arena_alloc(a, n + 1);
+	if (!s)
+		return NULL;
+	if (pl)
+		memcpy(s, prefix, pl);
+	strcpy(s + pl, path);
+	return s;
+}
+
+/* perf keeps at most 20 bytes of a build-id: a longer one (--build-id=
+ * sha256 is not in GNU ld, but other linkers differ) matches on them. */
+static bool same_id(const uint8_t *id, int n, const pd_dso_id *dso)
+{
+	if (n <= 0 || dso->build_id_size == 0)
+		return false;
+	if (n > PD_BUILD_ID_MAX && dso->build_id_size == PD_BUILD_ID_MAX)
+		n = PD_BUILD_ID_MAX;
+	return n == dso->build_id_size && memcmp(id, dso->build_id, (size_t)n) == 0;
+}
+
+static bool id_is(const char *path, const pd_dso_id *dso)
+{
+	uint8_t id[64];
+	return same_id(id, pd_elf_file_build_id(path, id, sizeof id), dso);
+}
+
+/* The [vdso] range of this process, from /proc/self/maps. */
+static bool own_vdso(uint64_t *start, uint64_t *len)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return false;
+	char line[512];
+	bool ok = false;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long lo, hi;
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2 && hi > lo) {
+			*start = lo;
+			*len = hi - lo;
+			ok = true;
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/*
+ * perf -N (and pipe mode) leaves no copy of the vdso; when the recording
+ * was made on the running kernel, this process's vdso is the same image.
+ * libdwfl takes a file descriptor, so the image goes through a memfd.
+ */
+static int running_vdso(const pd_dso_id *dso, bool require_id)
+{
+	uint64_t start, len;
+	unsigned long auxv = getauxval(AT_SYSINFO_EHDR);
+	if (!auxv || !own_vdso(&start, &len) || start != auxv || len > (1u << 20))
+		return -1;
+	const uint8_t *img = (const uint8_t *)(uintptr_t)start;
+	if (require_id) {
+		Elf *elf = elf_memory((char *)(uintptr_t)img, len);
+		const void *id = NULL;
+		ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+		bool same = id && n > 0 && n <= 64 && same_id(id, (int)n, dso);
+		elf_end(elf);
+		if (!same)
+			return -1;
+	}
+	int fd = memfd_create("pd-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, img + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+static bool special_name(const char *name)
+{
+	/* Anonymous and kernel-made mappings have no file to look for; a
+	 * warning for each would only be noise. */
+	return name[0] != '/' || strncmp(name, "//anon", 6) == 0;
+}
+
+static bool is_regular(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
+		      pd_arena *arena, pd_dsofiles *out, char *warn, size_t warn_size)
+{
+	memset(out, 0, sizeof *out);
+	out->vdso_fd = -1;
+	warn[0] = '\0';
+	const char *name = dso->name ? dso->name : "";
+	bool vdso = strcmp(name, "[vdso]") == 0;
+
+	/* The recorded path, without the " (deleted)" the kernel appends. */
+	char *path = NULL;
+	if (name[0] == '/' && strncmp(name, "//anon", 6) != 0) {
+		size_t n = strlen(name);
+		static const char del[] = " (deleted)";
+		if (n > sizeof del - 1 && strcmp(name + n - (sizeof del - 1), del) == 0)
+			n -= sizeof del - 1;
+		char *bare = pd_arena_strndup(arena, name, n);
+		if (!bare || !(path = join(arena, symfs, bare)))
+			return PD_ENOMEM;
+	}
+
+	if (dso->build_id_size == 0) {
+		if (path && is_regular(path)) {
+			out->elf_path = path;
+			out->unverified = true;
+			snprintf(warn, warn_size,
+				 "%s: no build-id in the recording; using %s unverified", name, path);
+		} else if (vdso && (out->vdso_fd = running_vdso(dso, false)) >= 0) {
+			out->unverified = true;
+			snprintf(warn, warn_size,
+				 "%s: no build-id in the recording; using the running kernel's vdso unverified",
+				 name);
+		} else if (!special_name(name)) {
+			snprintf(warn, warn_size, "%s: cannot open %s; frames stay [unknown]", name,
+				 path ? path : name);
+		}
+		return 0;
+	}
+
+	char hex[2 * PD_BUILD_ID_MAX + 1];
+	pd_hex(hex, dso->build_id, dso->build_id_size);
+
+	/* 1. perf's build-id cache: a directory (modern perf) or the file. */
+	if (buildid_dir && hex[0] && hex[1]) {
+		char rel[64 + 2 * PD_BUILD_ID_MAX];
+		snprintf(rel, sizeof rel, "/.build-id/%.2s/%s", hex, hex + 2);
+		char *link = join(arena, buildid_dir, rel);
+		if (!link)
+			return PD_ENOMEM;
+		struct stat st;
+		if (stat(link, &st) == 0 && S_ISDIR(st.st_mode)) {
+			static const char *const mains[] = { "/elf", "/vdso" };
+			for (size_t i = 0; i < 2 && !out->elf_path; i++) {
+				char *p = join(arena, link, mains[i]);
+				if (!p)
+					return PD_ENOMEM;
+				if (id_is(p, dso))
+					out->elf_path = p;
+			}
+			char *d = join(arena, link, "/debug");
+			if (!d)
+				return PD_ENOMEM;
+			if (id_is(d, dso))
+				out->debug_path = d;
+		} else if (id_is(link, dso)) {
+			out->elf_path = link;
+		}
+	}
+
+	/* 2. Distribution debuginfo by build-id (DWARF, usually a symtab). */
+	if (!out->debug_path) {
+		char rel[64 + 2 * PD_BUILD_ID_MAX];
+		snprintf(rel, sizeof rel, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		char *d = join(arena, symfs, rel);
+		if (!d)
+			return PD_ENOMEM;
+		if (id_is(d, dso))
+			out->debug_path = d;
+	}
+
+	/* 3. The recorded path, only if it still holds the recorded build. */
+	char file_hex[2 * 64 + 1] = "";
+	if (!out->elf_path && path) {
+		uint8_t id[64];
+		int n = pd_elf_file_build_id(path, id, sizeof id);
+		if (same_id(id, n, dso)) {
+			out->elf_path = path;
+		} else if (n >= 0) {
+			out->mismatch = true;
+			if (n > 0)
+				pd_hex(file_hex, id, (size_t)n);
+			else
+				strcpy(file_hex, "none");
+		}
+	}
+
+	if (!out->elf_path && vdso)
+		out->vdso_fd = running_vdso(dso, true);
+
+	/* A debug file alone still has the symtab, the program headers and the
+	 * DWARF: enough to name code, so it stands in for a missing binary. */
+	if (!out->elf_path && out->vdso_fd < 0 && out->debug_path) {
+		out->elf_path = out->debug_path;
+		out->debug_path = NULL;
+	}
+
+	if (out->elf_path || out->vdso_fd >= 0)
+		return 0;
+	if (out->mismatch)
+		snprintf(warn, warn_size,
+			 "%s: build-id mismatch (file %s, recording %s); frames stay [unknown]",
+			 path ? path : name, file_hex, hex);
+	else if (!special_name(name) || vdso)
+		snprintf(warn, warn_size,
+			 "%s: no file with build-id %s (searched the build-id cache, /usr/lib/debug%s); frames stay [unknown]",
+			 name, hex, path ? ", the path" : "");
+	return 0;
+}

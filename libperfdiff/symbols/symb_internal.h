@@ -1,0 +1,246 @@
+/*
+ * Interfaces between the parts of the user-space symbolizer: a small hash
+ * map, file location by build-id, the sorted symbol table (with PLT
+ * entries), DWARF inline chains and demangling.  Internal to symbols/.
+ */
+#ifndef PD_SYMBOLS_SYMB_INTERNAL_H
+#define PD_SYMBOLS_SYMB_INTERNAL_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolizer.h"
+#include "../util/util.h"
+
+/* ---- hash map: two 64-bit words → non-NULL pointer ---- */
+
+typedef struct pd_symhash_slot {
+	uint64_t k1, k2;
+	void *v;
+} pd_symhash_slot;
+
+typedef struct pd_symhash {
+	pd_symhash_slot *slots;
+	size_t cap, n;
+} pd_symhash;
+
+void *pd_symhash_get(const pd_symhash *h, uint64_t k1, uint64_t k2);
+/* Insert or replace; `v` must not be NULL.  0 or PD_ENOMEM. */
+int pd_symhash_put(pd_symhash *h, uint64_t k1, uint64_t k2, void *v);
+void pd_symhash_free(pd_symhash *h);
+
+uint64_t pd_symhash_bytes(const void *p, size_t n, uint64_t seed);
+
+/*
+ * Interned strings: one arena copy per distinct content.  Results hold
+ * only such copies, never pointers into a Dwfl's ELF or DWARF data, so a
+ * Dwfl can be closed (file descriptors and mappings released) while its
+ * results stay valid.
+ */
+typedef struct pd_strpool_slot {
+	const char *s;
+	uint64_t hash;
+} pd_strpool_slot;
+
+typedef struct pd_strpool {
+	pd_strpool_slot *slots;
+	size_t cap, n;
+} pd_strpool;
+
+/* The pooled copy of `s` (NULL for NULL or on allocation failure). */
+const char *pd_strpool_intern(pd_strpool *p, pd_arena *a, const char *s);
+void pd_strpool_free(pd_strpool *p);
+
+/* ---- build-ids and files ---- */
+
+#define PD_BUILD_ID_MAX 20
+
+/* Lowercase hex of `n` bytes into `out` (room for 2n + 1). */
+void pd_hex(char *out, const uint8_t *p, size_t n);
+
+/*
+ * The GNU build-id note of an ELF file, at most `out_size` bytes of it
+ * copied to `out`.  Returns the number copied, 0 when the file has none,
+ * -1 when it cannot be opened or is not ELF.
+ */
+int pd_elf_file_build_id(const char *path, uint8_t *out, size_t out_size);
+
+/* True when `path` has a .gnu_debugaltlink naming `name` (a dwz common
+ * file), i.e. a debuginfo request for `name` asks for that, not for the
+ * module's own debug file. */
+bool pd_elf_altlink_is(const char *path, const char *name);
+
+/*
+ * Scan ELF notes (`len` bytes, host byte order, 4-byte aligned records as
+ * in /sys/kernel/notes or a PT_NOTE segment) for NT_GNU_BUILD_ID.  Length
+ * copied into `out` or 0 when absent/malformed.
+ */
+size_t pd_notes_build_id(const uint8_t *notes, size_t len, uint8_t *out, size_t out_size);
+
+/* The running kernel's build-id from /sys/kernel/notes; 0 when unknown. */
+size_t pd_running_kernel_build_id(uint8_t *out, size_t out_size);
+
+/* Where a dso's code, symbols and DWARF are, and how much we trust them. */
+typedef struct pd_dsofiles {
+	char *elf_path;    /* file to report to libdwfl (code, symtab); NULL: none */
+	char *debug_path;  /* separate DWARF found by build-id, or NULL */
+	int vdso_fd;       /* >= 0: memfd holding the running kernel's vdso image */
+	bool unverified;   /* no build-id to check the file against */
+	bool mismatch;     /* the recorded path holds another build */
+} pd_dsofiles;
+
+/*
+ * Locate the files of `dso` (lookup order: perf's build-id cache under
+ * `buildid_dir`, /usr/lib/debug/.build-id, the recorded path if its
+ * build-id matches; symfs prefixes the system paths).  Strings go to
+ * `arena`.  `warn` receives a sentence when something should be told to
+ * the user (empty otherwise).  Returns 0, or PD_ENOMEM.
+ */
+int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
+		      pd_arena *arena, pd_dsofiles *out, char *warn, size_t warn_size);
+
+/* ---- sorted symbol table of one Dwfl module ---- */
+
+typedef struct pd_esym {
+	uint64_t start, end;  /* module addresses (ELF vaddr + bias) */
+	const char *name;     /* raw, pooled (outlives the Dwfl) */
+	bool plt;             /* synthesized "<name>@plt" */
+} pd_esym;
+
+typedef struct pd_symtab pd_symtab;
+
+/* Build the table of `mod` (symbols, labels, x86-64 PLT entries).  Every
+ * name is copied through `pool` into `arena`: the table outlives the Dwfl.
+ * NULL on allocation failure; a module without symbols gives an empty
+ * table. */
+pd_symtab *pd_symtab_build(Dwfl_Module *mod, pd_strpool *pool, pd_arena *arena);
+void pd_symtab_free(pd_symtab *t);
+
+/* The symbol holding module address `addr` (a label's end is where the
+ * next symbol or its section begins); false when none. */
+bool pd_symtab_find(const pd_symtab *t, uint64_t addr, pd_esym *out);
+size_t pd_symtab_count(const pd_symtab *t);
+
+/* perf's choice among aliases at one address: > 0 when `a` is better. */
+int pd_symbol_prefer(const char *a, int bind_a, const char *b, int bind_b);
+
+/*
+ * x86-64 PLT entries of `elf` (.plt, .plt.sec, .plt.got): each entry's
+ * `jmp *slot(%rip)` is decoded and the GOT slot matched to the relocation
+ * that fills it, as binutils does for its <name@plt> labels.  IRELATIVE
+ * slots are named by `ifunc_name(ctx, resolver ELF vaddr)` when it knows
+ * the address, else "*ABS*+0x<addend>".  `add` gets ELF vaddrs and names
+ * ending in "@plt" (allocated in `arena`) and returns 0 or PD_ENOMEM.
+ * Returns the number of entries, or PD_ENOMEM.
+ */
+typedef struct pd_plt_sink {
+	void *ctx;
+	int (*add)(void *ctx, uint64_t vaddr, uint64_t size, const char *name);
+	const char *(*ifunc_name)(void *ctx, uint64_t vaddr);
+} pd_plt_sink;
+
+int pd_plt_entries(Elf *elf, pd_arena *arena, const pd_plt_sink *sink);
+
+/* ---- DWARF: inline chains and source lines ---- */
+
+#define PD_MAX_INLINE 64
+
+typedef struct pd_inline_frame {
+	const char *raw;   /* linkage name or DWARF name */
+	const char *file;
+	unsigned line;
+} pd_inline_frame;
+
+typedef struct pd_dwarf_info {
+	size_t ninline;                          /* innermost first */
+	pd_inline_frame inl[PD_MAX_INLINE];
+	const char *func_file;                   /* line in the containing function */
+	unsigned func_line;
+	const char *func_raw;                    /* DWARF name of the containing subprogram */
+	uint64_t func_low;                       /* its entry (module address), 0 unknown */
+} pd_dwarf_info;
+
+/* Per-module memory of the DWARF side: a subprogram index per CU. */
+typedef struct pd_dwarf_cache pd_dwarf_cache;
+pd_dwarf_cache *pd_dwarf_cache_new(void);
+void pd_dwarf_cache_free(pd_dwarf_cache *c);
+
+/*
+ * Source line and (if `want_inline`) inline chain of module address
+ * `addr`.  `cache` (of this module) makes repeated lookups cheap; NULL
+ * takes the dwarf_getscopes path for every address.  Returns false when
+ * the module has no usable DWARF there; fields left unknown are NULL/0.
+ */
+bool pd_dwarf_lookup(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr, bool want_inline,
+		     pd_dwarf_info *out);
+
+/* ---- demangling ---- */
+
+/*
+ * Demangled form of `raw` (C++ _Z..., Rust _R... and legacy _ZN...h<hash>E;
+ * a trailing "@..." version or "@plt" suffix is kept), allocated in
+ * `arena`; NULL when `raw` is not mangled or cannot be demangled.
+ */
+char *pd_demangle(const char *raw, pd_arena *arena);
+/* The same; `params` false leaves C++ parameter lists out, as perf does
+ * by default ("ns::Box<long>::spin" for "ns::Box<long>::spin(int)"). */
+char *pd_demangle_opts(const char *raw, bool params, pd_arena *arena);
+
+/* ---- vmlinux (elf_vmlinux.c) ---- */
+
+struct pd_kallsyms;
+
+/*
+ * Text symbols of a vmlinux ELF as a kallsyms table (same alias choice and
+ * symbol ends as /proc/kallsyms), its _text (else _stext) address, and its
+ * build-id (in/out: room in `build_id`, then bytes copied; 0 when none).
+ * Returns 0, PD_EIO, PD_EUNSUPPORTED (not ELF, no symbols), PD_ECORRUPT or
+ * PD_ENOMEM with `why` set.
+ */
+int pd_vmlinux_load(const char *path, struct pd_kallsyms **out, bool *have_text,
+		    uint64_t *text, uint8_t *build_id, size_t *build_id_size, char *why,
+		    size_t why_size);
+
+/* ---- the symbolizer object (symbolizer.c; kernel and JIT parts in
+ * symb_kernel.c) ---- */
+
+typedef struct pd_dsostate pd_dsostate;
+typedef struct pd_kstate pd_kstate;
+
+struct pd_symbolizer {
+	pd_symbolizer_config cfg;  /* strings copied into `arena` */
+	char *buildid_dir;         /* resolved: cfg, $PERF_BUILDID_DIR or ~/.debug */
+	char *debuginfo_path;      /* for dwfl_standard_find_debuginfo, NULL: default */
+	Dwfl_Callbacks callbacks;  /* outlives every Dwfl: they keep a pointer to it */
+	pd_arena arena;            /* results, names, paths */
+
+	pd_symhash dsos;           /* identity hash → pd_dsostate (chained) */
+	pd_dsostate *dso_list;
+	pd_symhash results;        /* (pd_dsostate *, file offset) → pd_symres */
+	pd_symhash demangled;      /* (raw name pointer, 0) → demangled name */
+	pd_strpool strings;        /* every string a result points to */
+	size_t open_dwfls;         /* Dwfls holding files open now */
+	uint64_t tick;             /* use counter for closing the least recent */
+
+	pd_kstate *kernels;        /* one per kernel build-id */
+	pd_symhash kresults;       /* (kernel view, address) → pd_symres */
+	pd_symhash jits;           /* (pid, 0) → JIT map state */
+	pd_symhash jresults;       /* (JIT map state, address) → pd_symres */
+
+	char **warnings;
+	size_t nwarnings, capwarnings;
+};
+
+void pd_symbolizer_warn(pd_symbolizer *z, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Display name for `raw`: demangled when configured and possible. */
+const char *pd_symbolizer_display(pd_symbolizer *z, const char *raw);
+/* A result with `nframes` zeroed frames, or NULL on allocation failure. */
+pd_symres *pd_symres_new(pd_symbolizer *z, size_t nframes, pd_symframe **frames);
+/* The "nothing found" result for `addr` (never NULL). */
+const pd_symres *pd_symres_unknown(pd_symbolizer *z, uint64_t addr);
+void pd_symbolizer_free_kernel(pd_symbolizer *z);
+
+#endif

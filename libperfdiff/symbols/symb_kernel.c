@@ -1,0 +1,291 @@
+/*
+ * Kernel addresses (kallsyms, or a vmlinux for core text) and JIT code
+ * (perf-PID.map) for the symbolizer.  kallsyms is only used when it
+ * belongs to the recorded kernel: an explicit file, perf's cached copy for
+ * the recorded build-id, or /proc/kallsyms when the running kernel has
+ * that build-id.  A configured vmlinux must carry the recorded build-id
+ * too; it names core kernel text only (modules are not in it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "jitmap.h"
+#include "kallsyms.h"
+#include "symb_internal.h"
+
+/* A kallsyms table seen through one relocation (KASLR slide). */
+typedef struct pd_kview {
+	struct pd_kview *next;
+	pd_kstate *ks;
+	uint64_t delta;          /* runtime − kallsyms, for core kernel text */
+	uint64_t vm_delta;       /* runtime − vmlinux */
+	uint64_t core_lo, core_hi;
+} pd_kview;
+
+struct pd_kstate {
+	pd_kstate *next;
+	uint8_t build_id[PD_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	pd_kallsyms *ks;         /* NULL: no usable kallsyms */
+	bool have_text;
+	uint64_t text;
+	pd_kallsyms *vm;         /* from the vmlinux; NULL: none or not ours */
+	bool vm_have_text;
+	uint64_t vm_text;
+	pd_kview *views;
+};
+
+typedef struct pd_jitstate {
+	pd_jitmap *map;          /* NULL: no readable map */
+} pd_jitstate;
+
+void pd_symbolizer_free_kernel(pd_symbolizer *z)
+{
+	for (pd_kstate *k = z->kernels, *next; k; k = next) {
+		next = k->next;
+		for (pd_kview *v = k->views, *vn; v; v = vn) {
+			vn = v->next;
+			free(v);
+		}
+		pd_kallsyms_free(k->ks);
+		pd_kallsyms_free(k->vm);
+		free(k);
+	}
+	z->kernels = NULL;
+	for (size_t i = 0; i < z->jits.cap; i++) {
+		pd_jitstate *j = z->jits.slots[i].v;
+		if (j) {
+			pd_jitmap_free(j->map);
+			free(j);
+		}
+	}
+	pd_symhash_free(&z->jits);
+	pd_symhash_free(&z->kresults);
+	pd_symhash_free(&z->jresults);
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
+{
+	char hex[2 * PD_BUILD_ID_MAX + 1];
+	pd_hex(hex, k->build_id, k->build_id_size);
+	char cached[4096] = "";
+	const char *path = NULL;
+	if (z->cfg.kallsyms) {
+		path = z->cfg.kallsyms;
+	} else if (k->build_id_size) {
+		if (z->buildid_dir) {
+			snprintf(cached, sizeof cached, "%s/[kernel.kallsyms]/%s/kallsyms",
+				 z->buildid_dir, hex);
+			if (is_file(cached))
+				path = cached;
+		}
+		if (!path) {
+			uint8_t run[64];
+			size_t n = pd_running_kernel_build_id(run, sizeof run);
+			if (n == k->build_id_size && memcmp(run, k->build_id, n) == 0) {
+				path = "/proc/kallsyms";
+			} else {
+				char rhex[2 * 64 + 1];
+				pd_hex(rhex, run, n);
+				pd_symbolizer_warn(z,
+					"[kernel.kallsyms]: no kallsyms for build-id %s (not in the build-id cache; running kernel %s); kernel frames stay [unknown]",
+					hex, n ? rhex : "unknown");
+				return;
+			}
+		}
+	} else {
+		/* perf does the same for recordings without a kernel build-id
+		 * (pipe mode): right when analysed on the recording host. */
+		path = "/proc/kallsyms";
+		pd_symbolizer_warn(z, "[kernel.kallsyms]: no kernel build-id in the recording; using /proc/kallsyms unverified");
+	}
+	char why[256] = "";
+	pd_kallsyms *ks = NULL;
+	if (pd_kallsyms_load(&ks, path, why, sizeof why) < 0) {
+		pd_symbolizer_warn(z, "%s: %s; kernel frames stay [unknown]", path,
+				   why[0] ? why : "cannot be read");
+		return;
+	}
+	if (pd_kallsyms_all_zero(ks)) {
+		pd_symbolizer_warn(z, "%s: every address is 0 (kptr_restrict); kernel frames stay [unknown]",
+				   path);
+		pd_kallsyms_free(ks);
+		return;
+	}
+	k->ks = ks;
+	k->have_text = pd_kallsyms_addr(ks, "_text", &k->text) ||
+		       pd_kallsyms_addr(ks, "_stext", &k->text);
+}
+
+static void load_vmlinux(pd_symbolizer *z, pd_kstate *k)
+{
+	const char *path = z->cfg.vmlinux;
+	uint8_t bid[PD_BUILD_ID_MAX];
+	size_t nbid = sizeof bid;
+	char why[256] = "";
+	pd_kallsyms *vm = NULL;
+	bool have_text = false;
+	uint64_t text = 0;
+	if (pd_vmlinux_load(path, &vm, &have_text, &text, bid, &nbid, why, sizeof why) < 0) {
+		pd_symbolizer_warn(z, "%s: %s; kernel names come from kallsyms", path,
+				   why[0] ? why : "cannot be read");
+		return;
+	}
+	if (k->build_id_size &&
+	    (nbid != k->build_id_size || memcmp(bid, k->build_id, nbid) != 0)) {
+		char want[2 * PD_BUILD_ID_MAX + 1], got[2 * PD_BUILD_ID_MAX + 1];
+		pd_hex(want, k->build_id, k->build_id_size);
+		pd_hex(got, bid, nbid);
+		pd_symbolizer_warn(z, "%s: build-id %s is not the recorded kernel's %s; kernel names come from kallsyms",
+				   path, nbid ? got : "(none)", want);
+		pd_kallsyms_free(vm);
+		return;
+	}
+	if (!k->build_id_size)
+		pd_symbolizer_warn(z, "%s: no kernel build-id in the recording; vmlinux used unverified",
+				   path);
+	if (!have_text)
+		pd_symbolizer_warn(z, "%s: no _text or _stext symbol; kernel addresses not relocated",
+				   path);
+	k->vm = vm;
+	k->vm_have_text = have_text;
+	k->vm_text = text;
+}
+
+static pd_kstate *kstate_for(pd_symbolizer *z, const uint8_t *bid, size_t n)
+{
+	if (n > PD_BUILD_ID_MAX)
+		n = PD_BUILD_ID_MAX;
+	for (pd_kstate *k = z->kernels; k; k = k->next)
+		if (k->build_id_size == n && memcmp(k->build_id, bid, n) == 0)
+			return k;
+	pd_kstate *k = calloc(1, sizeof *k);
+	if (!k)
+		return NULL;
+	k->build_id_size = (uint8_t)n;
+	if (n)
+		memcpy(k->build_id, bid, n);
+	k->next = z->kernels;
+	z->kernels = k;
+	if (z->cfg.vmlinux)
+		load_vmlinux(z, k);
+	load_kallsyms(z, k);
+	return k;
+}
+
+static pd_kview *kview_for(pd_kstate *k, const pd_map *map)
+{
+	uint64_t delta = 0, vm_delta = 0, lo = 0, hi = 0;
+	/* The kernel map's pgoff is the runtime _text: the difference to the
+	 * table's _text is the KASLR slide between the two boots.  Modules
+	 * are placed independently, so only core text moves by it. */
+	if (map && map->pgoff && k->have_text) {
+		delta = map->pgoff - k->text;
+	}
+	if (map && map->pgoff && k->vm_have_text)
+		vm_delta = map->pgoff - k->vm_text;
+	if (map && (delta || k->vm)) {
+		lo = map->start;
+		hi = map->end;
+	}
+	for (pd_kview *v = k->views; v; v = v->next)
+		if (v->delta == delta && v->vm_delta == vm_delta && v->core_lo == lo &&
+		    v->core_hi == hi)
+			return v;
+	pd_kview *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	*v = (pd_kview){ .next = k->views, .ks = k, .delta = delta, .vm_delta = vm_delta,
+			 .core_lo = lo, .core_hi = hi };
+	k->views = v;
+	return v;
+}
+
+const pd_symres *pd_symbolizer_kernel(pd_symbolizer *z, const pd_map *kernel_map,
+				      const uint8_t *build_id, size_t build_id_size,
+				      uint64_t addr)
+{
+	if (!z)
+		return pd_symres_unknown(NULL, addr);
+	pd_kstate *k = kstate_for(z, build_id, build_id ? build_id_size : 0);
+	pd_kview *v = k ? kview_for(k, kernel_map) : NULL;
+	if (!v)
+		return pd_symres_unknown(z, addr);
+	const pd_symres *hit = pd_symhash_get(&z->kresults, (uintptr_t)v, addr);
+	if (hit)
+		return hit;
+
+	const pd_kallsym *s = NULL;
+	uint64_t delta = 0;
+	bool in_core = addr >= v->core_lo && addr < v->core_hi;
+	if (k->vm && in_core) {
+		delta = v->vm_delta;
+		s = pd_kallsyms_find(k->vm, addr - delta);
+	}
+	if (!s && k->ks) {
+		bool core = v->delta && in_core;
+		delta = core ? v->delta : 0;
+		s = pd_kallsyms_find(k->ks, addr - delta);
+	}
+	const pd_symres *res;
+	pd_symframe *f;
+	pd_symres *r = s ? pd_symres_new(z, 1, &f) : NULL;
+	if (r) {
+		r->addr = addr;
+		r->sym_start = s->start + delta;
+		f[0].raw = s->name;
+		f[0].name = s->name;
+		res = r;
+	} else {
+		res = pd_symres_unknown(z, addr);
+	}
+	pd_symhash_put(&z->kresults, (uintptr_t)v, addr, (void *)res);
+	return res;
+}
+
+const pd_symres *pd_symbolizer_jit(pd_symbolizer *z, uint32_t pid, uint64_t addr)
+{
+	if (!z)
+		return pd_symres_unknown(NULL, addr);
+	pd_jitstate *j = pd_symhash_get(&z->jits, pid, 0);
+	if (!j) {
+		j = calloc(1, sizeof *j);
+		if (!j || pd_symhash_put(&z->jits, pid, 0, j) < 0) {
+			free(j);
+			return pd_symres_unknown(z, addr);
+		}
+		char path[4200];
+		snprintf(path, sizeof path, "%s/perf-%u.map", z->cfg.jit_dir, pid);
+		char why[256] = "";
+		if (pd_jitmap_load(&j->map, path, why, sizeof why) < 0) {
+			j->map = NULL;
+			pd_symbolizer_warn(z, "%s: %s; JIT frames stay [unknown]", path,
+					   why[0] ? why : "cannot be read");
+		}
+	}
+	const pd_symres *hit = pd_symhash_get(&z->jresults, (uintptr_t)j, addr);
+	if (hit)
+		return hit;
+	const pd_jitsym *s = j->map ? pd_jitmap_find(j->map, addr) : NULL;
+	const pd_symres *res;
+	pd_symframe *f;
+	pd_symres *r = s ? pd_symres_new(z, 1, &f) : NULL;
+	if (r) {
+		r->addr = addr;
+		r->sym_start = s->start;
+		f[0].raw = s->name;
+		f[0].name = pd_symbolizer_display(z, s->name);
+		res = r;
+	} else {
+		res = pd_symres_unknown(z, addr);
+	}
+	pd_symhash_put(&z->jresults, (uintptr_t)j, addr, (void *)res);
+	return res;
+}

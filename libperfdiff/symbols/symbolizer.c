@@ -1,0 +1,586 @@
+/*
+ * The symbolizer object and user-space lookups.
+ *
+ * Per dso (keyed by build-id, else path + inode, so the two sides of a
+ * diff share the work) one Dwfl with one module reported at base 0: its
+ * symtab is turned into a sorted table once, DWARF is opened only when
+ * lines or inline frames are asked for.  A query's file offset becomes an
+ * ELF address through the PT_LOAD that holds it, which is right for any
+ * linker (p_vaddr - p_offset need not be 0).  Results are cached by
+ * (dso state, file offset) and live in the arena until the end.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "symb_internal.h"
+
+typedef struct pd_load {
+	uint64_t offset, filesz, vaddr;
+} pd_load;
+
+struct pd_dsostate {
+	pd_dsostate *next_hash, *next_all;
+	uint64_t key;
+	/* identity */
+	uint8_t build_id[PD_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	const char *name;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+
+	bool loaded, failed;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	uint64_t bias;
+	pd_load *loads;
+	size_t nloads;
+	pd_symtab *symtab;
+	pd_dwarf_cache *dwarf;   /* NULL until DWARF is first asked for */
+	const char *elf_path;    /* what was reported (NULL: the vdso memfd) */
+	const char *debug_path;  /* DWARF found by build-id, handed to libdwfl */
+	const char *symfs;
+	bool pinned;             /* never closed (memfd) */
+	bool reopen_failed;
+	uint64_t last_use;
+};
+
+static void close_dwfl(pd_symbolizer *z, pd_dsostate *st);
+
+/* Returned when even an "unknown" result cannot be allocated. */
+static const pd_symframe no_frame;
+static const pd_symres no_result = { .nframes = 1, .frames = &no_frame };
+
+/* ---- warnings ---- */
+
+void pd_symbolizer_warn(pd_symbolizer *z, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (z->nwarnings == z->capwarnings) {
+		size_t ncap = z->capwarnings ? z->capwarnings * 2 : 16;
+		char **nw = realloc(z->warnings, ncap * sizeof *nw);
+		if (!nw)
+			return;
+		z->warnings = nw;
+		z->capwarnings = ncap;
+	}
+	char *s = pd_arena_strndup(&z->arena, buf, sizeof buf);
+	if (s)
+		z->warnings[z->nwarnings++] = s;
+}
+
+size_t pd_symbolizer_warning_count(const pd_symbolizer *z)
+{
+	return z ? z->nwarnings : 0;
+}
+
+const char *pd_symbolizer_warning(const pd_symbolizer *z, size_t i)
+{
+	return z && i < z->nwarnings ? z->warnings[i] : NULL;
+}
+
+/* ---- results ---- */
+
+pd_symres *pd_symres_new(pd_symbolizer *z, size_t nframes, pd_symframe **frames)
+{
+	pd_symres *r = pd_arena_alloc(&z->arena, sizeof *r + nframes * sizeof(pd_symframe));
+	if (!r)
+		return NULL;
+	*frames = (pd_symframe *)(r + 1);
+	r->nframes = nframes;
+	r->frames = *frames;
+	return r;
+}
+
+const pd_symres *pd_symres_unknown(pd_symbolizer *z, uint64_t addr)
+{
+	pd_symframe *f;
+	pd_symres *r = z ? pd_symres_new(z, 1, &f) : NULL;
+	if (!r)
+		return &no_result;
+	r->addr = addr;
+	return r;
+}
+
+const char *pd_symbolizer_display(pd_symbolizer *z, const char *raw)
+{
+	if (!raw || !z->cfg.demangle || raw[0] != '_')
+		return raw;
+	const char *d = pd_symhash_get(&z->demangled, (uintptr_t)raw, 0);
+	if (d)
+		return d;
+	d = pd_demangle_opts(raw, !z->cfg.demangle_no_params, &z->arena);
+	if (!d)
+		d = raw;
+	pd_symhash_put(&z->demangled, (uintptr_t)raw, 0, (void *)d);
+	return d;
+}
+
+/* ---- creation ---- */
+
+static char *dup_opt(pd_arena *a, const char *s)
+{
+	return s ? pd_arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+/* A debug file named by .gnu_debuglink: next to the file, in .debug/ there,
+ * or under /usr/lib/debug (inside symfs); checked by build-id when the
+ * module has one. */
+static int find_debuglink(Dwfl_Module *mod, const char *symfs, const char *file_name,
+			  const char *link, char **found)
+{
+	if (!file_name || !link || !link[0] || strchr(link, '/'))
+		return -1;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int nbits = dwfl_module_build_id(mod, &bits, &vaddr);
+	const char *slash = strrchr(file_name, '/');
+	int dirlen = slash ? (int)(slash - file_name) : 1;
+	const char *dir = slash ? file_name : ".";
+	size_t sl = symfs ? strlen(symfs) : 0;
+	const char *inner = dir;
+	int innerlen = dirlen;
+	/* /usr/lib/debug mirrors the path inside the symfs, not the host's */
+	if (sl && strncmp(dir, symfs, sl) == 0 && dirlen >= (int)sl) {
+		inner = dir + sl;
+		innerlen = dirlen - (int)sl;
+	}
+	char path[3][4096];
+	snprintf(path[0], sizeof path[0], "%.*s/%s", dirlen, dir, link);
+	snprintf(path[1], sizeof path[1], "%.*s/.debug/%s", dirlen, dir, link);
+	snprintf(path[2], sizeof path[2], "%s/usr/lib/debug%.*s/%s", symfs ? symfs : "", innerlen,
+		 inner, link);
+	for (int i = 0; i < 3; i++) {
+		if (strcmp(path[i], file_name) == 0)
+			continue;
+		uint8_t id[64];
+		int n = pd_elf_file_build_id(path[i], id, sizeof id);
+		if (n < 0 || (nbits > 0 && (n != nbits || memcmp(id, bits, (size_t)n) != 0)))
+			continue;
+		int fd = open(path[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		*found = strdup(path[i]);
+		if (*found)
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/*
+ * Separate debuginfo: the file found by build-id (perf's cache `debug`,
+ * /usr/lib/debug/.build-id) first, then build-id directories of the
+ * debuginfo path (also how dwz's .gnu_debugaltlink files are found), then
+ * .gnu_debuglink.  dwfl_standard_find_debuginfo would do the last two but
+ * it also loads libdebuginfod (and libcurl) even when DEBUGINFOD_URLS is
+ * unset (elfutils 0.188, seen with LD_DEBUG): it is only used when the
+ * user asked for debuginfod by setting the variable.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	pd_dsostate *st = userdata ? *userdata : NULL;
+	/* libdwfl asks through this callback for dwz's common file too: then
+	 * `file_name` is the file whose .gnu_debugaltlink names `debuglink_file` */
+	bool alt = debuglink_file && debuglink_crc == 0 && pd_elf_altlink_is(file_name, debuglink_file);
+	if (st && st->debug_path && !alt && strcmp(st->debug_path, file_name ? file_name : "") != 0) {
+		int fd = open(st->debug_path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			*debuginfo_file_name = strdup(st->debug_path);
+			if (*debuginfo_file_name)
+				return fd;
+			close(fd);
+		}
+	}
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (urls && urls[0])
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0)
+		return fd;
+	if (alt)
+		return -1;
+	return find_debuglink(mod, st ? st->symfs : NULL, file_name, debuglink_file,
+			      debuginfo_file_name);
+}
+
+/* Modules are always reported with a file or descriptor; never search. */
+static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)elfp;
+	return -1;
+}
+
+int pd_symbolizer_new(pd_symbolizer **out, const pd_symbolizer_config *cfg, pd_error *err)
+{
+	*out = NULL;
+	pd_symbolizer *z = calloc(1, sizeof *z);
+	if (!z)
+		return pd_error_set(err, PD_ENOMEM, "symbolizer", PD_NO_OFFSET, "out of memory");
+	pd_arena_init(&z->arena);
+	if (cfg)
+		z->cfg = *cfg;
+	z->cfg.symfs = dup_opt(&z->arena, z->cfg.symfs && z->cfg.symfs[0] ? z->cfg.symfs : NULL);
+	z->cfg.kallsyms = dup_opt(&z->arena, z->cfg.kallsyms);
+	z->cfg.vmlinux = dup_opt(&z->arena, z->cfg.vmlinux);
+	z->cfg.jit_dir = dup_opt(&z->arena, z->cfg.jit_dir ? z->cfg.jit_dir : "/tmp");
+	const char *bid = z->cfg.buildid_dir;
+	if (!bid)
+		bid = getenv("PERF_BUILDID_DIR");
+	if (!bid || !bid[0]) {
+		const char *home = getenv("HOME");
+		if (home && home[0]) {
+			size_t n = strlen(home);
+			char *s = pd_arena_alloc(&z->arena, n + sizeof "/.debug");
+			if (s) {
+				memcpy(s, home, n);
+				memcpy(s + n, "/.debug", sizeof "/.debug");
+			}
+			bid = s;
+		} else {
+			bid = NULL;
+		}
+	}
+	z->buildid_dir = dup_opt(&z->arena, bid);
+	z->cfg.buildid_dir = z->buildid_dir;
+	if (z->cfg.symfs) {
+		/* libdwfl's own debuginfo search must stay inside the symfs too */
+		size_t n = strlen(z->cfg.symfs);
+		z->debuginfo_path = pd_arena_alloc(&z->arena, n + 32);
+		if (z->debuginfo_path)
+			snprintf(z->debuginfo_path, n + 32, ":.debug:%s/usr/lib/debug", z->cfg.symfs);
+	}
+	bool oom = !z->cfg.jit_dir || (z->cfg.symfs && !z->debuginfo_path) ||
+		   (cfg && cfg->symfs && cfg->symfs[0] && !z->cfg.symfs) ||
+		   (cfg && cfg->kallsyms && !z->cfg.kallsyms) ||
+		   (cfg && cfg->vmlinux && !z->cfg.vmlinux) || (bid && !z->buildid_dir);
+	if (oom) {
+		pd_symbolizer_free(z);
+		return pd_error_set(err, PD_ENOMEM, "symbolizer", PD_NO_OFFSET, "out of memory");
+	}
+	z->callbacks.find_elf = no_find_elf;
+	z->callbacks.find_debuginfo = find_debuginfo;
+	z->callbacks.section_address = dwfl_offline_section_address;
+	z->callbacks.debuginfo_path = z->debuginfo_path ? &z->debuginfo_path : NULL;
+	/* libelf refuses every call until a version is set; idempotent. */
+	elf_version(EV_CURRENT);
+	*out = z;
+	return 0;
+}
+
+void pd_symbolizer_free(pd_symbolizer *z)
+{
+	if (!z)
+		return;
+	for (pd_dsostate *st = z->dso_list, *next; st; st = next) {
+		next = st->next_all;
+		close_dwfl(z, st);
+		pd_symtab_free(st->symtab);
+		free(st->loads);
+		free(st);
+	}
+	pd_symbolizer_free_kernel(z);
+	pd_symhash_free(&z->dsos);
+	pd_symhash_free(&z->results);
+	pd_symhash_free(&z->demangled);
+	pd_strpool_free(&z->strings);
+	free(z->warnings);
+	pd_arena_free(&z->arena);
+	free(z);
+}
+
+/* ---- dso states ---- */
+
+static uint64_t identity_key(const pd_dso_id *d)
+{
+	if (d->build_id_size)
+		return pd_symhash_bytes(d->build_id, d->build_id_size, 1);
+	const char *name = d->name ? d->name : "";
+	uint64_t h = pd_symhash_bytes(name, strlen(name), 2);
+	uint64_t rest[3] = { ((uint64_t)d->maj << 32) | d->min, d->ino, d->ino_generation };
+	return pd_symhash_bytes(rest, sizeof rest, h);
+}
+
+static bool same_identity(const pd_dsostate *st, const pd_dso_id *d)
+{
+	if (st->build_id_size || d->build_id_size)
+		return st->build_id_size == d->build_id_size &&
+		       memcmp(st->build_id, d->build_id, d->build_id_size) == 0;
+	return strcmp(st->name, d->name ? d->name : "") == 0 && st->maj == d->maj &&
+	       st->min == d->min && st->ino == d->ino && st->ino_generation == d->ino_generation;
+}
+
+static pd_dsostate *state_for(pd_symbolizer *z, const pd_dso_id *d)
+{
+	uint64_t key = identity_key(d);
+	pd_dsostate *head = pd_symhash_get(&z->dsos, key, 0);
+	for (pd_dsostate *st = head; st; st = st->next_hash)
+		if (same_identity(st, d))
+			return st;
+	pd_dsostate *st = calloc(1, sizeof *st);
+	const char *name = d->name ? d->name : "";
+	if (st)
+		st->name = pd_arena_strndup(&z->arena, name, strlen(name));
+	if (!st || !st->name || pd_symhash_put(&z->dsos, key, 0, st) < 0) {
+		free(st);
+		return NULL;
+	}
+	st->key = key;
+	st->build_id_size = d->build_id_size <= PD_BUILD_ID_MAX ? d->build_id_size : PD_BUILD_ID_MAX;
+	memcpy(st->build_id, d->build_id, st->build_id_size);
+	st->maj = d->maj;
+	st->min = d->min;
+	st->ino = d->ino;
+	st->ino_generation = d->ino_generation;
+	st->next_hash = head;
+	st->next_all = z->dso_list;
+	z->dso_list = st;
+	return st;
+}
+
+static bool read_loads(pd_dsostate *st, Elf *elf)
+{
+	GElf_Ehdr eh;
+	size_t n;
+	if (!gelf_getehdr(elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
+	    elf_getphdrnum(elf, &n) < 0)
+		return false;
+	st->loads = calloc(n ? n : 1, sizeof *st->loads);
+	if (!st->loads)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			st->loads[st->nloads++] = (pd_load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+	}
+	return st->nloads > 0;
+}
+
+/*
+ * libdwfl keeps every reported file open (a descriptor and a mapping per
+ * ELF and debug file).  A system-wide profile touches hundreds of dsos, so
+ * Dwfls are closed when not needed (symbols are copied out when the table
+ * is built) and at most this many stay open for DWARF, least recently used
+ * closed first.
+ */
+#define PD_MAX_OPEN_DWFLS 64
+
+static void close_dwfl(pd_symbolizer *z, pd_dsostate *st)
+{
+	if (!st->dwfl)
+		return;
+	/* the DWARF index holds DIEs of this Dwfl */
+	pd_dwarf_cache_free(st->dwarf);
+	st->dwarf = NULL;
+	dwfl_end(st->dwfl);
+	st->dwfl = NULL;
+	st->mod = NULL;
+	z->open_dwfls--;
+}
+
+static void make_room(pd_symbolizer *z)
+{
+	while (z->open_dwfls >= PD_MAX_OPEN_DWFLS) {
+		pd_dsostate *lru = NULL;
+		for (pd_dsostate *st = z->dso_list; st; st = st->next_all)
+			if (st->dwfl && !st->pinned && (!lru || st->last_use < lru->last_use))
+				lru = st;
+		if (!lru)
+			return;
+		close_dwfl(z, lru);
+	}
+}
+
+/* Report the dso's file to a new Dwfl; `fd` >= 0 is a memfd (vdso). */
+static bool open_dwfl(pd_symbolizer *z, pd_dsostate *st, int fd)
+{
+	make_room(z);
+	const char *file = st->elf_path ? st->elf_path : "[vdso]";
+	st->dwfl = dwfl_begin(&z->callbacks);
+	if (!st->dwfl) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	z->open_dwfls++;
+	dwfl_report_begin(st->dwfl);
+	/* With an fd, libdwfl owns it from a successful report on. */
+	st->mod = dwfl_report_elf(st->dwfl, st->name, file, fd, 0, false);
+	if (!st->mod && fd >= 0)
+		close(fd);
+	if (dwfl_report_end(st->dwfl, NULL, NULL) != 0 || !st->mod) {
+		pd_symbolizer_warn(z, "%s: cannot read %s (%s); frames stay [unknown]", st->name, file,
+				   dwfl_errmsg(-1));
+		close_dwfl(z, st);
+		return false;
+	}
+	void **userdata;
+	dwfl_module_info(st->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = st;
+	return true;
+}
+
+static bool want_dwarf(const pd_symbolizer *z)
+{
+	return z->cfg.inline_frames || z->cfg.srcline;
+}
+
+static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
+{
+	st->loaded = true;
+	st->failed = true;
+	pd_dsofiles f;
+	char warn[1024];
+	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, d, &z->arena, &f, warn, sizeof warn) < 0)
+		return;
+	if (warn[0])
+		pd_symbolizer_warn(z, "%s", warn);
+	if (!f.elf_path && f.vdso_fd < 0)
+		return;
+	st->elf_path = f.elf_path;
+	st->debug_path = f.debug_path;
+	st->symfs = z->cfg.symfs;
+	/* a memfd cannot be reopened: the vdso's Dwfl stays */
+	st->pinned = f.vdso_fd >= 0;
+	if (!open_dwfl(z, st, f.vdso_fd))
+		return;
+
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(st->mod, &bias);
+	if (!elf || !read_loads(st, elf)) {
+		pd_symbolizer_warn(z, "%s: %s is not a loadable ELF file; frames stay [unknown]",
+				   st->name, st->elf_path ? st->elf_path : "[vdso]");
+		close_dwfl(z, st);
+		return;
+	}
+	st->bias = bias;
+	st->symtab = pd_symtab_build(st->mod, &z->strings, &z->arena);
+	if (!want_dwarf(z))
+		close_dwfl(z, st);
+	st->failed = st->symtab == NULL;
+}
+
+/* The module again after its Dwfl was closed; the file must still be the
+ * one the symbol table came from. */
+static bool reopen(pd_symbolizer *z, pd_dsostate *st)
+{
+	if (st->dwfl)
+		return true;
+	if (st->pinned || !st->elf_path || st->reopen_failed)
+		return false;
+	uint8_t id[64];
+	int n = pd_elf_file_build_id(st->elf_path, id, sizeof id);
+	if (st->build_id_size &&
+	    (n < st->build_id_size || memcmp(id, st->build_id, st->build_id_size) != 0)) {
+		pd_symbolizer_warn(z, "%s: %s changed during the run; no more source lines from it",
+				   st->name, st->elf_path);
+		st->reopen_failed = true;
+		return false;
+	}
+	GElf_Addr bias = 0;
+	if (!open_dwfl(z, st, -1) || !dwfl_module_getelf(st->mod, &bias) || bias != st->bias) {
+		close_dwfl(z, st);
+		st->reopen_failed = true;
+		return false;
+	}
+	return true;
+}
+
+/* File offset → ELF virtual address, through the PT_LOAD holding it. */
+static bool off_to_vaddr(const pd_dsostate *st, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < st->nloads; i++) {
+		const pd_load *l = &st->loads[i];
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*vaddr = l->vaddr + (off - l->offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+static const pd_symres *resolve(pd_symbolizer *z, pd_dsostate *st, uint64_t off)
+{
+	uint64_t vaddr;
+	if (st->failed || !off_to_vaddr(st, off, &vaddr))
+		return pd_symres_unknown(z, off);
+	uint64_t a = vaddr + st->bias;
+
+	pd_esym sym;
+	bool have = pd_symtab_find(st->symtab, a, &sym);
+	pd_dwarf_info *di = NULL, dibuf;
+	/* When DWARF is wanted anyway it also names code the symtab lacks;
+	 * otherwise it is not opened at all (decompressing libc's debug
+	 * sections costs ~40 ms and 13 MB).  PLT stubs have no DWARF. */
+	if (want_dwarf(z) && !(have && sym.plt) && reopen(z, st)) {
+		st->last_use = ++z->tick;
+		if (!st->dwarf)
+			st->dwarf = pd_dwarf_cache_new();  /* NULL: slower, still right */
+		if (pd_dwarf_lookup(st->mod, st->dwarf, a, z->cfg.inline_frames, &dibuf))
+			di = &dibuf;
+	}
+
+	const char *func_raw = have ? sym.name : di ? di->func_raw : NULL;
+	if (!func_raw)
+		return pd_symres_unknown(z, vaddr);
+	uint64_t start = have ? sym.start : di->func_low && di->func_low <= a ? di->func_low : a;
+
+	size_t ninl = di ? di->ninline : 0;
+	pd_symframe *f;
+	pd_symres *r = pd_symres_new(z, ninl + 1, &f);
+	if (!r)
+		return &no_result;
+	r->addr = vaddr;
+	r->sym_start = start - st->bias;
+	/* DWARF strings are copied: the Dwfl may be closed later */
+	for (size_t i = 0; i < ninl; i++) {
+		f[i].raw = pd_strpool_intern(&z->strings, &z->arena, di->inl[i].raw);
+		f[i].name = pd_symbolizer_display(z, f[i].raw);
+		f[i].srcfile = pd_strpool_intern(&z->strings, &z->arena, di->inl[i].file);
+		f[i].line = f[i].srcfile ? di->inl[i].line : 0;
+		f[i].inlined = true;
+	}
+	f[ninl].raw = have ? func_raw : pd_strpool_intern(&z->strings, &z->arena, func_raw);
+	f[ninl].name = pd_symbolizer_display(z, f[ninl].raw);
+	if (z->cfg.srcline && di && di->func_file) {
+		f[ninl].srcfile = pd_strpool_intern(&z->strings, &z->arena, di->func_file);
+		f[ninl].line = f[ninl].srcfile ? di->func_line : 0;
+	}
+	return r;
+}
+
+const pd_symres *pd_symbolizer_lookup(pd_symbolizer *z, const pd_dso_id *dso, uint64_t file_off)
+{
+	if (!z || !dso)
+		return &no_result;
+	pd_dsostate *st = state_for(z, dso);
+	if (!st)
+		return &no_result;
+	const pd_symres *r = pd_symhash_get(&z->results, (uintptr_t)st, file_off);
+	if (r)
+		return r;
+	if (!st->loaded)
+		load_state(z, st, dso);
+	r = resolve(z, st, file_off);
+	if (r != &no_result)
+		pd_symhash_put(&z->results, (uintptr_t)st, file_off, (void *)r);
+	return r;
+}

@@ -1,0 +1,86 @@
+/*
+ * The symbolizer: names for addresses in user dsos (by build-id, through
+ * elfutils libdwfl, one sorted symbol table and one inline cache per dso),
+ * kernel addresses (kallsyms), and JIT code (perf-PID.map).  Results are
+ * cached by (dso, ELF address), so each distinct address costs one lookup
+ * however many samples and processes share it.  One symbolizer may serve
+ * several sessions (the two sides of a diff); it is not thread-safe.
+ */
+#ifndef PD_SYMBOLS_SYMBOLIZER_H
+#define PD_SYMBOLS_SYMBOLIZER_H
+
+#include "perfdiff/common.h"
+#include "../session/machine.h"
+
+typedef struct pd_symbolizer_config {
+	const char *symfs;        /* prefix for every path looked up, or NULL */
+	const char *buildid_dir;  /* NULL: $PERF_BUILDID_DIR, else $HOME/.debug */
+	const char *kallsyms;     /* explicit kallsyms file, or NULL */
+	const char *jit_dir;      /* NULL: /tmp */
+	bool inline_frames;       /* find inline chains */
+	bool srcline;             /* file:line for every frame, not only inline ones */
+	bool demangle;
+	/* perf's default: C++ names without their parameter lists */
+	bool demangle_no_params;
+	/* vmlinux ELF naming core kernel text (relocated to the recorded
+	 * _text; used only when its build-id is the recording's), or NULL */
+	const char *vmlinux;
+} pd_symbolizer_config;
+
+typedef struct pd_symbolizer pd_symbolizer;
+
+int pd_symbolizer_new(pd_symbolizer **out, const pd_symbolizer_config *cfg, pd_error *err);
+void pd_symbolizer_free(pd_symbolizer *z);
+
+/* One frame of a lookup result. */
+typedef struct pd_symframe {
+	const char *name;     /* demangled when configured; NULL: not found */
+	const char *raw;      /* as in the symbol table */
+	const char *srcfile;  /* NULL when unknown or not asked for */
+	unsigned line;
+	bool inlined;
+} pd_symframe;
+
+/*
+ * A lookup result: `nframes` frames, innermost first: the inline frames
+ * (inlined = true), then the function that contains the address.  When
+ * nothing was found, nframes is 1 and frames[0].name is NULL.
+ * `sym_start` is the containing symbol's start in the address space of the
+ * query (ELF virtual address for user dsos, kernel address for the kernel),
+ * `addr` the query translated to that space.
+ */
+typedef struct pd_symres {
+	uint64_t addr;
+	uint64_t sym_start;
+	size_t nframes;
+	const pd_symframe *frames;
+} pd_symres;
+
+/*
+ * Name the byte at file offset `file_off` of user dso `dso` (file_off =
+ * address − map.start + map.pgoff).  The result stays valid until
+ * pd_symbolizer_free().  Never fails: what cannot be found gives an
+ * unnamed frame (and, once per dso, a warning).
+ */
+const pd_symres *pd_symbolizer_lookup(pd_symbolizer *z, const pd_dso_id *dso,
+				      uint64_t file_off);
+
+/*
+ * Name a kernel address.  `kernel_map` is the kernel text map (its pgoff is
+ * the runtime address of _text, used to relocate kallsyms); `build_id` the
+ * recording's [kernel.kallsyms] build-id (may be empty).  With a configured
+ * vmlinux whose build-id matches, core kernel text is named from it;
+ * modules always come from kallsyms' [module] entries.
+ */
+const pd_symres *pd_symbolizer_kernel(pd_symbolizer *z, const pd_map *kernel_map,
+				      const uint8_t *build_id, size_t build_id_size,
+				      uint64_t addr);
+
+/* Name an address in JIT code of process `pid` from perf-PID.map. */
+const pd_symres *pd_symbolizer_jit(pd_symbolizer *z, uint32_t pid, uint64_t addr);
+
+/* Warnings so far ("libfoo.so: build-id mismatch ...", one per dso). */
+size_t pd_symbolizer_warning_count(const pd_symbolizer *z);
+const char *pd_symbolizer_warning(const pd_symbolizer *z, size_t i);
+
+#endif

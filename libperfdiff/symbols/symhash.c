@@ -1,0 +1,142 @@
+/*
+ * Open-addressing hash map for the symbolizer's caches.  Keys are two
+ * words because every cache is keyed by (owner object, address).
+ */
+#include <stdlib.h>
+
+#include "symb_internal.h"
+
+static uint64_t mix(uint64_t k1, uint64_t k2)
+{
+	/* splitmix64 finaliser: addresses differ mostly in low bits and
+	 * owners are pointers, so both need spreading before masking. */
+	uint64_t x = k1 * 0x9e3779b97f4a7c15ull ^ (k2 + 0x632be59bd9b4e019ull);
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+void *pd_symhash_get(const pd_symhash *h, uint64_t k1, uint64_t k2)
+{
+	if (!h->cap)
+		return NULL;
+	size_t mask = h->cap - 1;
+	for (size_t i = mix(k1, k2) & mask;; i = (i + 1) & mask) {
+		const pd_symhash_slot *s = &h->slots[i];
+		if (!s->v)
+			return NULL;
+		if (s->k1 == k1 && s->k2 == k2)
+			return s->v;
+	}
+}
+
+static void insert(pd_symhash_slot *slots, size_t cap, uint64_t k1, uint64_t k2, void *v,
+		   size_t *n)
+{
+	size_t mask = cap - 1;
+	for (size_t i = mix(k1, k2) & mask;; i = (i + 1) & mask) {
+		pd_symhash_slot *s = &slots[i];
+		if (!s->v) {
+			s->k1 = k1;
+			s->k2 = k2;
+			s->v = v;
+			(*n)++;
+			return;
+		}
+		if (s->k1 == k1 && s->k2 == k2) {
+			s->v = v;
+			return;
+		}
+	}
+}
+
+int pd_symhash_put(pd_symhash *h, uint64_t k1, uint64_t k2, void *v)
+{
+	if ((h->n + 1) * 2 > h->cap) {
+		size_t ncap = h->cap ? h->cap * 2 : 64;
+		if (ncap > SIZE_MAX / sizeof(pd_symhash_slot))
+			return PD_ENOMEM;
+		pd_symhash_slot *ns = calloc(ncap, sizeof *ns);
+		if (!ns)
+			return PD_ENOMEM;
+		size_t n = 0;
+		for (size_t i = 0; i < h->cap; i++)
+			if (h->slots[i].v)
+				insert(ns, ncap, h->slots[i].k1, h->slots[i].k2, h->slots[i].v, &n);
+		free(h->slots);
+		h->slots = ns;
+		h->cap = ncap;
+		h->n = n;
+	}
+	insert(h->slots, h->cap, k1, k2, v, &h->n);
+	return 0;
+}
+
+void pd_symhash_free(pd_symhash *h)
+{
+	free(h->slots);
+	h->slots = NULL;
+	h->cap = h->n = 0;
+}
+
+uint64_t pd_symhash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const uint8_t *b = p;
+	uint64_t x = 0xcbf29ce484222325ull ^ seed;
+	for (size_t i = 0; i < n; i++) {
+		x ^= b[i];
+		x *= 0x100000001b3ull;
+	}
+	return x;
+}
+
+/* ---- string pool ---- */
+
+const char *pd_strpool_intern(pd_strpool *p, pd_arena *a, const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t len = strlen(s);
+	uint64_t h = pd_symhash_bytes(s, len, 3);
+	if ((p->n + 1) * 2 > p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 256;
+		if (ncap > SIZE_MAX / sizeof(pd_strpool_slot))
+			return NULL;
+		pd_strpool_slot *ns = calloc(ncap, sizeof *ns);
+		if (!ns)
+			return NULL;
+		for (size_t i = 0; i < p->cap; i++) {
+			if (!p->slots[i].s)
+				continue;
+			size_t j = p->slots[i].hash & (ncap - 1);
+			while (ns[j].s)
+				j = (j + 1) & (ncap - 1);
+			ns[j] = p->slots[i];
+		}
+		free(p->slots);
+		p->slots = ns;
+		p->cap = ncap;
+	}
+	size_t mask = p->cap - 1;
+	size_t i = h & mask;
+	for (; p->slots[i].s; i = (i + 1) & mask)
+		if (p->slots[i].hash == h && strcmp(p->slots[i].s, s) == 0)
+			return p->slots[i].s;
+	char *copy = pd_arena_strndup(a, s, len);
+	if (!copy)
+		return NULL;
+	p->slots[i].s = copy;
+	p->slots[i].hash = h;
+	p->n++;
+	return copy;
+}
+
+void pd_strpool_free(pd_strpool *p)
+{
+	free(p->slots);
+	p->slots = NULL;
+	p->cap = p->n = 0;
+}
