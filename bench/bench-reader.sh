@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Reader throughput: `perfdiff dump --stats` against `perf report --stats` on
+# Reader throughput: `perfdiff dump --stats --no-symbols` (the reader alone,
+# without the symbolizing pass) against `perf report --stats` on
 # one large system-wide recording (>= 50 MB), page-cached, several runs each.
 #
 #   bench/bench-reader.sh [options] [PERFDIFF]
@@ -31,7 +32,7 @@ while getopts "s:F:r:m:zo:h" opt; do
 	m) MIN_MB=$OPTARG ;;
 	z) ZSTD=1 ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,16p' "$0"; exit 2 ;;
+	*) sed -n '2,17p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -145,15 +146,15 @@ bench_file() {
 	cat "$file" >/dev/null   # page-cache it
 	echo
 	echo "== $label: $file, $bytes bytes ($(awk -v b="$bytes" 'BEGIN { printf "%.1f MB", b / 1e6 }'))"
-	"$PERFDIFF" dump --stats "$file" >"$OUT/$label.perfdiff.txt" 2>&1 || echo "  perfdiff exited non-zero (see $OUT/$label.perfdiff.txt)"
+	"$PERFDIFF" dump --stats --no-symbols "$file" >"$OUT/$label.perfdiff.txt" 2>&1 || echo "  perfdiff exited non-zero (see $OUT/$label.perfdiff.txt)"
 	perf report --stats -i "$file" >"$OUT/$label.perf.txt" 2>&1 || echo "  perf exited non-zero (see $OUT/$label.perf.txt)"
 	records=$(awk '/TOTAL events:/ { print $3; exit }' "$OUT/$label.perf.txt")
 	echo "records (perf report --stats): ${records:-?}"
 
 	# perf report sorts records by time; --ordered makes perfdiff do the same.
 	local pd_wall pd_rss perf_wall perf_rss ord_wall ord_rss
-	measure "$PERFDIFF" dump --stats "$file"; pd_wall=$WALL; pd_rss=$RSS
-	measure "$PERFDIFF" dump --stats --ordered "$file"; ord_wall=$WALL; ord_rss=$RSS
+	measure "$PERFDIFF" dump --stats --no-symbols "$file"; pd_wall=$WALL; pd_rss=$RSS
+	measure "$PERFDIFF" dump --stats --no-symbols --ordered "$file"; ord_wall=$WALL; ord_rss=$RSS
 	measure perf report --stats -i "$file"; perf_wall=$WALL; perf_rss=$RSS
 	printf '%-28s %10s %10s %8s %12s %14s\n' tool "wall (s)" "MB/s" "GB/s" "Mrecords/s" "peak RSS (MB)"
 	for t in perfdiff "perfdiff --ordered" "perf report"; do

@@ -4,10 +4,14 @@
  * library API (pd_test_read_all), against `perf report --stats` for files
  * recorded here with perf (skipped when perf is absent), and against names
  * whose bytes the test chose.  The UTF-8 helper the CLI uses for every
- * string is also tested directly with hand-made sequences.
+ * string is also tested directly with hand-made sequences, and the
+ * hand-written formatting of `perfdiff script` against printf and jansson.
+ * `dump --stats` counts of unresolved samples are checked against
+ * `perf script -F ip,dso` for a program deleted after its recording.
  */
 #include "testutil.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The tool's own helper, compiled into this test: it is not part of the
- * library, and its edge cases are easier to reach directly. */
+/* The tool's own helpers, compiled into this test: they are not part of
+ * the library, and their edge cases are easier to reach directly. */
 #include "../tools/perfdiff/utf8.c"
+#include "../tools/perfdiff/outbuf.c"
+#include "../tools/perfdiff/namecache.c"
 
 #define CORPUS_SLEEP "linux-perf-data/tests/fixtures/sleep.data"
 #define CORPUS_ZSTD "linux-perf-data/tests/fixtures/sleep.compressed.data"
@@ -111,7 +117,7 @@ static bool perf_record(const char *dir, const char *name, const char *extra,
 	if (!pd_test_have_perf())
 		return false;
 	snprintf(path, n, "%s/%s", dir, name);
-	char cmd[8192];
+	char cmd[16384];
 	snprintf(cmd, sizeof cmd,
 		 "perf record -N -e cpu-clock %s -o '%s' -- %s >/dev/null 2>&1; echo $?",
 		 extra, path, workload);
@@ -299,6 +305,7 @@ START_TEST(test_help_and_version)
 	r = run_cli(dir, "dump --help");
 	ck_assert_int_eq(r.status, 0);
 	const char *documented[] = { "--stats", "--ordered", "--format", "--help",
+				     "--no-symbols", "unresolved",
 				     "UNKNOWN", "Exit status", "  0", "  1", "  2" };
 	for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
 		ck_assert_msg(strstr(r.out, documented[i]),
@@ -782,6 +789,360 @@ START_TEST(test_utf8_helper)
 }
 END_TEST
 
+/* ------------------------------------ unresolved samples in --stats */
+
+/* A CPU-bound program for about 200 ms, compiled at test time so that no
+ * build-id cache or debug directory knows it. */
+static const char spin_src[] =
+	"#include <time.h>\n"
+	"static volatile unsigned long sink;\n"
+	"int main(void)\n"
+	"{\n"
+	"	struct timespec a, b;\n"
+	"	clock_gettime(CLOCK_MONOTONIC, &a);\n"
+	"	do {\n"
+	"		for (int i = 0; i < 100000; i++)\n"
+	"			sink += (unsigned long)i;\n"
+	"		clock_gettime(CLOCK_MONOTONIC, &b);\n"
+	"	} while ((b.tv_sec - a.tv_sec) * 1000000000L +\n"
+	"		 (b.tv_nsec - a.tv_nsec) < 200000000L);\n"
+	"	return 0;\n"
+	"}\n";
+
+/* Samples whose ip perf places in `dso`: lines "IP (DSO)" of
+ * `perf script -F ip,dso` (a recording without call chains). */
+static uint64_t perf_samples_in_dso(const char *data, const char *dso)
+{
+	char cmd[8400], tail[4300];
+	snprintf(cmd, sizeof cmd, "perf script -F ip,dso -i '%s' 2>/dev/null", data);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	ck_assert_msg(out && st == 0, "perf script failed on %s", data);
+	snprintf(tail, sizeof tail, " (%s)", dso);
+	size_t tl = strlen(tail);
+	uint64_t n = 0;
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+		size_t len = strlen(l);
+		if (len > tl && strcmp(l + len - tl, tail) == 0)
+			n++;
+	}
+	free(out);
+	return n;
+}
+
+START_TEST(test_stats_unresolved_per_dso)
+{
+	char *dir = pd_test_tmpdir();
+	ck_assert_ptr_nonnull(dir);
+	char src[4200], prog[4200], path[4200], args[8600], cmd[8600];
+	snprintf(src, sizeof src, "%s/spin.c", dir);
+	snprintf(prog, sizeof prog, "%s/spin_gone", dir);
+	ck_assert(pd_test_write_file(src, spin_src, sizeof spin_src - 1));
+	snprintf(cmd, sizeof cmd, "cc -O1 -o '%s' '%s' 2>&1", prog, src);
+	int st;
+	free(pd_test_run(cmd, &st));
+	if (st != 0 || !perf_record(dir, "gone.data", "", prog, path, sizeof path)) {
+		pd_test_rmrf(dir);
+		free(dir);
+		PD_SKIP("no C compiler, or perf is absent or cannot record here");
+	}
+	uint64_t want = perf_samples_in_dso(path, prog);
+	ck_assert_msg(want >= 20, "only %llu samples in %s", (unsigned long long)want,
+		      prog);
+	ck_assert_int_eq(unlink(prog), 0);
+
+	/* JSON: the deleted program is listed with perf's count; its samples
+	 * are all of its unresolved ones, since nothing can name them now */
+	snprintf(args, sizeof args, "dump --stats --format=json '%s'", path);
+	cli_result r = run_cli(dir, args);
+	ck_assert_msg(r.status == 0, "status %d (symbolizer warnings are not "
+		      "reader warnings): %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	json_t *u = json_object_get(j, "unresolved");
+	ck_assert(json_is_array(u));
+	uint64_t got = 0, unresolved = 0;
+	bool found = false;
+	for (size_t i = 0; i < json_array_size(u); i++) {
+		json_t *e = json_array_get(u, i);
+		const char *dso = json_string_value(json_object_get(e, "dso"));
+		ck_assert_ptr_nonnull(dso);
+		uint64_t n = jint(e, "samples");
+		ck_assert_uint_gt(n, 0);
+		if (i > 0) /* most samples first */
+			ck_assert_uint_le(n, jint(json_array_get(u, i - 1), "samples"));
+		unresolved += n;
+		if (strcmp(dso, prog) == 0) {
+			found = true;
+			got = n;
+		}
+	}
+	ck_assert_msg(found, "%s is not among the unresolved dsos: %s", prog, r.out);
+	ck_assert_uint_eq(got, want);
+	uint64_t samples = jint(j, "samples");
+	ck_assert_uint_eq(jint(j, "unattributed"), 0);
+	ck_assert_uint_eq(jint(j, "samples_symbolized"), samples);
+	ck_assert_uint_le(jint(j, "samples_resolved") + unresolved, samples);
+	ck_assert(json_is_null(json_object_get(j, "symbols_error")));
+	/* why: the warning names the missing program */
+	json_t *w = json_object_get(j, "symbol_warnings");
+	bool named = false;
+	for (size_t i = 0; i < json_array_size(w); i++)
+		named |= strstr(json_string_value(json_array_get(w, i)), prog) != NULL;
+	ck_assert_msg(named, "no symbol warning names %s", prog);
+	json_decref(j);
+	cli_result_free(&r);
+
+	/* text: the section, with the count in front of the path */
+	char line[4400];
+	snprintf(line, sizeof line, "\n%12llu  %s\n", (unsigned long long)want, prog);
+	snprintf(args, sizeof args, "dump --stats '%s'", path);
+	r = run_cli(dir, args);
+	ck_assert_int_eq(r.status, 0);
+	char *sec = strstr(r.out, "\nunresolved samples per dso:\n");
+	ck_assert_ptr_nonnull(sec);
+	ck_assert_msg(strstr(sec, line) != NULL, "no line '%s' in: %s", line + 1, sec);
+	cli_result_free(&r);
+
+	/* --no-symbols: the reader's statistics only */
+	snprintf(args, sizeof args, "dump --stats --no-symbols --format=json '%s'", path);
+	r = run_cli(dir, args);
+	ck_assert_int_eq(r.status, 0);
+	j = parse_json(r.out);
+	ck_assert_uint_eq(jint(j, "samples"), samples);
+	const char *absent[] = { "unresolved", "samples_resolved",
+				 "samples_symbolized", "symbol_warnings",
+				 "symbols_error" };
+	for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+		ck_assert_msg(json_object_get(j, absent[i]) == NULL,
+			      "--no-symbols still gives %s", absent[i]);
+	json_decref(j);
+	cli_result_free(&r);
+	snprintf(args, sizeof args, "dump --stats --no-symbols '%s'", path);
+	r = run_cli(dir, args);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_null(strstr(r.out, "unresolved"));
+	ck_assert_ptr_nonnull(strstr(r.out, "total samples:"));
+	cli_result_free(&r);
+
+	/* standard input: a regular file (read again through /dev/stdin),
+	 * and a pipe of the pipe-mode copy (read once, in timestamp order) */
+	snprintf(cmd, sizeof cmd, "perf inject -i '%s' -o - > '%s.pipe' 2>/dev/null",
+		 path, path);
+	free(pd_test_run(cmd, &st));
+	bool have_pipe = st == 0;
+	for (int k = 0; k < 2; k++) {
+		if (k == 1 && !have_pipe)
+			break;
+		if (k == 0)
+			snprintf(cmd, sizeof cmd,
+				 "'%s' dump --stats --format=json - < '%s' 2>/dev/null",
+				 PD_CLI_PATH, path);
+		else
+			snprintf(cmd, sizeof cmd,
+				 "cat '%s.pipe' | '%s' dump --stats --format=json - 2>/dev/null",
+				 path, PD_CLI_PATH);
+		char *out = pd_test_run(cmd, &st);
+		ck_assert_msg(out && st == 0, "%s: status %d", cmd, st);
+		j = parse_json(out);
+		ck_assert_str_eq(json_string_value(json_object_get(j, "mode")),
+				 k == 0 ? "file" : "pipe");
+		u = json_object_get(j, "unresolved");
+		got = 0;
+		for (size_t i = 0; i < json_array_size(u); i++) {
+			json_t *e = json_array_get(u, i);
+			if (strcmp(json_string_value(json_object_get(e, "dso")), prog) == 0)
+				got = jint(e, "samples");
+		}
+		ck_assert_msg(got == want, "%s: %llu samples unresolved in %s, perf %llu",
+			      cmd, (unsigned long long)got, prog, (unsigned long long)want);
+		json_decref(j);
+		free(out);
+	}
+	pd_test_rmrf(dir);
+	free(dir);
+}
+END_TEST
+
+/* --------------------------------- the formatting of `perfdiff script` */
+
+static char *ob_string(outbuf *b)
+{
+	ck_assert(!b->oom);
+	char *s = malloc(b->len + 1);
+	ck_assert_ptr_nonnull(s);
+	memcpy(s, b->p, b->len);
+	s[b->len] = '\0';
+	b->len = 0;
+	return s;
+}
+
+START_TEST(test_script_numbers)
+{
+	static const uint64_t values[] = {
+		0, 1, 9, 10, 15, 16, 99, 100, 255, 256, 999, 1000, 4095, 65535,
+		123456, 999999, 1000000, 0x7fffffffu, 4294967295u, 4294967296u,
+		0xffffffff81000000u, 999999999999999999u, 1000000000000000000u,
+		INT64_MAX, (uint64_t)INT64_MAX + 1, UINT64_MAX,
+	};
+	static const unsigned widths[] = { 0, 1, 3, 5, 6, 9, 10, 16, 20, 24 };
+	outbuf b = { 0 };
+	char want[64];
+	for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+		uint64_t v = values[i];
+		for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+			int w = (int)widths[k];
+			const struct {
+				char pad;
+				bool left;
+				const char *fmt;
+			} forms[] = {
+				{ ' ', false, "%*" PRIu64 },
+				{ '0', false, "%0*" PRIu64 },
+				{ ' ', true, "%-*" PRIu64 },
+			};
+			for (size_t f = 0; f < 3; f++) {
+				ck_assert(ob_reserve(&b, 64));
+				ob_dec_r(&b, v, (unsigned)w, forms[f].pad, forms[f].left);
+				char *got = ob_string(&b);
+				snprintf(want, sizeof want, forms[f].fmt, w, v);
+				ck_assert_msg(strcmp(got, want) == 0, "'%s' gives '%s', printf '%s'",
+					      forms[f].fmt, got, want);
+				free(got);
+			}
+			ck_assert(ob_reserve(&b, 64));
+			ob_hex_r(&b, v, (unsigned)w);
+			char *got = ob_string(&b);
+			snprintf(want, sizeof want, "%*" PRIx64, w, v);
+			ck_assert_msg(strcmp(got, want) == 0, "hex gives '%s', printf '%s'", got,
+				      want);
+			free(got);
+		}
+		ob_put_json_u64(&b, v);
+		char *got = ob_string(&b);
+		if (v <= (uint64_t)INT64_MAX)
+			snprintf(want, sizeof want, "%" PRIu64, v);
+		else
+			snprintf(want, sizeof want, "\"%" PRIu64 "\"", v);
+		ck_assert_str_eq(got, want);
+		free(got);
+		ob_put_json_hex(&b, v);
+		got = ob_string(&b);
+		snprintf(want, sizeof want, "\"0x%" PRIx64 "\"", v);
+		ck_assert_str_eq(got, want);
+		free(got);
+	}
+	ob_free(&b);
+}
+END_TEST
+
+/* What jansson writes for jo_str(s): ill-formed bytes replaced, then
+ * jansson's own escaping. */
+static char *jansson_string(const char *s)
+{
+	size_t n = strlen(s), len;
+	char *clean = utf8_sanitize(s, n, &len);
+	ck_assert_ptr_nonnull(clean);
+	json_t *v = json_stringn(clean, len);
+	ck_assert_ptr_nonnull(v);
+	char *out = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	ck_assert_ptr_nonnull(out);
+	json_decref(v);
+	free(clean);
+	return out;
+}
+
+static char *fput_escaped_string(const char *s)
+{
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *f = open_memstream(&buf, &blen);
+	ck_assert_ptr_nonnull(f);
+	utf8_fput_escaped(s, f);
+	fclose(f);
+	return buf;
+}
+
+/* ob_put_escaped / ob_put_json_str and their cached forms against
+ * utf8_fput_escaped and jansson, for every single byte and for long
+ * strings with multi-byte and ill-formed sequences at every position
+ * around utf8_fput_escaped's chunk boundary. */
+static void check_string(outbuf *b, name_cache *nc, const char *s)
+{
+	char *want = fput_escaped_string(s);
+	ob_put_escaped(b, s);
+	char *got = ob_string(b);
+	ck_assert_msg(strcmp(got, want) == 0, "escaped text differs for a %zu-byte string",
+		      strlen(s));
+	free(got);
+	for (int pass = 0; pass < 2; pass++) { /* a miss, then a hit */
+		ob_put_name(b, nc, s);
+		got = ob_string(b);
+		ck_assert_msg(strcmp(got, want) == 0, "cached text differs");
+		free(got);
+	}
+	free(want);
+
+	want = jansson_string(s);
+	ob_put_json_str(b, s);
+	got = ob_string(b);
+	ck_assert_msg(strcmp(got, want) == 0, "JSON '%s', jansson '%s'", got, want);
+	free(got);
+	for (int pass = 0; pass < 2; pass++) {
+		ob_put_json_name(b, nc, s);
+		got = ob_string(b);
+		ck_assert_msg(strcmp(got, want) == 0, "cached JSON '%s', jansson '%s'", got,
+			      want);
+		free(got);
+	}
+	free(want);
+}
+
+START_TEST(test_script_strings)
+{
+	outbuf b = { 0 };
+	name_cache *nc = calloc(1, sizeof *nc);
+	ck_assert_ptr_nonnull(nc);
+	/* distinct buffers: the cache is keyed by address */
+	static char single[255][4];
+	for (int c = 1; c < 256; c++) {
+		snprintf(single[c - 1], sizeof single[c - 1], "a%cz", c);
+		check_string(&b, nc, single[c - 1]);
+	}
+	static const char *pieces[] = {
+		"\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xFF", "\xE2\x82",
+		"\xC2\x85", "\\", "\"", "\x7F", "\x01", "\n", "x",
+	};
+	for (size_t p = 0; p < sizeof pieces / sizeof pieces[0]; p++)
+		for (size_t at = 1016; at <= 1028; at++) {
+			char *s = malloc(2100);
+			ck_assert_ptr_nonnull(s);
+			memset(s, 'a', at);
+			strcpy(s + at, pieces[p]);
+			size_t l = strlen(s);
+			memset(s + l, 'b', 1500 - l);
+			s[1500] = '\0';
+			check_string(&b, nc, s);
+			free(s);
+		}
+	/* a run of continuation bytes across the boundary */
+	char *s = malloc(1200);
+	ck_assert_ptr_nonnull(s);
+	memset(s, 'a', 1200);
+	memset(s + 1018, 0x80, 12);
+	s[1199] = '\0';
+	check_string(&b, nc, s);
+	free(s);
+
+	ob_put_json_str(&b, NULL);
+	ob_put_json_name(&b, nc, NULL);
+	char *got = ob_string(&b);
+	ck_assert_str_eq(got, "nullnull");
+	free(got);
+	free(nc);
+	ob_free(&b);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -798,6 +1159,9 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, test_stdin_and_compressed_corpus);
 	tcase_add_test(tc, test_bad_bytes_in_names);
 	tcase_add_test(tc, test_utf8_helper);
+	tcase_add_test(tc, test_stats_unresolved_per_dso);
+	tcase_add_test(tc, test_script_numbers);
+	tcase_add_test(tc, test_script_strings);
 	suite_add_tcase(s, tc);
 	return s;
 }

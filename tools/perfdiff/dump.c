@@ -6,12 +6,15 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dump.h"
 #include "json_out.h"
 
 typedef struct dump_opts {
 	bool stats;
+	bool no_symbols;
 	bool ordered;
 	enum cli_format format;
 	const char *path;
@@ -30,7 +33,13 @@ void dump_usage(FILE *f)
 "Options:\n"
 "  --stats            print header facts and counts instead of the records:\n"
 "                     records per type, samples per event, lost and\n"
-"                     unattributed samples, warnings\n"
+"                     unattributed samples, warnings; then the samples\n"
+"                     are symbolized (as 'perfdiff script' does, in\n"
+"                     timestamp order) and those whose leaf address has\n"
+"                     no symbol are counted per dso\n"
+"  --no-symbols       with --stats: the reader's statistics only, without\n"
+"                     the symbolizing pass (what bench/bench-reader.sh\n"
+"                     times)\n"
 "  --ordered          deliver records in timestamp order, as later stages\n"
 "                     see them (default: file order, like 'perf report -D')\n"
 "  --format=FMT       'text' (default) or 'json' (also '--format FMT'):\n"
@@ -63,8 +72,16 @@ void dump_usage(FILE *f)
 "samples, total_records, records (counts by type name), compressed_inner,\n"
 "events ([{name, samples, type, config}]), unattributed, lost (LOST sum),\n"
 "lost_samples (LOST_SAMPLES sum), out_of_order, bytes_read,\n"
-"bytes_decompressed, warnings.  When FILE cannot be opened: file, error,\n"
-"mode (null) and zero counts.\n"
+"bytes_decompressed, warnings; unless --no-symbols: samples_symbolized\n"
+"(samples with an event), samples_resolved (leaf named), unresolved\n"
+"([{dso, samples}], most samples first), symbol_warnings (missing files,\n"
+"build-id mismatches, ...) and symbols_error (null or the message).  When\n"
+"FILE cannot be opened: file, error, mode (null) and zero counts.\n"
+"\n"
+"Symbolizing reads the input a second time; a pipe on standard input,\n"
+"which can be read only once, is read once in timestamp order (as with\n"
+"--ordered).  Symbolizer warnings are part of the report, not of the\n"
+"exit status.\n"
 "\n"
 "JSON strings are valid UTF-8: bytes that are not are replaced by U+FFFD.\n"
 "Addresses are hex strings; counts and times (ns) are numbers.\n"
@@ -97,6 +114,8 @@ static int parse_args(int argc, char **argv, dump_opts *o)
 			return CLI_EXIT_OK;
 		} else if (strcmp(a, "--stats") == 0) {
 			o->stats = true;
+		} else if (strcmp(a, "--no-symbols") == 0) {
+			o->no_symbols = true;
 		} else if (strcmp(a, "--ordered") == 0) {
 			o->ordered = true;
 		} else if ((m = cli_opt_value(argc, argv, &i, "--format", &val))) {
@@ -143,23 +162,132 @@ static int finish_output(void)
 	return 0;
 }
 
+/* Print the report, then the reader's warnings and error; returns the
+ * exit status.  `read_error`: reading stopped at `err`. */
+static int report(const dump_opts *o, const pd_reader *r,
+		  const stats_times *times, bool read_error,
+		  const pd_error *err, const stats_symbols *sym, bool out_failed)
+{
+	if (o->stats && !out_failed &&
+	    stats_print(stdout, o->format, o->path, r, times,
+			read_error ? error_text(err) : NULL, sym) < 0) {
+		cli_error("cannot write the statistics");
+		out_failed = true;
+	}
+	if (finish_output() < 0)
+		out_failed = true;
+
+	size_t nw = pd_reader_warning_count(r);
+	for (size_t i = 0; i < nw; i++)
+		cli_warning("%s", pd_reader_warning(r, i));
+	if (read_error)
+		cli_print_pd_error(o->path, err);
+	if (out_failed || read_error)
+		return CLI_EXIT_ERROR;
+	return nw ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+}
+
+static int open_failed(const dump_opts *o, const pd_error *err)
+{
+	if (o->stats && o->format == CLI_FORMAT_JSON)
+		stats_print(stdout, o->format, o->path, NULL, NULL,
+			    error_text(err), NULL);
+	finish_output();
+	cli_print_pd_error(o->path, err);
+	return CLI_EXIT_ERROR;
+}
+
+/*
+ * The path a second, symbolizing pass can read the input from, or NULL
+ * when it can be read only once: standard input that is not a regular
+ * file.  Regular standard input is opened again through /dev/stdin.
+ */
+static const char *reread_path(const char *path)
+{
+	if (strcmp(path, "-") != 0)
+		return path;
+	struct stat sb;
+	if (fstat(STDIN_FILENO, &sb) == 0 && S_ISREG(sb.st_mode))
+		return "/dev/stdin";
+	return NULL;
+}
+
+/* Symbolize the samples of `path` into `sym`; false when an error stopped
+ * it (in `err` and sym->error). */
+static bool symbolize(const char *path, stats_symbols *sym, pd_error *err)
+{
+	pd_session *s;
+	memset(err, 0, sizeof *err);
+	if (pd_session_open(&s, path, NULL, err) < 0) {
+		sym->error = strdup(error_text(err));
+		return false;
+	}
+	int rc = stats_symbols_run(s, sym, NULL, err);
+	pd_session_free(s);
+	if (rc < 0 && !sym->error)
+		sym->error = strdup("out of memory");
+	return rc == 0;
+}
+
+/*
+ * --stats for an input that can be read only once (a pipe on standard
+ * input): a session reads it, in timestamp order, which symbolizing
+ * needs; the counts are its reader's.
+ */
+static int stats_one_pass(const dump_opts *o)
+{
+	pd_session *s;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	if (pd_session_open(&s, o->path, NULL, &err) < 0)
+		return open_failed(o, &err);
+	stats_times times = { 0 };
+	stats_symbols sym = { 0 };
+	int rc = stats_symbols_run(s, &sym, &times, &err);
+	/* a read error is the report's own error: not repeated as the
+	 * symbolizer's */
+	bool read_error = rc > 0;
+	free(sym.error);
+	sym.error = NULL;
+	bool oom = rc < 0;
+	if (oom)
+		cli_error("cannot resolve symbols: out of memory");
+	int st = report(o, pd_session_reader(s), &times, read_error, &err,
+			&sym, oom);
+	stats_symbols_free(&sym);
+	pd_session_free(s);
+	return st;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	dump_opts o = { .format = CLI_FORMAT_TEXT };
 	int st = parse_args(argc, argv, &o);
 	if (st >= 0)
 		return st;
+	bool symbols = o.stats && !o.no_symbols;
+	const char *again = symbols ? reread_path(o.path) : NULL;
+	if (symbols && !again)
+		return stats_one_pass(&o);
+
+	/* The samples are named in a pass of their own, in timestamp order as
+	 * perf does, so that every map is known before the samples that fall
+	 * in it; the records are counted below exactly as without symbols.
+	 * Symbolizing first means that the session's memory is gone before
+	 * the reader maps the file again. */
+	stats_symbols sym = { 0 };
+	bool sym_error = false;
+	if (symbols) {
+		pd_error serr;
+		sym_error = !symbolize(again, &sym, &serr);
+	}
 
 	pd_reader *r;
 	pd_error err;
 	unsigned flags = o.ordered ? 0 : PD_READER_FILE_ORDER;
 	if (cli_open_reader(o.path, flags, &r, &err) < 0) {
-		if (o.stats && o.format == CLI_FORMAT_JSON)
-			stats_print(stdout, o.format, o.path, NULL, NULL,
-				    error_text(&err));
-		finish_output();
-		cli_print_pd_error(o.path, &err);
-		return CLI_EXIT_ERROR;
+		stats_symbols_free(&sym);
+		return open_failed(&o, &err);
 	}
 
 	stats_times times = { 0 };
@@ -178,23 +306,16 @@ int cmd_dump(int argc, char **argv)
 		}
 	}
 	bool read_error = !out_failed && rc != PD_ITEROVER;
-	if (o.stats && !out_failed &&
-	    stats_print(stdout, o.format, o.path, r, &times,
-			read_error ? error_text(&err) : NULL) < 0) {
-		cli_error("cannot write the statistics");
-		out_failed = true;
+
+	st = report(&o, r, &times, read_error, &err, symbols ? &sym : NULL,
+		    out_failed);
+	/* the reader's error, when there was one, already explains this */
+	if (sym_error && !read_error) {
+		cli_error("cannot resolve symbols: %s",
+			  sym.error ? sym.error : "out of memory");
+		st = CLI_EXIT_ERROR;
 	}
-	if (finish_output() < 0)
-		out_failed = true;
-
-	size_t nw = pd_reader_warning_count(r);
-	for (size_t i = 0; i < nw; i++)
-		cli_warning("%s", pd_reader_warning(r, i));
-	if (read_error)
-		cli_print_pd_error(o.path, &err);
+	stats_symbols_free(&sym);
 	pd_reader_free(r);
-
-	if (out_failed || read_error)
-		return CLI_EXIT_ERROR;
-	return nw ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+	return st;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "cli_common.h"
+#include "perfdiff/session.h"
 
 int cmd_dump(int argc, char **argv);
 void dump_usage(FILE *f);
@@ -51,13 +52,42 @@ typedef struct stats_times {
 
 void stats_times_add(stats_times *t, const pd_record *rec);
 
+/* What symbolizing every sample's leaf found (stats_symbols.c). */
+typedef struct stats_unresolved {
+	char *dso;
+	uint64_t samples;
+} stats_unresolved;
+
+typedef struct stats_symbols {
+	uint64_t samples;            /* samples the session delivered */
+	uint64_t resolved;           /* of those, with the leaf named */
+	size_t nunresolved;
+	stats_unresolved *unresolved; /* most samples first */
+	size_t nwarnings;
+	char **warnings;             /* the symbolizer's (missing files, ...) */
+	char *error;                 /* what stopped symbolizing, or NULL */
+} stats_symbols;
+
+/*
+ * Read all samples of session `s`, counting resolved leaves and (when
+ * `times` is not NULL) sample times, then copy the session's unresolved
+ * counts and warnings into `out`.  Returns 0 when the input was read to
+ * the end, 1 when an error stopped reading (in `err`, and its message in
+ * out->error), -1 when memory ran out for the copies.
+ */
+int stats_symbols_run(pd_session *s, stats_symbols *out, stats_times *times,
+		      pd_error *err);
+void stats_symbols_free(stats_symbols *sym);
+
 /*
  * Print the --stats report for what `r` has read.  `r` is NULL when the
  * input could not be opened (JSON then still gives an object with the
  * error).  `error` is the message of the error that stopped reading, or
- * NULL.  Returns -1 on a write or memory failure.
+ * NULL.  `sym` is NULL when symbols were not resolved (--no-symbols).
+ * Returns -1 on a write or memory failure.
  */
 int stats_print(FILE *f, enum cli_format fmt, const char *path,
-		const pd_reader *r, const stats_times *t, const char *error);
+		const pd_reader *r, const stats_times *t, const char *error,
+		const stats_symbols *sym);
 
 #endif

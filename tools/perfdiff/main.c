@@ -7,6 +7,8 @@
 
 #include "cli_common.h"
 #include "dump.h"
+#include "report.h"
+#include "script.h"
 
 typedef struct command {
 	const char *name;
@@ -18,6 +20,10 @@ typedef struct command {
 static const command commands[] = {
 	{ "dump", "list the records of a perf.data file, or --stats",
 	  cmd_dump, dump_usage },
+	{ "script", "print every sample with its call chain named, like perf script",
+	  cmd_script, script_usage },
+	{ "report", "children/self profile with call chains, like perf report --children",
+	  cmd_report, report_usage },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

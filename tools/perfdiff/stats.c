@@ -2,6 +2,8 @@
  * `dump --stats`: header facts and counters of what was read, as text
  * (similar in spirit to `perf report --stats`) or as one JSON object.
  * Records with a type this library cannot name are summed under "UNKNOWN".
+ * Unless --no-symbols is given, the report ends with what symbolizing the
+ * samples found (stats_symbols.c).
  */
 #include <inttypes.h>
 #include <string.h>
@@ -182,13 +184,45 @@ static void text_counts(FILE *f, const pd_reader *r)
 	}
 }
 
+/* The session delivers every attributed sample (an unattributed one has no
+ * event to lay it out by); `samples` counts those. */
+static void text_symbols(FILE *f, const stats_symbols *sym)
+{
+	uint64_t total = sym->samples;
+	fputc('\n', f);
+	fprintf(f, "%-22s%" PRIu64 " of %" PRIu64 " samples symbolized",
+		"leaf symbol named:", sym->resolved, total);
+	if (total)
+		fprintf(f, " (%.1f%%)", 100.0 * (double)sym->resolved / (double)total);
+	fputc('\n', f);
+	fputs("unresolved samples per dso:\n", f);
+	if (!sym->nunresolved)
+		fputs("  (none)\n", f);
+	for (size_t i = 0; i < sym->nunresolved; i++) {
+		fprintf(f, "%12" PRIu64 "  ", sym->unresolved[i].samples);
+		utf8_fput_escaped(sym->unresolved[i].dso, f);
+		fputc('\n', f);
+	}
+	fprintf(f, "%-22s%zu\n", "symbol warnings:", sym->nwarnings);
+	for (size_t i = 0; i < sym->nwarnings; i++) {
+		fputs("  ", f);
+		utf8_fput_escaped(sym->warnings[i], f);
+		fputc('\n', f);
+	}
+	if (sym->error)
+		text_str(f, "symbols error:", sym->error);
+}
+
 static void stats_text(FILE *f, const char *path, const pd_reader *r,
-		       const stats_times *t, const char *error)
+		       const stats_times *t, const char *error,
+		       const stats_symbols *sym)
 {
 	text_str(f, "file:", path);
 	if (r) {
 		text_header(f, pd_reader_header(r), t);
 		text_counts(f, r);
+		if (sym)
+			text_symbols(f, sym);
 	}
 	/* Reading stopped here: the counts above cover what came before. */
 	if (error)
@@ -275,6 +309,27 @@ static void json_counts(json_t *o, const pd_reader *r)
 	jo_set(o, "warnings", w);
 }
 
+static void json_symbols(json_t *o, const stats_symbols *sym)
+{
+	jo_set(o, "samples_symbolized", jo_u64(sym->samples));
+	jo_set(o, "samples_resolved", jo_u64(sym->resolved));
+	json_t *u = json_array();
+	for (size_t i = 0; u && i < sym->nunresolved; i++) {
+		json_t *e = json_object();
+		if (!e)
+			continue;
+		jo_set(e, "dso", jo_str(sym->unresolved[i].dso));
+		jo_set(e, "samples", jo_u64(sym->unresolved[i].samples));
+		json_array_append_new(u, e);
+	}
+	jo_set(o, "unresolved", u);
+	json_t *w = json_array();
+	for (size_t i = 0; w && i < sym->nwarnings; i++)
+		json_array_append_new(w, jo_str(sym->warnings[i]));
+	jo_set(o, "symbol_warnings", w);
+	jo_set(o, "symbols_error", jo_str(sym->error));
+}
+
 /* The same keys when nothing could be read, so scripts need no special case. */
 static void json_empty(json_t *o)
 {
@@ -290,7 +345,8 @@ static void json_empty(json_t *o)
 }
 
 static int stats_json(FILE *f, const char *path, const pd_reader *r,
-		      const stats_times *t, const char *error)
+		      const stats_times *t, const char *error,
+		      const stats_symbols *sym)
 {
 	json_t *o = json_object();
 	if (!o)
@@ -300,6 +356,8 @@ static int stats_json(FILE *f, const char *path, const pd_reader *r,
 	if (r) {
 		json_header(o, pd_reader_header(r), t);
 		json_counts(o, r);
+		if (sym)
+			json_symbols(o, sym);
 	} else {
 		json_empty(o);
 	}
@@ -307,10 +365,11 @@ static int stats_json(FILE *f, const char *path, const pd_reader *r,
 }
 
 int stats_print(FILE *f, enum cli_format fmt, const char *path,
-		const pd_reader *r, const stats_times *t, const char *error)
+		const pd_reader *r, const stats_times *t, const char *error,
+		const stats_symbols *sym)
 {
 	if (fmt == CLI_FORMAT_JSON)
-		return stats_json(f, path, r, t, error);
-	stats_text(f, path, r, t, error);
+		return stats_json(f, path, r, t, error, sym);
+	stats_text(f, path, r, t, error, sym);
 	return ferror(f) ? -1 : 0;
 }

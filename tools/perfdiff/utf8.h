@@ -23,6 +23,10 @@ bool utf8_is_valid(const char *s, size_t n);
  * NULL) gets the length without the NUL.  NULL on allocation failure. */
 char *utf8_sanitize(const char *s, size_t n, size_t *outlen);
 
+/* Escape s[0..n) for a text line into `dst` (room for 4n bytes), as
+ * utf8_fput_escaped() writes it; returns the length written. */
+size_t utf8_escape_to(char *dst, const char *s, size_t n);
+
 /* Write `s` for a text line: printable UTF-8 as-is; control characters
  * (C0, DEL, C1), ill-formed bytes and the backslash as \xNN / \\. */
 void utf8_fput_escaped(const char *s, FILE *f);

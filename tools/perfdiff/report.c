@@ -1,0 +1,604 @@
+/*
+ * `perfdiff report [options] FILE...`: the files are runs of one setup,
+ * folded into one profile (children, self and the calling-context tree of
+ * every event) and printed as a table like `perf report --children` with
+ * call chains under each row, or as JSON, CSV or collapsed stacks.
+ * Options map onto pd_profile_options; the exit status tells a clean read
+ * (0) from one with warnings (1) and from an error (2).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "report_lkp.h"
+
+#define CMD "report"
+
+void report_usage(FILE *f)
+{
+	fputs(
+"Usage: perfdiff report [OPTIONS] FILE...\n"
+"\n"
+"Fold the samples of one or more perf.data inputs into a profile and print\n"
+"it.  Several FILEs are runs of the same setup: their values are summed\n"
+"(JSON and CSV also give each run's).  FILE is a perf.data file, '-' for\n"
+"standard input (pipe mode) or a 'perf record --threads' directory.\n"
+"\n"
+"For every event, each symbol (keyed by name, dso and inline-ness) gets\n"
+"  Children  the share of the event's period whose call chain contains\n"
+"            it, counted once per sample even under recursion;\n"
+"  Self      the share of samples whose leaf frame it is.\n"
+"Percentages are of the event's total period (of the selected samples\n"
+"when filters are given).  Compiler clone suffixes (.isra.N,\n"
+".constprop.N, .part.N, .cold, .llvm.N, .lto_priv.N, .localalias) are\n"
+"folded into the function's name.  Frames without a symbol are named by\n"
+"their address in their dso, one row per address, as perf does.\n"
+"\n"
+"Text output (default): per event a header, then one row per symbol,\n"
+"sorted by Children:\n"
+"  CHILDREN%  SELF%  DSO  [k|.] SYMBOL\n"
+"([k] kernel, [.] user; inline frames end in ' (inlined)') and under each\n"
+"row its call chains as a tree, percentages of the event total:\n"
+"  caller order (default): the row's symbol, then what it calls;\n"
+"  callee order: the row's symbol, then who calls it.\n"
+"\n"
+"Options:\n"
+"  --format=FMT       text (default), json, csv, folded or lkp\n"
+"                     json: see docs/report-json.md (schema\n"
+"                     'perfdiff-report', version 1): runs, events, rows\n"
+"                     and the calling-context tree, with per-run values\n"
+"                     csv: one line per row: event,symbol,dso,level,inlined,\n"
+"                     children_pct,self_pct,children,self, then\n"
+"                     children_N,self_N for each run N\n"
+"                     folded: collapsed stacks for flame graphs, one line\n"
+"                     per distinct stack: 'COMM;ROOT;...;LEAF WEIGHT'; inline\n"
+"                     frames end in '_[i]'; ';' in names becomes ':'\n"
+"                     lkp: the kernel test robot's perf-profile keys\n"
+"                     ('calltrace|children|self.EVENT.SYMBOL: PCT'), exactly\n"
+"                     as its parser prints them from 'perf report --children\n"
+"                     -U -g folded,0.5,callee --sort=dso,symbol'; implies\n"
+"                     --perf-compat, -U and perf's names; every event adds\n"
+"                     to the first event's keys (the robot's way) unless\n"
+"                     --event is given; several FILEs: a '# FILE' line\n"
+"                     before each file's keys\n"
+"  --mean             with lkp: one block of each key's mean over the FILEs\n"
+"                     (0 where a FILE lacks the key)\n"
+"  --event=NAME       only this event ('cycles' finds 'cycles:pp'); by\n"
+"                     default every event with samples (folded: the event\n"
+"                     the kernel test robot picks: cycles, else cpu-clock,\n"
+"                     else task-clock)\n"
+"  --order=ORDER      caller (default) or callee chains under each row\n"
+"  --threshold=PCT    leave out chain nodes below PCT % of the event total\n"
+"                     (default 0.5)\n"
+"  --no-chains        the table without call chains\n"
+"  --percent-limit=PCT  leave out rows below PCT % (children, or self with\n"
+"                     --sort=self), and JSON tree nodes below it; also the\n"
+"                     chain threshold unless --threshold is given\n"
+"  --sort=KEY         children (default) or self\n"
+"  --weight=W         folded: period (default) or samples\n"
+"  --keep-suffixes    keep clone suffixes: foo.isra.0 stays apart from foo\n"
+"  -U, --hide-unresolved  as perf -U: drop samples whose leaf has no symbol\n"
+"                     (they leave the total) and skip unnamed frames in chains\n"
+"  --perf-compat      name frames exactly as perf 6.1 does for comparisons:\n"
+"                     return addresses without - 1, no inline frames\n"
+"  --no-inline        no inline frames (by default a sample in inlined code\n"
+"                     has the inline function as its leaf, 'f (inlined)')\n"
+"  --no-demangle      keep C++/Rust symbol names mangled\n"
+"  --max-stack=N      keep at most N frames per sample (default 127)\n"
+"  --symfs=DIR, --kallsyms=FILE, --vmlinux=FILE, --buildid-dir=DIR,\n"
+"  --jit-dir=DIR\n"
+"                     where code is looked up, as for 'perfdiff script'\n"
+"  --comm=NAME[,NAME] only samples of threads with these command names\n"
+"  --pid=N[,N]        only samples of these processes\n"
+"  --tid=N[,N]        only samples of these threads\n"
+"  --cpu=N[,N]        only samples taken on these CPUs\n"
+"  --dso=NAME[,NAME]  only samples whose leaf frame is in these dsos (full\n"
+"                     path or file name, e.g. libc.so.6, [kernel.kallsyms])\n"
+"  --time=START,END   only samples with START <= time <= END (seconds, as\n"
+"                     perf script prints them; either may be left empty)\n"
+"  -h, --help         show this help and exit\n"
+"  --                 end of options\n"
+"  Options that take a value accept '--opt=VALUE' and '--opt VALUE'; list\n"
+"  options may be repeated.\n"
+"\n"
+"Exit status:\n"
+"  0  every input was read to the end without warnings\n"
+"  1  read, with warnings from the reader or the symbolizer\n"
+"  2  usage error, an input could not be opened, or it is corrupt (what\n"
+"     was read before the error is still reported)\n"
+"Warnings go to stderr as 'perfdiff: warning: ...'.\n",
+	      f);
+}
+
+/* ------------------------------------------------------------- options */
+
+typedef struct cli_report {
+	report_opts ro;
+	pd_profile_options popts;
+	const char **paths;
+	size_t npaths;
+	char *lists[5];            /* comm, pid, tid, cpu, dso: joined with ',' */
+	const char *event_name;
+	bool threshold_set;
+	bool lkp, mean;            /* --format=lkp (report_lkp.h), --mean */
+} cli_report;
+
+enum { L_COMM, L_PID, L_TID, L_CPU, L_DSO };
+
+static bool append_list(char **list, const char *val)
+{
+	size_t old = *list ? strlen(*list) : 0, add = strlen(val);
+	char *s = realloc(*list, old + add + 2);
+	if (!s)
+		return false;
+	if (old)
+		s[old++] = ',';
+	memcpy(s + old, val, add + 1);
+	*list = s;
+	return true;
+}
+
+static bool parse_pct(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (s[0] == '\0' || *end || errno || !isfinite(v) || v < 0 || v > 100)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "SECS[.FRACTION]" as nanoseconds, exactly (no floating point). */
+static bool parse_secs(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t secs = 0, ns = 0;
+	size_t i = 0;
+	if (n == 0)
+		return false;
+	for (; i < n && s[i] != '.'; i++) {
+		if (s[i] < '0' || s[i] > '9' || secs > UINT64_MAX / 10 / 1000000000u)
+			return false;
+		secs = secs * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < n) {
+		uint64_t scale = 100000000u;
+		if (++i == n)
+			return false;
+		for (; i < n; i++) {
+			if (s[i] < '0' || s[i] > '9')
+				return false;
+			ns += (uint64_t)(s[i] - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (secs > (UINT64_MAX - ns) / 1000000000u)
+		return false;
+	*out = secs * 1000000000u + ns;
+	return true;
+}
+
+static bool parse_time(const char *s, pd_profile_options *o)
+{
+	const char *comma = strchr(s, ',');
+	if (!comma || strchr(comma + 1, ','))
+		return false;
+	size_t n1 = (size_t)(comma - s), n2 = strlen(comma + 1);
+	if (n1 == 0 && n2 == 0)
+		return false;
+	o->time_start = o->time_end = 0;
+	if (n1 && !parse_secs(s, n1, &o->time_start))
+		return false;
+	if (n2 && !parse_secs(comma + 1, n2, &o->time_end))
+		return false;
+	/* 0 means open: a range starting at 0 is the same as an open start */
+	return !(o->time_end && o->time_start > o->time_end);
+}
+
+typedef enum opt_kind {
+	OPT_FORMAT, OPT_EVENT, OPT_ORDER, OPT_THRESHOLD, OPT_PERCENT_LIMIT, OPT_SORT,
+	OPT_WEIGHT, OPT_MAX_STACK, OPT_SYMFS, OPT_KALLSYMS, OPT_VMLINUX, OPT_BUILDID_DIR,
+	OPT_JIT_DIR, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU, OPT_DSO, OPT_TIME,
+} opt_kind;
+
+static const struct {
+	const char *name;
+	opt_kind kind;
+} value_opts[] = {
+	{ "--format", OPT_FORMAT },       { "--event", OPT_EVENT },
+	{ "--order", OPT_ORDER },         { "--threshold", OPT_THRESHOLD },
+	{ "--percent-limit", OPT_PERCENT_LIMIT }, { "--sort", OPT_SORT },
+	{ "--weight", OPT_WEIGHT },       { "--max-stack", OPT_MAX_STACK },
+	{ "--symfs", OPT_SYMFS },         { "--kallsyms", OPT_KALLSYMS },
+	{ "--vmlinux", OPT_VMLINUX },
+	{ "--buildid-dir", OPT_BUILDID_DIR }, { "--jit-dir", OPT_JIT_DIR },
+	{ "--comm", OPT_COMM },           { "--pid", OPT_PID },
+	{ "--tid", OPT_TID },             { "--cpu", OPT_CPU },
+	{ "--dso", OPT_DSO },             { "--time", OPT_TIME },
+};
+
+#define NELEMS(a) (sizeof (a) / sizeof (a)[0])
+
+/* Returns -1 to continue, else an exit status. */
+static int apply_value(cli_report *c, const char *name, opt_kind kind, const char *val)
+{
+	report_opts *ro = &c->ro;
+	pd_session_options *so = &c->popts.session;
+	switch (kind) {
+	case OPT_FORMAT:
+		c->lkp = strcmp(val, "lkp") == 0;
+		if (c->lkp)
+			break;
+		if (strcmp(val, "text") == 0)
+			ro->format = REPORT_TEXT;
+		else if (strcmp(val, "json") == 0)
+			ro->format = REPORT_JSON;
+		else if (strcmp(val, "csv") == 0)
+			ro->format = REPORT_CSV;
+		else if (strcmp(val, "folded") == 0)
+			ro->format = REPORT_FOLDED;
+		else
+			return cli_usage_error(CMD,
+				"unknown format '%s' (use text, json, csv, folded or lkp)", val);
+		break;
+	case OPT_EVENT:
+		c->event_name = val;
+		break;
+	case OPT_ORDER:
+		if (strcmp(val, "caller") == 0)
+			ro->order = PD_CHAIN_CALLER;
+		else if (strcmp(val, "callee") == 0)
+			ro->order = PD_CHAIN_CALLEE;
+		else
+			return cli_usage_error(CMD, "--order is caller or callee, not '%s'", val);
+		break;
+	case OPT_THRESHOLD:
+	case OPT_PERCENT_LIMIT: {
+		double v;
+		if (!parse_pct(val, &v))
+			return cli_usage_error(CMD,
+				"%s needs a percentage from 0 to 100, not '%s'", name, val);
+		if (kind == OPT_THRESHOLD) {
+			ro->threshold = v;
+			c->threshold_set = true;
+		} else {
+			ro->percent_limit = v;
+		}
+		break;
+	}
+	case OPT_SORT:
+		if (strcmp(val, "children") == 0)
+			ro->sort_self = false;
+		else if (strcmp(val, "self") == 0)
+			ro->sort_self = true;
+		else
+			return cli_usage_error(CMD, "--sort is children or self, not '%s'", val);
+		break;
+	case OPT_WEIGHT:
+		if (strcmp(val, "period") == 0)
+			ro->weight_samples = false;
+		else if (strcmp(val, "samples") == 0)
+			ro->weight_samples = true;
+		else
+			return cli_usage_error(CMD, "--weight is period or samples, not '%s'", val);
+		break;
+	case OPT_MAX_STACK: {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(val, &end, 10);
+		if (val[0] < '0' || val[0] > '9' || *end || errno || n == 0 || n > UINT_MAX)
+			return cli_usage_error(CMD,
+				"--max-stack needs a positive number, not '%s'", val);
+		so->max_stack = (unsigned)n;
+		break;
+	}
+	case OPT_SYMFS:
+		so->symfs = val;
+		break;
+	case OPT_KALLSYMS:
+		so->kallsyms = val;
+		break;
+	case OPT_VMLINUX:
+		so->vmlinux = val;
+		break;
+	case OPT_BUILDID_DIR:
+		so->buildid_dir = val;
+		break;
+	case OPT_JIT_DIR:
+		so->jit_dir = val;
+		break;
+	case OPT_COMM:
+	case OPT_PID:
+	case OPT_TID:
+	case OPT_CPU:
+	case OPT_DSO: {
+		int l = kind == OPT_COMM ? L_COMM : kind == OPT_PID ? L_PID
+		      : kind == OPT_TID ? L_TID : kind == OPT_CPU ? L_CPU : L_DSO;
+		if (!append_list(&c->lists[l], val)) {
+			cli_error("out of memory");
+			return CLI_EXIT_ERROR;
+		}
+		break;
+	}
+	case OPT_TIME:
+		if (!parse_time(val, &c->popts))
+			return cli_usage_error(CMD,
+				"bad --time '%s' (START,END in seconds, e.g. 405.5,406.25)", val);
+		break;
+	}
+	return -1;
+}
+
+static const struct {
+	const char *name;
+	unsigned session_flag, profile_flag;
+	bool no_chains;
+} flag_opts[] = {
+	{ "--no-inline", PD_SESSION_NO_INLINE, 0, false },
+	{ "--perf-compat", PD_SESSION_PERF_COMPAT | PD_SESSION_NO_INLINE, 0, false },
+	{ "--no-demangle", PD_SESSION_NO_DEMANGLE, 0, false },
+	{ "--keep-suffixes", 0, PD_PROFILE_KEEP_SUFFIXES, false },
+	{ "--hide-unresolved", 0, PD_PROFILE_HIDE_UNRESOLVED, false },
+	{ "-U", 0, PD_PROFILE_HIDE_UNRESOLVED, false },
+	{ "--no-chains", 0, 0, true },
+};
+
+/* Returns -1 to continue, else an exit status. */
+static int parse_args(int argc, char **argv, cli_report *c)
+{
+	bool no_more_opts = false;
+	c->paths = calloc((size_t)argc, sizeof *c->paths);
+	if (!c->paths) {
+		cli_error("out of memory");
+		return CLI_EXIT_ERROR;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0) {
+			c->paths[c->npaths++] = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			no_more_opts = true;
+			continue;
+		}
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			report_usage(stdout);
+			return CLI_EXIT_OK;
+		}
+		if (strcmp(a, "--mean") == 0) {
+			c->mean = true;
+			continue;
+		}
+		bool done = false;
+		for (size_t k = 0; k < NELEMS(flag_opts) && !done; k++)
+			if (strcmp(a, flag_opts[k].name) == 0) {
+				c->popts.session.flags |= flag_opts[k].session_flag;
+				c->popts.flags |= flag_opts[k].profile_flag;
+				if (flag_opts[k].no_chains)
+					c->ro.chains = false;
+				done = true;
+			}
+		for (size_t k = 0; k < NELEMS(value_opts) && !done; k++) {
+			const char *val;
+			int m = cli_opt_value(argc, argv, &i, value_opts[k].name, &val);
+			if (m == 0)
+				continue;
+			if (m < 0)
+				return cli_usage_error(CMD, "option '%s' needs a value",
+						       value_opts[k].name);
+			int st = apply_value(c, value_opts[k].name, value_opts[k].kind, val);
+			if (st >= 0)
+				return st;
+			done = true;
+		}
+		if (!done)
+			return cli_usage_error(CMD, "unknown option '%s'", a);
+	}
+	if (c->npaths == 0)
+		return cli_usage_error(CMD, "report needs at least one FILE ('-' for standard input)");
+	size_t stdin_uses = 0;
+	for (size_t i = 0; i < c->npaths; i++)
+		stdin_uses += strcmp(c->paths[i], "-") == 0;
+	if (stdin_uses > 1)
+		return cli_usage_error(CMD, "standard input ('-') can be read only once");
+	if (!c->threshold_set && c->ro.percent_limit > 0)
+		c->ro.threshold = c->ro.percent_limit;
+	c->popts.comms = c->lists[L_COMM];
+	c->popts.pids = c->lists[L_PID];
+	c->popts.tids = c->lists[L_TID];
+	c->popts.cpus = c->lists[L_CPU];
+	c->popts.dsos = c->lists[L_DSO];
+	if (c->mean && !c->lkp)
+		return cli_usage_error(CMD, "--mean goes with --format=lkp");
+	if (c->lkp)
+		pd_lkp_profile_options(&c->popts);
+	return -1;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+size_t report_events(const pd_profile *p, const report_opts *o, size_t *evs)
+{
+	if (o->event >= 0) {
+		evs[0] = (size_t)o->event;
+		return 1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < pd_profile_event_count(p); i++)
+		if (pd_profile_samples(p, i, SIZE_MAX) > 0)
+			evs[n++] = i;
+	return n;
+}
+
+uint64_t report_hundredths(uint64_t v, uint64_t total)
+{
+	if (!total)
+		return 0;
+	/* the share as perf computes it, rounded as printf("%.2f") rounds:
+	 * to nearest, ties to even (1 sample in 800 is 0.12, as in perf) */
+	double y = 100.0 * (double)v / (double)total * 100.0;
+	uint64_t t = (uint64_t)y;  /* libm-free rint() for y >= 0 */
+	double frac = y - (double)t;
+	if (frac > 0.5 || (frac == 0.5 && (t & 1)))
+		t++;
+	return t;
+}
+
+void report_put_pct(outbuf *b, uint64_t v, uint64_t total, unsigned width)
+{
+	/* by hand: one row and chain line each, hundreds of thousands */
+	char tmp[32];
+	char *end = tmp + sizeof tmp, *p = end;
+	uint64_t h = report_hundredths(v, total);
+	*--p = (char)('0' + h % 10);
+	*--p = (char)('0' + h / 10 % 10);
+	*--p = '.';
+	uint64_t whole = h / 100;
+	do
+		*--p = (char)('0' + whole % 10);
+	while ((whole /= 10) && p > tmp);
+	size_t n = (size_t)(end - p);
+	if (!ob_reserve(b, n + width))
+		return;
+	for (size_t i = n; i < width; i++)
+		ob_putc_r(b, ' ');
+	ob_putn_r(b, p, n);
+}
+
+int report_flush_some(outbuf *b)
+{
+	if (b->oom)
+		return -1;
+	return ob_flush_if(b, stdout, REPORT_FLUSH_AT);
+}
+
+const char *report_short_dso(const char *dso)
+{
+	if (!dso)
+		return "[unknown]";
+	if (dso[0] == '[')
+		return dso;
+	const char *s = strrchr(dso, '/');
+	return s && s[1] ? s + 1 : dso;
+}
+
+/* ------------------------------------------------------------- running */
+
+static void print_warnings(const pd_profile *p, size_t *shown)
+{
+	for (; *shown < pd_profile_warning_count(p); (*shown)++) {
+		const char *w = pd_profile_warning(p, *shown);
+		if (w)
+			cli_warning("%s", w);
+	}
+}
+
+static int run(cli_report *c)
+{
+	pd_profile *p = NULL;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	if (pd_profile_new(&p, &c->popts, &err) < 0) {
+		cli_error("%s", err.message);
+		return CLI_EXIT_ERROR;
+	}
+	size_t shown = 0;
+	bool read_error = false;
+	for (size_t i = 0; i < c->npaths; i++) {
+		size_t runs = pd_profile_run_count(p);
+		memset(&err, 0, sizeof err);
+		int rc = pd_profile_add_file(p, c->paths[i], &err);
+		print_warnings(p, &shown);
+		if (rc < 0) {
+			cli_print_pd_error(c->paths[i], &err);
+			read_error = true;
+			if (pd_profile_run_count(p) == runs) {
+				/* not opened: nothing of it to report */
+				pd_profile_free(p);
+				return CLI_EXIT_ERROR;
+			}
+			break;
+		}
+	}
+	c->ro.event = -1;
+	if (c->event_name) {
+		c->ro.event = pd_profile_find_event(p, c->event_name);
+		if (c->ro.event < 0) {
+			cli_error("no event '%s' in the input", c->event_name);
+			pd_profile_free(p);
+			return CLI_EXIT_ERROR;
+		}
+	} else if (c->ro.format == REPORT_FOLDED) {
+		c->ro.event = pd_profile_default_event(p);
+	}
+	if (c->lkp) {
+		report_lkp_options lo = {
+			.event = c->ro.event >= 0 ? (size_t)c->ro.event : PD_LKP_ALL_EVENTS,
+			.mean = c->mean,
+			.files = c->paths,
+			.nfiles = c->npaths,
+		};
+		memset(&err, 0, sizeof err);
+		int lrc = report_lkp(stdout, p, &lo, &err);
+		if (lrc < 0)
+			cli_error("%s", err.message);
+		else if (fflush(stdout) != 0 || ferror(stdout)) {
+			cli_error("cannot write the report: %s", strerror(errno));
+			lrc = -1;
+		}
+		pd_profile_free(p);
+		if (lrc < 0 || read_error)
+			return CLI_EXIT_ERROR;
+		return shown ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+	}
+	outbuf out = { 0 };
+	int wrc;
+	switch (c->ro.format) {
+	case REPORT_JSON:
+		wrc = report_json(p, &c->ro, &out);
+		break;
+	case REPORT_CSV:
+		wrc = report_csv(p, &c->ro, &out);
+		break;
+	case REPORT_FOLDED:
+		wrc = c->ro.event >= 0 ? report_folded(p, &c->ro, &out) : 0;
+		break;
+	default:
+		wrc = report_text(p, &c->ro, &out);
+		break;
+	}
+	if (wrc == 0 && (ob_flush(&out, stdout) < 0 || fflush(stdout) != 0 || ferror(stdout)))
+		wrc = -1;
+	if (wrc < 0)
+		cli_error("cannot write the report: %s",
+			  out.oom ? "out of memory" : strerror(errno));
+	ob_free(&out);
+	pd_profile_free(p);
+	if (wrc < 0 || read_error)
+		return CLI_EXIT_ERROR;
+	return shown ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	cli_report c;
+	memset(&c, 0, sizeof c);
+	c.ro.format = REPORT_TEXT;
+	c.ro.order = PD_CHAIN_CALLER;
+	c.ro.chains = true;
+	c.ro.threshold = 0.5;
+	c.ro.event = -1;
+	c.ro.popts = &c.popts;
+	pd_profile_options_init(&c.popts);
+	int st = parse_args(argc, argv, &c);
+	if (st < 0)
+		st = run(&c);
+	for (size_t i = 0; i < NELEMS(c.lists); i++)
+		free(c.lists[i]);
+	free(c.paths);
+	return st;
+}

@@ -1,0 +1,474 @@
+/*
+ * `perfdiff script [options] FILE`: every sample of a perf.data input with
+ * its call chain named (symbol, dso, inline frames, source lines), laid out
+ * like `perf script` or as JSON lines.  Options map onto
+ * pd_session_options; filters pick samples by command, process, thread and
+ * CPU.  The exit status tells a clean read (0) from one with warnings (1)
+ * and from an error (2), as for `dump`.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "script.h"
+
+#define CMD "script"
+
+/* A comma-separated filter list; an empty list lets everything through. */
+typedef struct id_list {
+	size_t n;
+	uint32_t *v;
+} id_list;
+
+typedef struct name_list {
+	size_t n;
+	char **v;
+} name_list;
+
+typedef struct script_opts {
+	enum cli_format format;
+	script_text_opts text;
+	pd_session_options session;
+	const char *path;
+	id_list pids, tids, cpus;
+	name_list comms;
+} script_opts;
+
+void script_usage(FILE *f)
+{
+	fputs(
+"Usage: perfdiff script [OPTIONS] FILE\n"
+"\n"
+"Print every sample of a perf.data input with its call chain named, in the\n"
+"layout of 'perf script' (default) or as JSON lines.  FILE is a perf.data\n"
+"file, '-' for standard input (pipe mode) or a 'perf record --threads'\n"
+"directory.  Samples come in timestamp order.\n"
+"\n"
+"Text output, one block per sample:\n"
+"  COMM PID/TID [CPU] SECS.USECS:     PERIOD EVENT: \n"
+"  \\t<address> symbol+0xoffset (dso)          one line per frame, leaf first\n"
+"  \\t<address> function+0xoffset (inlined)    an inline frame (no dso)\n"
+"  (blank line)\n"
+"  [CPU] appears when the event samples the CPU.  Unknown symbols and\n"
+"  addresses outside any mapping print as '[unknown]'.  For an event\n"
+"  recorded without call chains the leaf goes on the header line and the\n"
+"  command is padded to 16 columns, as perf does.  User-space addresses are\n"
+"  printed as offsets in their dso, as perf does (the JSON output has both).\n"
+"  Caller frames are named at return address - 1, so that\n"
+"  a call to a function that never returns is credited to the caller; the\n"
+"  offset shown is still that of the recorded address.\n"
+"\n"
+"Options:\n"
+"  --format=FMT       'text' (default) or 'json' (also '--format FMT')\n"
+"  --srcline          add source lines: a '  file:line' line under each\n"
+"                     frame (text; '  dso[address]' where none is known),\n"
+"                     srcfile/line for every frame (JSON)\n"
+"  --full-source-path show the full path of source files (text)\n"
+"  --ns               print times with nanoseconds (text)\n"
+"  --no-inline        no inline frames\n"
+"  --perf-compat      name return addresses as perf does (no - 1) and drop\n"
+"                     C++ parameter lists, to reproduce perf's names exactly\n"
+"  --no-demangle      keep C++/Rust symbol names mangled\n"
+"  --max-stack=N      keep at most N frames per sample (default 127)\n"
+"  --symfs=DIR        look every file up under DIR\n"
+"  --kallsyms=FILE    kernel symbols from FILE (default: perf's build-id\n"
+"                     cache, then /proc/kallsyms when the running kernel is\n"
+"                     the recorded one)\n"
+"  --vmlinux=FILE     core kernel symbols from this vmlinux (its build-id must\n"
+"                     be the recorded kernel's); modules still from kallsyms\n"
+"  --buildid-dir=DIR  perf's build-id cache (default $PERF_BUILDID_DIR, else\n"
+"                     ~/.debug)\n"
+"  --jit-dir=DIR      where perf-PID.map files are (default /tmp)\n"
+"  --comm=NAME[,NAME] only samples of threads with these command names\n"
+"  --pid=N[,N]        only samples of these processes\n"
+"  --tid=N[,N]        only samples of these threads\n"
+"  --cpu=N[,N]        only samples taken on these CPUs\n"
+"  -h, --help         show this help and exit\n"
+"  --                 end of options (for a FILE that starts with '-')\n"
+"  Options that take a value accept '--opt=VALUE' and '--opt VALUE'.\n"
+"\n"
+"JSON output: one object per sample with comm, pid, tid, cpu (null when not\n"
+"sampled), time (ns; null when not sampled), period, event and frames, leaf\n"
+"first: [{addr (hex string), symbol, raw_symbol (as in the symbol table),\n"
+"offset, dso, inlined, srcfile, line}].  symbol and offset are null when\n"
+"the symbol is unknown; srcfile and line are null when no line is known\n"
+"(inline frames have them, other frames with --srcline).  Strings are valid\n"
+"UTF-8: bytes that are not are replaced by U+FFFD.\n"
+"\n"
+"Where code is found: user binaries by build-id in perf's build-id cache,\n"
+"/usr/lib/debug/.build-id, then at the recorded path when its build-id\n"
+"matches (each under --symfs); the kernel from --kallsyms, perf's cached\n"
+"kallsyms or /proc/kallsyms; JIT code from perf-PID.map files.  What cannot\n"
+"be found (a deleted binary, a build-id mismatch) gives [unknown] frames and\n"
+"a warning.\n"
+"\n"
+"Exit status:\n"
+"  0  the input was read to the end without warnings\n"
+"  1  the input was read (possibly only up to a cut), with warnings from the\n"
+"     reader or the symbolizer (missing files, build-id mismatches, ...)\n"
+"  2  usage error, the input could not be opened, or it is corrupt; what\n"
+"     was read before the error is still printed, the error goes to stderr\n"
+"Warnings go to stderr as 'perfdiff: warning: ...'.\n",
+	      f);
+}
+
+/* ------------------------------------------------------------- filters */
+
+static void free_lists(script_opts *o)
+{
+	free(o->pids.v);
+	free(o->tids.v);
+	free(o->cpus.v);
+	for (size_t i = 0; i < o->comms.n; i++)
+		free(o->comms.v[i]);
+	free(o->comms.v);
+}
+
+/* Number of comma-separated items in `s` (at least 1). */
+static size_t count_items(const char *s)
+{
+	size_t n = 1;
+	for (; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+/* Append the numbers of "N[,N...]" to `l`; false on a malformed list. */
+static bool parse_ids(const char *s, id_list *l)
+{
+	size_t add = count_items(s);
+	uint32_t *v = realloc(l->v, (l->n + add) * sizeof *v);
+	if (!v)
+		return false;
+	l->v = v;
+	const char *p = s;
+	for (size_t i = 0; i < add; i++) {
+		char *end;
+		if (*p < '0' || *p > '9')
+			return false;
+		errno = 0;
+		unsigned long long x = strtoull(p, &end, 10);
+		if (errno || x > UINT32_MAX || (*end != ',' && *end != '\0'))
+			return false;
+		l->v[l->n++] = (uint32_t)x;
+		p = end + (*end == ',');
+	}
+	return true;
+}
+
+static bool parse_names(const char *s, name_list *l)
+{
+	size_t add = count_items(s);
+	char **v = realloc(l->v, (l->n + add) * sizeof *v);
+	if (!v)
+		return false;
+	l->v = v;
+	const char *p = s;
+	for (size_t i = 0; i < add; i++) {
+		size_t len = strcspn(p, ",");
+		if (len == 0)
+			return false;
+		char *name = strndup(p, len);
+		if (!name)
+			return false;
+		l->v[l->n++] = name;
+		p += len + (p[len] == ',');
+	}
+	return true;
+}
+
+static bool id_in(const id_list *l, uint32_t x)
+{
+	if (l->n == 0)
+		return true;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == x)
+			return true;
+	return false;
+}
+
+static bool name_in(const name_list *l, const char *s)
+{
+	if (l->n == 0)
+		return true;
+	for (size_t i = 0; i < l->n; i++)
+		if (s && strcmp(l->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+static bool wanted(const script_opts *o, const pd_resolved_sample *rs,
+		   uint64_t sample_type)
+{
+	if (!id_in(&o->pids, rs->pid) || !id_in(&o->tids, rs->tid))
+		return false;
+	/* a CPU filter drops samples that carry no CPU, as perf does */
+	if (o->cpus.n && (!(sample_type & PD_SAMPLE_CPU) ||
+			  !id_in(&o->cpus, rs->cpu)))
+		return false;
+	return name_in(&o->comms, rs->comm);
+}
+
+/* ------------------------------------------------------------- options */
+
+typedef enum opt_kind {
+	OPT_FORMAT, OPT_MAX_STACK, OPT_SYMFS, OPT_KALLSYMS, OPT_VMLINUX, OPT_BUILDID_DIR,
+	OPT_JIT_DIR, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
+} opt_kind;
+
+static const struct {
+	const char *name;
+	opt_kind kind;
+} value_opts[] = {
+	{ "--format", OPT_FORMAT },       { "--max-stack", OPT_MAX_STACK },
+	{ "--symfs", OPT_SYMFS },         { "--kallsyms", OPT_KALLSYMS },
+	{ "--vmlinux", OPT_VMLINUX },
+	{ "--buildid-dir", OPT_BUILDID_DIR }, { "--jit-dir", OPT_JIT_DIR },
+	{ "--comm", OPT_COMM },           { "--pid", OPT_PID },
+	{ "--tid", OPT_TID },             { "--cpu", OPT_CPU },
+};
+
+static const struct {
+	const char *name;
+	unsigned flag;
+} flag_opts[] = {
+	{ "--no-inline", PD_SESSION_NO_INLINE },
+	{ "--perf-compat", PD_SESSION_PERF_COMPAT },
+	{ "--no-demangle", PD_SESSION_NO_DEMANGLE },
+	{ "--srcline", PD_SESSION_SRCLINE },
+};
+
+#define NELEMS(a) (sizeof (a) / sizeof (a)[0])
+
+/* Apply option `kind` with `val`; returns -1 to continue, else an exit
+ * status. */
+static int apply_value(script_opts *o, const char *name, opt_kind kind,
+		       const char *val)
+{
+	switch (kind) {
+	case OPT_FORMAT:
+		if (!cli_parse_format(val, &o->format))
+			return cli_usage_error(CMD,
+				"unknown format '%s' (use text or json)", val);
+		break;
+	case OPT_MAX_STACK: {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(val, &end, 10);
+		if (val[0] < '0' || val[0] > '9' || *end || errno || n == 0 ||
+		    n > UINT_MAX)
+			return cli_usage_error(CMD,
+				"--max-stack needs a positive number, not '%s'", val);
+		o->session.max_stack = (unsigned)n;
+		break;
+	}
+	case OPT_SYMFS:
+		o->session.symfs = val;
+		break;
+	case OPT_KALLSYMS:
+		o->session.kallsyms = val;
+		break;
+	case OPT_VMLINUX:
+		o->session.vmlinux = val;
+		break;
+	case OPT_BUILDID_DIR:
+		o->session.buildid_dir = val;
+		break;
+	case OPT_JIT_DIR:
+		o->session.jit_dir = val;
+		break;
+	case OPT_COMM:
+		if (!parse_names(val, &o->comms))
+			return cli_usage_error(CMD,
+				"bad %s list '%s' (NAME[,NAME...])", name, val);
+		break;
+	case OPT_PID:
+	case OPT_TID:
+	case OPT_CPU: {
+		id_list *l = kind == OPT_PID ? &o->pids
+			   : kind == OPT_TID ? &o->tids : &o->cpus;
+		if (!parse_ids(val, l))
+			return cli_usage_error(CMD,
+				"bad %s list '%s' (N[,N...])", name, val);
+		break;
+	}
+	}
+	return -1;
+}
+
+/* Returns -1 to continue, else an exit status. */
+static int parse_args(int argc, char **argv, script_opts *o)
+{
+	bool no_more_opts = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0) {
+			if (o->path)
+				return cli_usage_error(CMD,
+					"script takes one FILE; unexpected '%s'", a);
+			o->path = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			no_more_opts = true;
+			continue;
+		}
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			script_usage(stdout);
+			return CLI_EXIT_OK;
+		}
+		if (strcmp(a, "--full-source-path") == 0) {
+			o->text.full_path = true;
+			continue;
+		}
+		if (strcmp(a, "--ns") == 0) {
+			o->text.ns = true;
+			continue;
+		}
+		bool done = false;
+		for (size_t k = 0; k < NELEMS(flag_opts) && !done; k++)
+			if (strcmp(a, flag_opts[k].name) == 0) {
+				o->session.flags |= flag_opts[k].flag;
+				done = true;
+			}
+		for (size_t k = 0; k < NELEMS(value_opts) && !done; k++) {
+			const char *val;
+			int m = cli_opt_value(argc, argv, &i, value_opts[k].name, &val);
+			if (m == 0)
+				continue;
+			if (m < 0)
+				return cli_usage_error(CMD, "option '%s' needs a value",
+						       value_opts[k].name);
+			int st = apply_value(o, value_opts[k].name,
+					     value_opts[k].kind, val);
+			if (st >= 0)
+				return st;
+			done = true;
+		}
+		if (!done)
+			return cli_usage_error(CMD, "unknown option '%s'", a);
+	}
+	if (!o->path)
+		return cli_usage_error(CMD,
+			"script needs a FILE (or '-' for standard input)");
+	o->text.srcline = (o->session.flags & PD_SESSION_SRCLINE) != 0;
+	return -1;
+}
+
+/* ------------------------------------------------------------- running */
+
+/* Output goes out in blocks of about this size: one write per many
+ * samples, while the buffer stays small. */
+#define FLUSH_AT (256u * 1024u)
+
+/* Print the session's warnings from `*shown` on.  The samples before them
+ * are written first, so that where both go to one terminal a warning
+ * shows up near the samples it concerns. */
+static int flush_warnings(const pd_session *s, size_t *shown, outbuf *out)
+{
+	size_t n = pd_session_warning_count(s);
+	if (*shown == n)
+		return 0;
+	int rc = ob_flush(out, stdout);
+	if (fflush(stdout) != 0)
+		rc = -1;
+	for (; *shown < n; (*shown)++) {
+		const char *w = pd_session_warning(s, *shown);
+		if (w)
+			cli_warning("%s", w);
+	}
+	return rc;
+}
+
+static void format_sample(const script_opts *o, const pd_reader *r,
+			  const pd_resolved_sample *rs, outbuf *out,
+			  name_cache *nc)
+{
+	const pd_attr *attr = rs->attr >= 0 ? pd_reader_attr(r, (size_t)rs->attr)
+					    : NULL;
+	const char *event = attr ? attr->name : NULL;
+	uint64_t st = rs->record ? rs->record->u.sample.sample_type
+				 : attr ? attr->sample_type : 0;
+	if (!wanted(o, rs, st))
+		return;
+	if (o->format == CLI_FORMAT_JSON)
+		script_json_sample(out, nc, rs, event, st);
+	else
+		script_text_sample(out, nc, &o->text, rs, event, st);
+}
+
+static void write_failed(const outbuf *out)
+{
+	cli_error("cannot write samples: %s",
+		  out->oom ? "out of memory" : strerror(errno));
+}
+
+static int run(script_opts *o)
+{
+	pd_session *s = NULL;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	if (pd_session_open(&s, o->path, &o->session, &err) < 0) {
+		cli_print_pd_error(o->path, &err);
+		return CLI_EXIT_ERROR;
+	}
+	const pd_reader *r = pd_session_reader(s);
+	/* Freed with the session: the names it caches are the session's. */
+	name_cache *nc = calloc(1, sizeof *nc);
+	if (!nc) {
+		cli_error("out of memory");
+		pd_session_free(s);
+		return CLI_EXIT_ERROR;
+	}
+	outbuf out = { 0 };
+	size_t shown = 0;
+	bool out_failed = false;
+	const pd_resolved_sample *rs;
+	int rc;
+	while ((rc = pd_session_next(s, &rs, &err)) == 0) {
+		format_sample(o, r, rs, &out, nc);
+		if (out.oom || ob_flush_if(&out, stdout, FLUSH_AT) < 0 ||
+		    flush_warnings(s, &shown, &out) < 0) {
+			write_failed(&out);
+			out_failed = true;
+			break;
+		}
+	}
+	bool read_error = !out_failed && rc != PD_ITEROVER;
+	if (!out_failed && (ob_flush(&out, stdout) < 0 || fflush(stdout) != 0 ||
+			    ferror(stdout))) {
+		write_failed(&out);
+		out_failed = true;
+	}
+	ob_free(&out);
+	size_t nrw = pd_reader_warning_count(r);
+	for (size_t i = 0; i < nrw; i++)
+		cli_warning("%s", pd_reader_warning(r, i));
+	size_t nsw = pd_session_warning_count(s);
+	for (; shown < nsw; shown++) {
+		const char *w = pd_session_warning(s, shown);
+		if (w)
+			cli_warning("%s", w);
+	}
+	if (read_error)
+		cli_print_pd_error(o->path, &err);
+	free(nc);
+	pd_session_free(s);
+
+	if (out_failed || read_error)
+		return CLI_EXIT_ERROR;
+	return nrw || shown ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+}
+
+int cmd_script(int argc, char **argv)
+{
+	script_opts o = { .format = CLI_FORMAT_TEXT };
+	pd_session_options_init(&o.session);
+	int st = parse_args(argc, argv, &o);
+	if (st < 0)
+		st = run(&o);
+	free_lists(&o);
+	return st;
+}

@@ -1,0 +1,94 @@
+/*
+ * `dump --stats`: how many samples have a leaf that could not be named, per
+ * dso, so that a missing binary or a build-id mismatch shows up as numbers
+ * rather than as [unknown] frames scattered through `perfdiff script`.  The
+ * session owns the strings it reports; they are copied so that the report
+ * can be printed after the session is gone.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+
+void stats_symbols_free(stats_symbols *sym)
+{
+	for (size_t i = 0; i < sym->nunresolved; i++)
+		free(sym->unresolved[i].dso);
+	free(sym->unresolved);
+	for (size_t i = 0; i < sym->nwarnings; i++)
+		free(sym->warnings[i]);
+	free(sym->warnings);
+	free(sym->error);
+	memset(sym, 0, sizeof *sym);
+}
+
+/* Most samples first, then by name, so the report reads top-down and is
+ * the same from run to run. */
+static int by_samples(const void *a, const void *b)
+{
+	const stats_unresolved *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->dso, y->dso);
+}
+
+static int copy_unresolved(const pd_session *s, stats_symbols *out)
+{
+	const pd_unresolved_count *u;
+	size_t n = pd_session_unresolved(s, &u);
+	if (n == 0)
+		return 0;
+	out->unresolved = calloc(n, sizeof *out->unresolved);
+	if (!out->unresolved)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		out->unresolved[i].dso = strdup(u[i].dso ? u[i].dso : "[unknown]");
+		if (!out->unresolved[i].dso)
+			return -1;
+		out->unresolved[i].samples = u[i].samples;
+		out->nunresolved++;
+	}
+	qsort(out->unresolved, out->nunresolved, sizeof *out->unresolved,
+	      by_samples);
+	return 0;
+}
+
+static int copy_warnings(const pd_session *s, stats_symbols *out)
+{
+	size_t n = pd_session_warning_count(s);
+	if (n == 0)
+		return 0;
+	out->warnings = calloc(n, sizeof *out->warnings);
+	if (!out->warnings)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *w = pd_session_warning(s, i);
+		out->warnings[i] = strdup(w ? w : "");
+		if (!out->warnings[i])
+			return -1;
+		out->nwarnings++;
+	}
+	return 0;
+}
+
+int stats_symbols_run(pd_session *s, stats_symbols *out, stats_times *times,
+		      pd_error *err)
+{
+	const pd_resolved_sample *rs;
+	int rc;
+	while ((rc = pd_session_next(s, &rs, err)) == 0) {
+		out->samples++;
+		if (rs->nframes > 0 && rs->frames[0].symbol)
+			out->resolved++;
+		if (times && rs->record)
+			stats_times_add(times, rs->record);
+	}
+	if (rc != PD_ITEROVER) {
+		const char *msg = err->message[0] ? err->message
+						  : pd_error_code_str(err->code);
+		out->error = strdup(msg ? msg : "unknown error");
+	}
+	if (copy_unresolved(s, out) < 0 || copy_warnings(s, out) < 0)
+		return -1;
+	return rc == PD_ITEROVER ? 0 : 1;
+}
