@@ -2,7 +2,11 @@
  * perfdiff/perfdiff.h — everything libperfdiff offers, in one include.
  *
  * Stages, in the order data flows through them:
- *   reader.h   perf.data → decoded records (this release)
+ *   reader.h   perf.data → decoded records
+ *   session.h  records → samples with their frames named (address spaces,
+ *              ELF/DWARF symbols, kallsyms, JIT maps)
+ *   profile.h  samples → calling-context trees, self/children/calltrace
+ *   report.h   profiles → the kernel test robot's perf-profile keys
  * Conventions for errors, versions and exports: common.h.
  */
 #ifndef PERFDIFF_PERFDIFF_H
@@ -10,5 +14,8 @@
 
 #include "common.h"
 #include "reader.h"
+#include "session.h"
+#include "profile.h"
+#include "report.h"
 
 #endif

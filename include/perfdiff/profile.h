@@ -1,0 +1,302 @@
+/*
+ * perfdiff/profile.h — folding samples into calling-context trees.
+ *
+ * A profile holds, for every event of the input, one calling-context tree
+ * (CCT): nodes are (canonical symbol, dso) reached along a caller path from
+ * the root, weighted by sample period, full depth.  Several runs of the same
+ * setup can be added; every node keeps its per-run values (for statistics
+ * later) and their sum.  From the tree come the three views the kernel
+ * test robot's perf-profile metrics use:
+ *
+ *   self      period of samples whose leaf frame is the symbol;
+ *   children  period of samples whose chain contains the symbol, counted
+ *             once per sample even under recursion (inclusive cost);
+ *   calltrace inclusive period of a symbol reached through a given caller
+ *             path (a node of the tree, or a path prefix of it).
+ *
+ * All values are available as absolute period and as a share of the
+ * event's total period (per run, and for the sum of runs).
+ *
+ *     pd_profile *p;
+ *     pd_profile_options o;
+ *     pd_profile_options_init(&o);
+ *     pd_profile_new(&p, &o, &err);
+ *     pd_profile_add_file(p, "run1.data", &err);
+ *     pd_profile_add_file(p, "run2.data", &err);
+ *     int ev = pd_profile_default_event(p);
+ *     ...
+ *     pd_profile_free(p);
+ *
+ * Memory grows with the number of distinct stacks, not with samples:
+ * strings and nodes are interned.
+ *
+ * Frames.  Each frame of a sample (pd_session, leaf first) becomes one
+ * node key: (canonical name, dso, inlined, kernel).  Inline frames (absent
+ * with PD_SESSION_NO_INLINE) are nodes of their own, flagged inlined, and
+ * the innermost frame is the leaf: a sample in code inlined into `f` from
+ * `g` has self on `g (inlined)`, children on both.  (perf 6.1 expands
+ * inline frames only for DWARF-unwound chains; to compare with `perf
+ * report` use PD_SESSION_PERF_COMPAT | PD_SESSION_NO_INLINE.)  A frame
+ * without a symbol is named by its address in its dso, as perf names it:
+ * "0x" and 16 hex digits; each such address is a key of its own.
+ *
+ * Samples.  Every sample that passes the filters (and, with
+ * PD_PROFILE_HIDE_UNRESOLVED, has a named leaf) enters its event's total;
+ * percentages are of that total, so with filters they are relative to
+ * the selected samples (perf's --percentage relative).  Samples of the
+ * `dummy` event and samples without any frame are ignored.
+ *
+ * Lifetime.  Every string and node handed out stays valid until
+ * pd_profile_free(); arrays returned by pd_profile_flat() and
+ * pd_profile_stacks(), and node handles' child lists, until the profile
+ * is changed (pd_profile_add_file()) or freed.  A profile is used by one
+ * thread at a time.
+ */
+#ifndef PERFDIFF_PROFILE_H
+#define PERFDIFF_PROFILE_H
+
+#include "session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Profile flags. */
+enum pd_profile_flag {
+	PD_PROFILE_KEEP_SUFFIXES = 1u << 0,   /**< keep .isra/.constprop/.part/.cold/... */
+	PD_PROFILE_HIDE_UNRESOLVED = 1u << 1, /**< perf's -U: drop samples with an unnamed leaf,
+	                                           splice unnamed frames out of chains */
+};
+
+/** Options.  Initialise with pd_profile_options_init(). */
+typedef struct pd_profile_options {
+	unsigned int version;
+	unsigned int flags;               /**< pd_profile_flag bits */
+	pd_session_options session;       /**< how files are read and symbolized */
+	/*
+	 * filters: NULL / 0-length = no filter; lists are comma-separated.
+	 * comms: thread names at the sample's time; pids, tids, cpus: decimal
+	 * numbers (a cpu filter drops samples that carry no CPU); dsos: the
+	 * dso of the sample's leaf frame, by full path or by file name
+	 * ("libc.so.6", "[kernel.kallsyms]").  time_start/time_end keep
+	 * samples with start <= time <= end.  All filters must pass.
+	 */
+	const char *comms, *pids, *tids, *dsos, *cpus;
+	uint64_t time_start, time_end;    /**< ns; 0 = open */
+} pd_profile_options;
+
+#define PD_PROFILE_OPTIONS_VERSION 1
+
+/** Fill `opts` with the defaults. */
+PD_EXTERN(void) pd_profile_options_init(pd_profile_options *opts);
+
+typedef struct pd_profile pd_profile;
+
+/**
+ * A new, empty profile.  The options (filter strings included) are
+ * copied.  0, or PD_EINVAL (bad version, malformed filter list; the
+ * message says which) / PD_ENOMEM.
+ */
+PD_EXTERN(int) pd_profile_new(pd_profile **out, const pd_profile_options *opts,
+			      pd_error *err);
+
+/** Free a profile.  NULL is allowed. */
+PD_EXTERN(void) pd_profile_free(pd_profile *p);
+
+/**
+ * Read `path` as one more run and fold its samples.  Events are matched to
+ * the profile's events by (type, config & 0xffffffff, PMU); new events are
+ * added.  Returns 0, or the reader's error (samples before a corrupt record
+ * are kept; warnings are available from pd_profile_warning()).  A file that
+ * cannot be opened adds no run; one that fails later is a run with the
+ * samples read before the failure.
+ */
+PD_EXTERN(int) pd_profile_add_file(pd_profile *p, const char *path, pd_error *err);
+
+/** Number of runs added. */
+PD_EXTERN(size_t) pd_profile_run_count(const pd_profile *p);
+
+/** The path run `run` was read from, or NULL when out of range. */
+PD_EXTERN(const char *) pd_profile_run_path(const pd_profile *p, size_t run);
+
+/** Samples the kernel reported lost in run `run` (LOST + LOST_SAMPLES records;
+ *  SIZE_MAX: all runs). */
+PD_EXTERN(uint64_t) pd_profile_lost(const pd_profile *p, size_t run);
+
+/** Number of events. */
+PD_EXTERN(size_t) pd_profile_event_count(const pd_profile *p);
+
+/** Name of event `ev` as perf prints it ("cycles:pp", "cpu-clock:ppp"); NULL when out of range. */
+PD_EXTERN(const char *) pd_profile_event_name(const pd_profile *p, size_t ev);
+
+/**
+ * The event the robot would pick: cycles (HARDWARE, config low 32 bits 0,
+ * any PMU), else cpu-clock, else task-clock, else the first with samples;
+ * never `dummy`.  An event with samples is preferred at every step.  -1
+ * when there is none.
+ */
+PD_EXTERN(int) pd_profile_default_event(const pd_profile *p);
+
+/** Find an event by name (exact, or without modifiers: "cycles" finds "cycles:pp"); -1. */
+PD_EXTERN(int) pd_profile_find_event(const pd_profile *p, const char *name);
+
+/** Total period of event `ev` in run `run` (run == SIZE_MAX: all runs). */
+PD_EXTERN(uint64_t) pd_profile_total(const pd_profile *p, size_t ev, size_t run);
+
+/** Samples of event `ev` in run `run` (SIZE_MAX: all runs). */
+PD_EXTERN(uint64_t) pd_profile_samples(const pd_profile *p, size_t ev, size_t run);
+
+/**
+ * Period of the samples of event `ev` in run `run` (SIZE_MAX: all runs)
+ * whose leaf frame has no symbol.  They are part of the total, unless
+ * PD_PROFILE_HIDE_UNRESOLVED dropped them.
+ */
+PD_EXTERN(uint64_t) pd_profile_unresolved(const pd_profile *p, size_t ev, size_t run);
+
+/** Number of nodes in event `ev`'s tree, the root included. */
+PD_EXTERN(size_t) pd_profile_node_count(const pd_profile *p, size_t ev);
+
+/* ------------------------------------------------------------- the tree */
+
+typedef struct pd_cct_node pd_cct_node;
+
+/** The root of event `ev`'s tree (a node with no symbol; its children are
+ *  outermost callers); NULL when `ev` is out of range. */
+PD_EXTERN(const pd_cct_node *) pd_profile_root(const pd_profile *p, size_t ev);
+
+/** Symbol of a node (canonical name), or NULL for the root. */
+PD_EXTERN(const char *) pd_cct_symbol(const pd_cct_node *n);
+/** Dso of a node ("[kernel.kallsyms]", path), or NULL for the root. */
+PD_EXTERN(const char *) pd_cct_dso(const pd_cct_node *n);
+/** True when the node is an inline frame. */
+PD_EXTERN(bool) pd_cct_inlined(const pd_cct_node *n);
+/** True when the frame is kernel code. */
+PD_EXTERN(bool) pd_cct_kernel(const pd_cct_node *n);
+/** True when the frame has no symbol (its name is its address). */
+PD_EXTERN(bool) pd_cct_unresolved(const pd_cct_node *n);
+/** Parent (caller), NULL for the root. */
+PD_EXTERN(const pd_cct_node *) pd_cct_parent(const pd_cct_node *n);
+/** Number of children (callees) and child `i` (order: first seen; NULL when out of range). */
+PD_EXTERN(size_t) pd_cct_child_count(const pd_cct_node *n);
+PD_EXTERN(const pd_cct_node *) pd_cct_child(const pd_cct_node *n, size_t i);
+/** Period of samples whose leaf is this node (run SIZE_MAX: all runs). */
+PD_EXTERN(uint64_t) pd_cct_self(const pd_cct_node *n, size_t run);
+/** Period of samples passing through this node (inclusive). */
+PD_EXTERN(uint64_t) pd_cct_total(const pd_cct_node *n, size_t run);
+/** Depth of the node: 0 for the root, 1 for an outermost caller. */
+PD_EXTERN(size_t) pd_cct_depth(const pd_cct_node *n);
+
+/* ------------------------------------------------------------- flat views */
+
+/** One symbol of the flat children/self view. */
+typedef struct pd_flat_entry {
+	const char *symbol;       /**< canonical name */
+	const char *dso;
+	bool kernel;
+	uint64_t self, children;  /**< periods, all runs */
+	const uint64_t *self_runs, *children_runs; /**< per run (pd_profile_run_count values) */
+	bool inlined;             /**< the entry of an inline frame ("f (inlined)" in perf) */
+	bool unresolved;          /**< no symbol: `symbol` is the address */
+} pd_flat_entry;
+
+/**
+ * The flat view of event `ev`, keyed by (symbol, dso, inlined), sorted by
+ * children descending (then self descending, then name).  Every key of the
+ * tree appears once.  Valid until the profile is freed or changed.
+ * 0, PD_EINVAL (bad `ev`) or PD_ENOMEM.
+ */
+PD_EXTERN(int) pd_profile_flat(pd_profile *p, size_t ev, const pd_flat_entry **out,
+			       size_t *n, pd_error *err);
+
+/* ------------------------------------------------ chains under an entry */
+
+/** Which way the call chains under a flat entry run (perf's -g caller/callee). */
+typedef enum pd_chain_order {
+	PD_CHAIN_CALLER = 0, /**< the entry, then its callees down to the leaves:
+	                          what the entry spends its time in */
+	PD_CHAIN_CALLEE = 1, /**< the entry, then its callers out to the outermost
+	                          frame: who calls the entry */
+} pd_chain_order;
+
+/**
+ * One node of the chains under an entry: the chains of all samples that
+ * contain the entry, merged by frame, as `perf report --children` builds
+ * them: each sample counts once, from the occurrence of the entry perf
+ * would take (callee order: the one nearest the leaf; caller order: the
+ * one nearest the root).  One difference from perf, in caller order: perf
+ * hangs the samples whose leaf is the entry by their whole root → leaf
+ * chain; here they end at the entry's node like every other chain that
+ * ends there (node 0's `self`, or a deeper node of the entry's symbol
+ * under recursion).
+ */
+typedef struct pd_chain_node {
+	const char *symbol, *dso;
+	bool kernel, inlined, unresolved;
+	uint64_t total;           /**< period of the chains through this node */
+	uint64_t self;            /**< period of the chains that end here (perf's own
+	                               hits: the row of `-g folded` printing this path) */
+	size_t parent;            /**< index of the parent; SIZE_MAX for node 0, the entry */
+	size_t depth;             /**< 0 for the entry */
+	size_t nchildren;
+	const size_t *children;   /**< indices of the children, by total descending */
+} pd_chain_node;
+
+typedef struct pd_chain_tree pd_chain_tree;
+
+/**
+ * Build the chains under entry `entry` (an index into pd_profile_flat()'s
+ * array) of event `ev`, for run `run` (SIZE_MAX: all runs).  Nodes whose
+ * total is below `min_total` are left out (their period still counts in
+ * their parents); node 0 is always there.  Children are listed after their
+ * parent.  Free with pd_chain_tree_free().  0, PD_EINVAL or PD_ENOMEM.
+ */
+PD_EXTERN(int) pd_profile_chains(pd_profile *p, size_t ev, size_t entry,
+				 pd_chain_order order, size_t run, uint64_t min_total,
+				 pd_chain_tree **out, pd_error *err);
+
+/** Number of nodes of a chain tree (at least 1). */
+PD_EXTERN(size_t) pd_chain_tree_size(const pd_chain_tree *t);
+/** Node `i` (0 = the entry), NULL when out of range. */
+PD_EXTERN(const pd_chain_node *) pd_chain_tree_node(const pd_chain_tree *t, size_t i);
+/** Free a chain tree.  NULL is allowed. */
+PD_EXTERN(void) pd_chain_tree_free(pd_chain_tree *t);
+
+/* ------------------------------------------------------- folded stacks */
+
+/** One distinct stack of one command: the path root → `leaf`. */
+typedef struct pd_stack {
+	const char *comm;         /**< thread name at the sample's time (":PID" if unknown) */
+	const pd_cct_node *leaf;  /**< walk pd_cct_parent() up to the root for the frames */
+	uint64_t period;          /**< all runs */
+	uint64_t samples;         /**< all runs */
+} pd_stack;
+
+/**
+ * The distinct (command, stack) pairs of event `ev` in the order first
+ * seen: the data of Brendan Gregg's collapsed stacks.  Valid until the
+ * profile is freed or changed.  0 or PD_EINVAL.
+ */
+PD_EXTERN(int) pd_profile_stacks(pd_profile *p, size_t ev, const pd_stack **out,
+				 size_t *n, pd_error *err);
+
+/* ------------------------------------------------------------- warnings */
+
+/** Warnings of the files read (reader and symbolizer), with the file name. */
+PD_EXTERN(size_t) pd_profile_warning_count(const pd_profile *p);
+PD_EXTERN(const char *) pd_profile_warning(const pd_profile *p, size_t i);
+
+/**
+ * Canonical name of a symbol: compiler clone suffixes (.isra.N,
+ * .constprop.N, .part.N, .cold, .llvm.<hash>, .lto_priv.N, .localalias)
+ * removed wherever they appear as a dot-separated part of the name (also
+ * in demangled C++ " [clone .isra.0]"); @plt kept; everything else, spaces
+ * included, kept as is.  Writes at most `n` bytes to `buf` (NUL included;
+ * `buf` may be NULL when `n` is 0) and returns the length of the result.
+ */
+PD_EXTERN(size_t) pd_symbol_canonical(const char *name, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

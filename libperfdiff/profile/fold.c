@@ -1,0 +1,459 @@
+/*
+ * pd_profile_add_file(): one run.  Samples come from a pd_session with
+ * their frames named, packed into records by the pipeline (pipeline.h);
+ * each frame becomes a frame id and the chain, walked root → leaf, a path
+ * of the event's tree.
+ *
+ * Names are pointers into the session that stay valid until it is freed,
+ * so a per-run cache keyed by those pointers turns a frame into its id
+ * without hashing or canonicalising the name again: the string work is
+ * done once per distinct (symbol, dso) of the run, not once per frame.
+ *
+ * The rest is memory latency: the frame cache and the tree's edges are
+ * larger than the CPU caches, and a sample touches one slot of each per
+ * frame.  So a record is folded in phases: what it shares with its
+ * thread's previous sample is taken from a small per-thread path; for the
+ * rest, every frame-cache slot is prefetched, then the frame ids are read,
+ * then every edge slot (placed by path hash, see internal.h) is
+ * prefetched, then the edges are walked.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pipeline.h"
+
+/* ------------------------------------------------ frame cache (per run) */
+
+typedef struct fslot {
+	pd_fkey k;
+	uint32_t id;         /* PD_NO_ID = free slot */
+} fslot;
+
+typedef struct fcache {
+	fslot *v;
+	size_t cap, n;
+} fcache;
+
+static uint64_t fkey_hash(const pd_fkey *k)
+{
+	uint64_t h = (uint64_t)(uintptr_t)k->sym * 0x9e3779b97f4a7c15ull;
+	h ^= (uint64_t)(uintptr_t)k->dso + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+	h ^= k->addr * 0xc2b2ae3d27d4eb4full + k->flags;
+	return pd_mix64(h);
+}
+
+static bool fkey_eq(const pd_fkey *a, const pd_fkey *b)
+{
+	return a->sym == b->sym && a->dso == b->dso && a->addr == b->addr &&
+	       a->flags == b->flags;
+}
+
+static int fcache_grow(fcache *c)
+{
+	size_t cap = c->cap ? c->cap * 2 : 4096;
+	fslot *v = malloc(cap * sizeof *v);
+	if (!v)
+		return PD_ENOMEM;
+	for (size_t i = 0; i < cap; i++)
+		v[i].id = PD_NO_ID;
+	for (size_t i = 0; i < c->cap; i++) {
+		if (c->v[i].id == PD_NO_ID)
+			continue;
+		size_t j = fkey_hash(&c->v[i].k) & (cap - 1);
+		while (v[j].id != PD_NO_ID)
+			j = (j + 1) & (cap - 1);
+		v[j] = c->v[i];
+	}
+	free(c->v);
+	c->v = v;
+	c->cap = cap;
+	return 0;
+}
+
+/* ------------------------------------------------ per-thread path cache */
+
+/*
+ * Consecutive samples of one thread often share their outer frames:
+ * remembering each thread's last path (frame keys, nodes and path hashes,
+ * root first) lets a sample skip the lookups of the part it shares with
+ * the previous one.
+ */
+typedef struct pathent {
+	pd_fkey k;
+	uint32_t node;
+	uint64_t hash;
+} pathent;
+
+typedef struct tpath {
+	pathent *v;
+	uint32_t n, cap;
+	uint32_t leaf, comm, stack;  /* last sample's stack entry and command */
+} tpath;
+
+/* One frame of the sample being folded. */
+typedef struct work {
+	uint64_t khash;      /* frame-cache hash */
+	uint32_t frame;
+	uint64_t phash;      /* path hash */
+} work;
+
+/* ------------------------------------------------------------ the run */
+
+typedef struct run_state {
+	pd_profile *p;
+	size_t run;
+	fcache frames;
+	int *ev_of_attr;           /* attr index → event, -1 ignored, -2 unknown yet */
+	size_t nattrs;
+	bool *claimed;             /* events taken by an attr of this run */
+	size_t nclaimed;
+	char *name;                /* canonical-name scratch */
+	size_t cap_name;
+	pd_idmap thread_of;        /* event << 32 | tid → index in paths */
+	tpath *paths;
+	uint32_t npaths, cap_paths;
+	work *w;                   /* one sample's unshared frames, root first */
+	size_t cap_w;
+	uint32_t last_comm_id;
+} run_state;
+
+static void run_free(run_state *st)
+{
+	free(st->frames.v);
+	free(st->ev_of_attr);
+	free(st->claimed);
+	free(st->name);
+	pd_idmap_free(&st->thread_of);
+	for (uint32_t i = 0; i < st->npaths; i++)
+		free(st->paths[i].v);
+	free(st->paths);
+	free(st->w);
+}
+
+/* The profile's frame id for a frame not seen in this run yet. */
+static uint32_t new_frame_id(run_state *st, const pd_fkey *k)
+{
+	pd_profile *p = st->p;
+	const char *name;
+	size_t len;
+	char addr[24];
+	if (!k->sym) {
+		len = (size_t)snprintf(addr, sizeof addr, "0x%016" PRIx64, k->addr);
+		name = addr;
+	} else if (p->opts.flags & PD_PROFILE_KEEP_SUFFIXES) {
+		name = k->sym;
+		len = strlen(name);
+	} else {
+		len = pd_symbol_canonical(k->sym, st->name, st->cap_name);
+		if (len >= st->cap_name) {
+			size_t cap = len + 1 > 256 ? len + 1 : 256;
+			char *b = realloc(st->name, cap);
+			if (!b)
+				return PD_NO_ID;
+			st->name = b;
+			st->cap_name = cap;
+			pd_symbol_canonical(k->sym, st->name, st->cap_name);
+		}
+		name = st->name;
+	}
+	uint32_t sym = pd_strtab_intern(&p->strings, name, len);
+	const char *dso_name = k->dso ? k->dso : "[unknown]";
+	uint32_t dso = pd_strtab_intern(&p->strings, dso_name, strlen(dso_name));
+	if (sym == PD_NO_ID || dso == PD_NO_ID)
+		return PD_NO_ID;
+	return pd_frametab_get(&p->frames, sym, dso, k->flags);
+}
+
+static uint32_t frame_id(run_state *st, const pd_fkey *k, uint64_t khash)
+{
+	fcache *c = &st->frames;
+	if (c->cap) {
+		size_t mask = c->cap - 1;
+		for (size_t i = khash & mask; c->v[i].id != PD_NO_ID; i = (i + 1) & mask)
+			if (fkey_eq(&c->v[i].k, k))
+				return c->v[i].id;
+	}
+	uint32_t id = new_frame_id(st, k);
+	if (id == PD_NO_ID)
+		return id;
+	if (2 * (c->n + 1) > c->cap && fcache_grow(c) < 0)
+		return PD_NO_ID;
+	size_t mask = c->cap - 1;
+	size_t i = khash & mask;
+	while (c->v[i].id != PD_NO_ID)
+		i = (i + 1) & mask;
+	c->v[i] = (fslot){ *k, id };
+	c->n++;
+	return id;
+}
+
+/* The event of the record's attr for this run: -1 to ignore the sample. */
+static int event_of(run_state *st, const pd_srec *r, int *out)
+{
+	int a = r->attr_index;
+	if (a < 0 || !r->attr) {
+		*out = -1;
+		return 0;
+	}
+	if ((size_t)a >= st->nattrs) {
+		size_t n = (size_t)a + 1;
+		int *v = realloc(st->ev_of_attr, n * sizeof *v);
+		if (!v)
+			return PD_ENOMEM;
+		for (size_t i = st->nattrs; i < n; i++)
+			v[i] = -2;
+		st->ev_of_attr = v;
+		st->nattrs = n;
+	}
+	if (st->ev_of_attr[a] == -2) {
+		int ev = -1, rc;
+		if ((rc = pd_events_match(st->p, r->attr, st->claimed, st->nclaimed, &ev)) < 0)
+			return rc;
+		if (ev >= 0) {
+			if ((size_t)ev >= st->nclaimed) {
+				size_t n = st->p->nevents;
+				bool *c = realloc(st->claimed, n * sizeof *c);
+				if (!c)
+					return PD_ENOMEM;
+				memset(c + st->nclaimed, 0, (n - st->nclaimed) * sizeof *c);
+				st->claimed = c;
+				st->nclaimed = n;
+			}
+			st->claimed[ev] = true;
+		}
+		st->ev_of_attr[a] = ev;
+	}
+	*out = st->ev_of_attr[a];
+	return 0;
+}
+
+static uint32_t comm_id(run_state *st, const tpath *tp, const char *comm)
+{
+	/* a thread's name rarely changes, and runs of samples come from one
+	 * thread: compare with those before hashing */
+	const pd_strtab *t = &st->p->strings;
+	if (tp->comm != PD_NO_ID && strcmp(pd_strtab_get(t, tp->comm), comm) == 0)
+		return tp->comm;
+	if (st->last_comm_id != PD_NO_ID &&
+	    strcmp(pd_strtab_get(t, st->last_comm_id), comm) == 0)
+		return st->last_comm_id;
+	uint32_t id = pd_strtab_intern(&st->p->strings, comm, strlen(comm));
+	if (id != PD_NO_ID)
+		st->last_comm_id = id;
+	return id;
+}
+
+static int grow_path(tpath *tp, size_t n)
+{
+	if (n > UINT32_MAX)
+		return PD_ELIMIT;
+	size_t cap = tp->cap ? tp->cap : 32;
+	while (cap < n)
+		cap *= 2;
+	pathent *v = realloc(tp->v, cap * sizeof *v);
+	if (!v)
+		return PD_ENOMEM;
+	tp->v = v;
+	tp->cap = (uint32_t)cap;
+	return 0;
+}
+
+static tpath *thread_path(run_state *st, uint32_t ev, uint32_t tid)
+{
+	uint64_t key = (uint64_t)ev << 32 | tid;
+	uint32_t i = pd_idmap_get(&st->thread_of, key);
+	if (i != PD_NO_ID)
+		return &st->paths[i];
+	if (st->npaths == st->cap_paths) {
+		uint32_t cap = st->cap_paths ? st->cap_paths * 2 : 64;
+		if (cap <= st->cap_paths || cap > PD_ID_LIMIT)
+			return NULL;
+		tpath *v = realloc(st->paths, cap * sizeof *v);
+		if (!v)
+			return NULL;
+		st->paths = v;
+		st->cap_paths = cap;
+	}
+	if (pd_idmap_put(&st->thread_of, key, st->npaths) < 0)
+		return NULL;
+	tpath *tp = &st->paths[st->npaths++];
+	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID };
+	return tp;
+}
+
+/* The leaf node of the record's path in `t`, through `tp`. */
+static uint32_t walk(run_state *st, pd_cct *t, tpath *tp, const pd_fkey *fr, size_t n)
+{
+	uint32_t node = 0;
+	uint64_t h = PD_ROOT_PATH_HASH;
+	size_t d = 0;
+	/* the part shared with this thread's previous sample */
+	for (; d < n && d < tp->n; d++) {
+		if (!fkey_eq(&fr[n - 1 - d], &tp->v[d].k))
+			break;
+		node = tp->v[d].node;
+		h = tp->v[d].hash;
+	}
+	size_t d0 = d, m = n - d0;
+	if (m > st->cap_w) {
+		work *w = realloc(st->w, m * sizeof *w);
+		if (!w)
+			return PD_NO_ID;
+		st->w = w;
+		st->cap_w = m;
+	}
+	work *w = st->w;
+	const fcache *c = &st->frames;
+	for (size_t j = 0; j < m; j++) {
+		w[j].khash = fkey_hash(&fr[n - 1 - d0 - j]);
+		if (c->cap)
+			__builtin_prefetch(&c->v[w[j].khash & (c->cap - 1)]);
+	}
+	for (size_t j = 0; j < m; j++) {
+		w[j].frame = frame_id(st, &fr[n - 1 - d0 - j], w[j].khash);
+		if (w[j].frame == PD_NO_ID)
+			return PD_NO_ID;
+		h = pd_path_hash(h, w[j].frame);
+		w[j].phash = h;
+		pd_cct_prefetch(t, h);
+	}
+	for (size_t j = 0; j < m; j++) {
+		node = pd_cct_child_id(t, node, w[j].frame, w[j].phash);
+		if (node == PD_NO_ID)
+			return PD_NO_ID;
+		tp->v[d0 + j] = (pathent){ fr[n - 1 - d0 - j], node, w[j].phash };
+	}
+	tp->n = (uint32_t)n;
+	return node;
+}
+
+static int fold_record(run_state *st, const pd_srec *r)
+{
+	int ev;
+	int rc = event_of(st, r, &ev);
+	if (rc < 0 || ev < 0)
+		return rc;
+	pd_pevent *e = st->p->events[ev];
+	if (r->leaf_unresolved)
+		e->unresolved[st->run] += r->period;
+	if (r->hidden || r->nframes == 0)
+		return 0;
+	tpath *tp = thread_path(st, (uint32_t)ev, r->tid);
+	if (!tp || (r->nframes > tp->cap && grow_path(tp, r->nframes) < 0))
+		return PD_ENOMEM;
+	pd_cct *t = &e->tree;
+	uint32_t node = walk(st, t, tp, pd_srec_frames(r), r->nframes);
+	if (node == PD_NO_ID) {
+		tp->n = 0;
+		return PD_ENOMEM;
+	}
+	uint32_t comm = comm_id(st, tp, r->comm);
+	if (comm == PD_NO_ID || (rc = pd_cct_add_self(t, node, r->period)) < 0)
+		return rc < 0 ? rc : PD_ENOMEM;
+	if (tp->leaf == node && tp->comm == comm && tp->stack != PD_NO_ID) {
+		e->stacks.period[tp->stack] += r->period;
+		e->stacks.samples[tp->stack]++;
+	} else {
+		if ((rc = pd_stacktab_add(&e->stacks, comm, node, r->period)) < 0)
+			return rc;
+		tp->leaf = node;
+		tp->stack = pd_idmap_get(&e->stacks.index, (uint64_t)comm << 32 | node);
+	}
+	tp->comm = comm;
+	e->total[st->run] += r->period;
+	e->samples[st->run]++;
+	return 0;
+}
+
+/* Sums over runs and the trees' derived values. */
+static int finish_run(pd_profile *p)
+{
+	int rc = 0;
+	for (size_t i = 0; i < p->nevents; i++) {
+		pd_pevent *e = p->events[i];
+		e->total_sum = e->samples_sum = e->unresolved_sum = 0;
+		for (size_t r = 0; r < p->nruns; r++) {
+			e->total_sum += e->total[r];
+			e->samples_sum += e->samples[r];
+			e->unresolved_sum += e->unresolved[r];
+		}
+		int frc = pd_cct_finalise(&e->tree);
+		if (frc < 0)
+			rc = frc;
+	}
+	pd_events_invalidate(p);
+	return rc;
+}
+
+/* Fold every record the pipeline delivers; 0 or an error in `err`. */
+static int fold_all(run_state *st, pd_pipeline *pl, const char *path, pd_error *err)
+{
+	const uint8_t *data;
+	size_t len;
+	int rc;
+	while ((rc = pd_pipeline_next(pl, &data, &len, err)) > 0) {
+		for (size_t off = 0; off < len;) {
+			const pd_srec *r = (const pd_srec *)(data + off);
+			int frc = fold_record(st, r);
+			if (frc < 0) {
+				pd_pipeline_cancel(pl);
+				return pd_error_set(err, frc, path, PD_NO_OFFSET,
+						    "%s while folding samples",
+						    frc == PD_ELIMIT ? "too many nodes"
+								     : "out of memory");
+			}
+			off += pd_srec_size(r->nframes);
+		}
+	}
+	return rc;
+}
+
+int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
+{
+	if (!p || !path)
+		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
+				    "no profile or path given");
+	pd_session *s;
+	int rc = pd_session_open(&s, path, &p->opts.session, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = pd_profile_begin_run(p, path)) < 0) {
+		pd_session_free(s);
+		return pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
+	}
+	run_state st;
+	memset(&st, 0, sizeof st);
+	st.p = p;
+	st.run = p->nruns - 1;
+	st.last_comm_id = PD_NO_ID;
+	pd_idmap_init(&st.thread_of);
+
+	pd_error rerr;
+	memset(&rerr, 0, sizeof rerr);
+	pd_pipeline *pl;
+	rc = pd_pipeline_start(&pl, s, p, true);
+	if (rc < 0)
+		pd_error_set(&rerr, rc, path, PD_NO_OFFSET, "out of memory");
+	else
+		rc = fold_all(&st, pl, path, &rerr);
+	/* the producer is done with the session after this */
+	pd_pipeline_free(pl);
+	if (rc < 0 && err)
+		*err = rerr;
+
+	const pd_reader *r = pd_session_reader(s);
+	const pd_reader_stats *rst = pd_reader_stats_get(r);
+	p->run_lost[st.run] = rst->lost + rst->lost_samples;
+	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
+		pd_profile_warn(p, path, pd_reader_warning(r, i));
+	for (size_t i = 0; i < pd_session_warning_count(s); i++)
+		pd_profile_warn(p, path, pd_session_warning(s, i));
+	run_free(&st);
+	pd_session_free(s);
+
+	int frc = finish_run(p);
+	if (frc < 0 && rc == 0)
+		rc = pd_error_set(err, frc, path, PD_NO_OFFSET, "out of memory");
+	return rc < 0 ? rc : 0;
+}

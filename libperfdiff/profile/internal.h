@@ -1,0 +1,318 @@
+/*
+ * Interfaces between the parts of the profile stage:
+ *
+ *   idmap.c     u64 → u32 hash map (frames, stacks, threads)
+ *   intern.c    string interning: symbols, dsos, commands
+ *   frames.c    frame keys (symbol, dso, flags) → frame ids
+ *   cct.c       the calling-context tree of one event and its accessors
+ *   stacks.c    (command, leaf node) → period, for collapsed stacks
+ *   events.c    matching a file's attrs to the profile's events
+ *   filters.c   parsing and applying the sample filters
+ *   pipeline.c  a thread reading the session into records (pipeline.h)
+ *   fold.c      pd_profile_add_file(): records → frame ids → tree
+ *   flat.c      the children/self view
+ *   chains.c    perf-style chains under one entry
+ *   canonical.c clone-suffix folding
+ *   profile.c   the pd_profile object, options, totals, warnings
+ *
+ * Ids are 32-bit: nodes, frames and strings index arrays, and a tree edge
+ * is the 64-bit key (parent << 32 | frame).
+ */
+#ifndef PD_PROFILE_INTERNAL_H
+#define PD_PROFILE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfdiff/profile.h"
+#include "util/util.h"
+
+#define PD_NO_ID UINT32_MAX
+/* Ids stay below this so that (id << 32 | id) never equals the empty key. */
+#define PD_ID_LIMIT (UINT32_MAX - 1)
+
+/* ---------------------------------------------------------------- idmap */
+
+typedef struct pd_idslot {
+	uint64_t key;     /* PD_IDMAP_EMPTY marks a free slot */
+	uint32_t val;
+} pd_idslot;
+
+typedef struct pd_idmap {
+	pd_idslot *slots; /* key and value side by side: one cache miss per probe */
+	size_t cap, n;    /* cap: 0 or a power of two */
+} pd_idmap;
+
+#define PD_IDMAP_EMPTY UINT64_MAX
+
+void pd_idmap_init(pd_idmap *m);
+void pd_idmap_free(pd_idmap *m);
+
+static inline uint64_t pd_mix64(uint64_t x)
+{
+	/* splitmix64's finaliser: every key bit reaches every slot bit */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+/* The value of `key` (never PD_IDMAP_EMPTY), or PD_NO_ID. */
+static inline uint32_t pd_idmap_get(const pd_idmap *m, uint64_t key)
+{
+	if (m->cap == 0)
+		return PD_NO_ID;
+	size_t mask = m->cap - 1;
+	for (size_t i = pd_mix64(key) & mask;; i = (i + 1) & mask) {
+		if (m->slots[i].key == key)
+			return m->slots[i].val;
+		if (m->slots[i].key == PD_IDMAP_EMPTY)
+			return PD_NO_ID;
+	}
+}
+
+/* Insert a key known to be absent.  0 or PD_ENOMEM (map unchanged). */
+int pd_idmap_put(pd_idmap *m, uint64_t key, uint32_t val);
+
+/* ---------------------------------------------------------------- strings */
+
+typedef struct pd_strtab {
+	pd_arena arena;
+	const char **strs;
+	uint32_t *lens;
+	uint32_t n, cap;
+	uint32_t *slots;  /* string ids, PD_NO_ID = free */
+	uint32_t *hashes; /* low bits of each string's hash, by id */
+	size_t nslots;
+} pd_strtab;
+
+void pd_strtab_init(pd_strtab *t);
+void pd_strtab_free(pd_strtab *t);
+/* The id of s[0..len), added if new; PD_NO_ID when memory runs out or
+ * the table is full. */
+uint32_t pd_strtab_intern(pd_strtab *t, const char *s, size_t len);
+static inline const char *pd_strtab_get(const pd_strtab *t, uint32_t id)
+{
+	return t->strs[id];
+}
+
+/* ---------------------------------------------------------------- frames */
+
+enum pd_frame_flag {
+	PD_PF_INLINED = 1u << 0,
+	PD_PF_KERNEL = 1u << 1,
+	PD_PF_UNRESOLVED = 1u << 2,
+};
+
+typedef struct pd_pframe {
+	uint32_t sym, dso;   /* string ids */
+	uint32_t flags;      /* pd_frame_flag */
+} pd_pframe;
+
+typedef struct pd_frametab {
+	pd_pframe *v;
+	uint32_t n, cap;
+	pd_idmap index;      /* sym << 32 | dso << 3 | flags → id */
+} pd_frametab;
+
+void pd_frametab_init(pd_frametab *t);
+void pd_frametab_free(pd_frametab *t);
+/* The id of the frame (added if new), PD_NO_ID when memory runs out or a
+ * limit is reached. */
+uint32_t pd_frametab_get(pd_frametab *t, uint32_t sym, uint32_t dso, uint32_t flags);
+
+/* ---------------------------------------------------------------- tree */
+
+typedef struct pd_cct pd_cct;
+
+/* A node as handed out: a handle into its tree. */
+struct pd_cct_node {
+	const pd_cct *tree;
+	uint32_t id, parent, frame;
+	uint32_t depth;
+	uint32_t child0, nchild;  /* range in tree->child_ids (after finalise) */
+};
+
+/*
+ * Tree edges: exact keys (parent << 32 | frame), placed by a hash of the
+ * whole root → node path instead of the key.  The path hashes of a sample
+ * can be computed from its frame ids before any node is known, so every
+ * slot the sample needs is prefetched at once and the cache misses of a
+ * deep chain overlap instead of following one another.
+ */
+typedef struct pd_edge {
+	uint64_t key;     /* PD_IDMAP_EMPTY: free */
+	uint32_t node;
+	uint32_t hash;    /* low bits of the path hash, for growing */
+} pd_edge;
+
+/* Path hash of a child from its parent's path hash. */
+static inline uint64_t pd_path_hash(uint64_t parent_hash, uint32_t frame)
+{
+	return pd_mix64(parent_hash + 0x9e3779b97f4a7c15ull * ((uint64_t)frame + 1));
+}
+#define PD_ROOT_PATH_HASH 0x243f6a8885a308d3ull
+
+/* One run's values: self period by node id (nodes created later are 0). */
+typedef struct pd_runvals {
+	uint64_t *self;
+	uint32_t len, cap;
+} pd_runvals;
+
+struct pd_cct {
+	const struct pd_profile *prof;  /* names of frames */
+	pd_cct_node *nodes;
+	uint32_t n, cap;
+	pd_edge *edges;                 /* parent << 32 | frame → child id */
+	size_t nedges, cap_edges;
+	size_t nruns;
+	pd_runvals *runs;               /* [nruns] */
+	/* after pd_cct_finalise(): */
+	uint64_t *self_sum, *total_sum; /* [n] */
+	uint64_t **total_runs;          /* [nruns][n] */
+	uint32_t *child_ids;            /* children of every node, by parent, in id order */
+	bool final;
+};
+
+int pd_cct_init(pd_cct *t, const struct pd_profile *prof);
+void pd_cct_free(pd_cct *t);
+/* Start run `run` (runs are added in order). */
+int pd_cct_begin_run(pd_cct *t, size_t run);
+
+/* The child of `parent` for `frame` whose path hash is `h`, created when
+ * new; PD_NO_ID on ENOMEM or when the node limit is reached. */
+uint32_t pd_cct_child_slow(pd_cct *t, uint32_t parent, uint32_t frame, uint64_t h);
+static inline void pd_cct_prefetch(const pd_cct *t, uint64_t h)
+{
+	if (t->cap_edges)
+		__builtin_prefetch(&t->edges[h & (t->cap_edges - 1)]);
+}
+static inline uint32_t pd_cct_child_id(pd_cct *t, uint32_t parent, uint32_t frame, uint64_t h)
+{
+	if (t->cap_edges) {
+		uint64_t key = (uint64_t)parent << 32 | frame;
+		size_t mask = t->cap_edges - 1;
+		for (size_t i = h & mask; t->edges[i].key != PD_IDMAP_EMPTY; i = (i + 1) & mask)
+			if (t->edges[i].key == key)
+				return t->edges[i].node;
+	}
+	return pd_cct_child_slow(t, parent, frame, h);
+}
+/* Add `period` to the current run's self of `node`. */
+int pd_cct_add_self(pd_cct *t, uint32_t node, uint64_t period);
+/* Totals, sums and child lists; call after every run. */
+int pd_cct_finalise(pd_cct *t);
+
+static inline uint64_t pd_cct_self_of(const pd_cct *t, uint32_t id, size_t run)
+{
+	if (run == SIZE_MAX)
+		return t->self_sum[id];
+	if (run >= t->nruns || id >= t->runs[run].len)
+		return 0;
+	return t->runs[run].self[id];
+}
+
+static inline uint64_t pd_cct_total_of(const pd_cct *t, uint32_t id, size_t run)
+{
+	if (run == SIZE_MAX)
+		return t->total_sum[id];
+	return run < t->nruns ? t->total_runs[run][id] : 0;
+}
+
+/* ---------------------------------------------------------------- stacks */
+
+typedef struct pd_stacktab {
+	pd_idmap index;      /* comm << 32 | leaf → entry */
+	uint32_t *comm, *leaf;
+	uint64_t *period, *samples;
+	uint32_t n, cap;
+	pd_stack *out;       /* built by pd_profile_stacks() */
+	bool out_valid;
+} pd_stacktab;
+
+void pd_stacktab_init(pd_stacktab *s);
+void pd_stacktab_free(pd_stacktab *s);
+int pd_stacktab_add(pd_stacktab *s, uint32_t comm, uint32_t leaf, uint64_t period);
+
+/* ---------------------------------------------------------------- events */
+
+typedef struct pd_pevent {
+	char *name;
+	uint32_t type;
+	uint64_t config;
+	char *pmu;           /* PMU name when known, else NULL */
+	bool dummy;
+	pd_cct tree;
+	pd_stacktab stacks;
+	uint64_t *total, *samples, *unresolved;  /* [nruns] */
+	uint64_t total_sum, samples_sum, unresolved_sum;
+	/* flat view cache */
+	pd_flat_entry *flat;
+	uint32_t *flat_frame;    /* entry index → frame id */
+	uint64_t *flat_vals;     /* backing store of the per-run arrays */
+	uint32_t *flat_of_frame; /* frame id → entry index, PD_NO_ID */
+	uint32_t *same_anc;      /* node id → nearest ancestor of the same frame */
+	uint32_t *frame_nodes, *frame_nodes_at; /* nodes by frame (CSR) */
+	size_t nflat;
+	bool flat_valid;
+} pd_pevent;
+
+/* ---------------------------------------------------------------- filters */
+
+typedef struct pd_idset {
+	uint32_t *v;
+	size_t n;
+} pd_idset;
+
+typedef struct pd_filters {
+	pd_idset pids, tids, cpus;
+	char **comms;
+	size_t ncomms;
+	char **dsos;
+	size_t ndsos;
+	uint64_t time_start, time_end;
+	bool any;            /* some sample-level filter is set */
+} pd_filters;
+
+int pd_filters_parse(pd_filters *f, const pd_profile_options *o, pd_error *err);
+void pd_filters_free(pd_filters *f);
+/* True when the sample passes the pid/tid/cpu/comm/time filters. */
+bool pd_filters_sample(const pd_filters *f, const pd_resolved_sample *rs);
+/* True when `dso` (a path or bracketed name) is one of the --dso names. */
+bool pd_filters_dso(const pd_filters *f, const char *dso);
+
+/* ---------------------------------------------------------------- profile */
+
+struct pd_profile {
+	pd_profile_options opts;
+	char *opt_strings;           /* copies of the filter strings */
+	pd_filters filters;
+	pd_strtab strings;
+	pd_frametab frames;
+	pd_pevent **events;          /* individually allocated: trees are pointed to */
+	size_t nevents, cap_events;
+	size_t nruns, cap_runs;
+	char **run_paths;
+	uint64_t *run_lost;
+	char **warnings;
+	size_t nwarnings, cap_warnings;
+};
+
+/* Grow per-run arrays of every event for run `run`. */
+int pd_profile_begin_run(pd_profile *p, const char *path);
+/* Add a warning "path: msg" (msg already naming the file is kept as is). */
+void pd_profile_warn(pd_profile *p, const char *path, const char *msg);
+/* Events: a new event for `attr`, or the existing one it matches that this
+ * run has not claimed yet (`claimed` has one flag per event). */
+int pd_events_match(pd_profile *p, const pd_attr *attr, const bool *claimed,
+		    size_t nclaimed, int *out);
+/* Invalidate cached views (after a run). */
+void pd_events_invalidate(pd_profile *p);
+void pd_event_free(pd_pevent *e);
+/* Build event `ev`'s flat view and node links if the profile changed. */
+int pd_profile_prepare_flat(pd_profile *p, size_t ev, pd_error *err);
+
+#endif

@@ -1,0 +1,307 @@
+/*
+ * The producer side of folding (see pipeline.h): a thread that reads the
+ * session into blocks of records, and the hand-over of blocks to the
+ * folding thread through a small queue.
+ */
+#include "pipeline.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#define BLOCK_BYTES (1u << 20)
+#define NBLOCKS 4
+
+typedef struct block {
+	uint8_t *data;
+	size_t len, cap;
+} block;
+
+struct pd_pipeline {
+	pd_session *s;
+	const pd_profile *p;
+	bool hide;
+	pd_idmap dso_ok;            /* producer only: dso pointer → 1 pass / 0 not */
+	block blocks[NBLOCKS];
+	/* hand-over, under mu: blocks filled and not yet folded, in order */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int filled[NBLOCKS];
+	size_t head, nfilled;
+	bool free_block[NBLOCKS];
+	int consumer_block;         /* the block the folder holds, or -1 */
+	bool done, cancel;
+	int rc;                     /* the producer's end: 0 or an error */
+	pd_error err;
+	bool threaded;
+	pthread_t thread;
+	const pd_resolved_sample *pending; /* producer: a sample that did not fit */
+};
+
+/* ------------------------------------------------------------ packing */
+
+static bool dso_wanted(pd_pipeline *pl, const char *dso)
+{
+	uint64_t key = (uint64_t)(uintptr_t)dso;
+	uint32_t v = pd_idmap_get(&pl->dso_ok, key);
+	if (v != PD_NO_ID)
+		return v != 0;
+	bool ok = pd_filters_dso(&pl->p->filters, dso);
+	(void)pd_idmap_put(&pl->dso_ok, key, ok); /* only a cache */
+	return ok;
+}
+
+static pd_fkey key_of(const pd_frame *f)
+{
+	uint32_t flags = 0;
+	if (f->inlined)
+		flags |= PD_PF_INLINED;
+	if (f->cpumode == PD_CPUMODE_KERNEL || f->cpumode == PD_CPUMODE_GUEST_KERNEL)
+		flags |= PD_PF_KERNEL;
+	if (!f->symbol)
+		flags |= PD_PF_UNRESOLVED;
+	return (pd_fkey){ f->symbol, f->dso, f->symbol ? 0 : f->dso_addr, flags };
+}
+
+/* Whether the sample is folded at all (filters). */
+static bool wanted(pd_pipeline *pl, const pd_resolved_sample *rs)
+{
+	if (rs->attr < 0 || rs->nframes == 0 || !pd_filters_sample(&pl->p->filters, rs))
+		return false;
+	return pl->p->filters.ndsos == 0 || dso_wanted(pl, rs->frames[0].dso);
+}
+
+/* Pack `rs` into `b`: 1 done, 0 no room (b not empty), PD_ENOMEM. */
+static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs)
+{
+	const pd_frame *fr = rs->frames;
+	bool unres = !fr[0].symbol, hidden = pl->hide && unres;
+	uint32_t n = 0;
+	if (!hidden)
+		for (size_t i = 0; i < rs->nframes; i++)
+			n += !pl->hide || fr[i].symbol != NULL;
+	size_t size = pd_srec_size(n);
+	if (b->cap - b->len < size) {
+		if (b->len)
+			return 0;
+		uint8_t *d = realloc(b->data, size);
+		if (!d)
+			return PD_ENOMEM;
+		b->data = d;
+		b->cap = size;
+	}
+	pd_srec *r = (pd_srec *)(b->data + b->len);
+	memset(r, 0, sizeof *r);
+	r->attr = pd_reader_attr(pd_session_reader(pl->s), (size_t)rs->attr);
+	r->attr_index = rs->attr;
+	r->tid = rs->tid;
+	r->nframes = n;
+	r->leaf_unresolved = unres;
+	r->hidden = hidden;
+	r->period = rs->period;
+	/* the session's ":PID" fallback is rewritten for every sample */
+	const char *comm = rs->comm ? rs->comm : "";
+	size_t cl = strnlen(comm, PD_REC_COMM_MAX - 1);
+	memcpy(r->comm, comm, cl);
+	r->comm[cl] = '\0';
+	pd_fkey *k = (pd_fkey *)(r + 1);
+	if (!hidden)
+		for (size_t i = 0; i < rs->nframes; i++)
+			if (!pl->hide || fr[i].symbol)  /* perf -U splices unnamed frames out */
+				*k++ = key_of(&fr[i]);
+	b->len += size;
+	return 1;
+}
+
+/*
+ * Fill `b` from the session: 1 when it is full (more to come), 0 at the
+ * end, a negative code on error (pl->err filled).  A sample that does not
+ * fit waits in pl->pending for the next block.
+ */
+static int fill(pd_pipeline *pl, block *b)
+{
+	b->len = 0;
+	for (;;) {
+		const pd_resolved_sample *rs = pl->pending;
+		pl->pending = NULL;
+		if (!rs) {
+			int rc = pd_session_next(pl->s, &rs, &pl->err);
+			if (rc == PD_ITEROVER)
+				return 0;
+			if (rc < 0)
+				return rc;
+		}
+		if (!wanted(pl, rs))
+			continue;
+		int rc = pack(pl, b, rs);
+		if (rc < 0)
+			return pd_error_set(&pl->err, rc, pd_reader_path(pd_session_reader(pl->s)),
+					    PD_NO_OFFSET, "out of memory");
+		if (rc == 0) {
+			pl->pending = rs;
+			return 1;
+		}
+	}
+}
+
+/* ------------------------------------------------------------ hand-over */
+
+static void *producer(void *arg)
+{
+	pd_pipeline *pl = arg;
+	int rc;
+	for (;;) {
+		pthread_mutex_lock(&pl->mu);
+		int bi = -1;
+		while (!pl->cancel) {
+			for (int i = 0; i < NBLOCKS && bi < 0; i++)
+				if (pl->free_block[i])
+					bi = i;
+			if (bi >= 0)
+				break;
+			pthread_cond_wait(&pl->cv, &pl->mu);
+		}
+		if (pl->cancel) {
+			pl->done = true;
+			pthread_cond_broadcast(&pl->cv);
+			pthread_mutex_unlock(&pl->mu);
+			return NULL;
+		}
+		pl->free_block[bi] = false;
+		pthread_mutex_unlock(&pl->mu);
+
+		rc = fill(pl, &pl->blocks[bi]);
+
+		pthread_mutex_lock(&pl->mu);
+		if (pl->blocks[bi].len) {
+			pl->filled[(pl->head + pl->nfilled) % NBLOCKS] = bi;
+			pl->nfilled++;
+		} else {
+			pl->free_block[bi] = true;
+		}
+		if (rc <= 0) {
+			pl->rc = rc;
+			pl->done = true;
+		}
+		pthread_cond_broadcast(&pl->cv);
+		pthread_mutex_unlock(&pl->mu);
+		if (rc <= 0)
+			return NULL;
+	}
+}
+
+int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread)
+{
+	pd_pipeline *pl = calloc(1, sizeof *pl);
+	if (!pl)
+		return PD_ENOMEM;
+	pl->s = s;
+	pl->p = p;
+	pl->hide = (p->opts.flags & PD_PROFILE_HIDE_UNRESOLVED) != 0;
+	pl->consumer_block = -1;
+	pd_idmap_init(&pl->dso_ok);
+	for (int i = 0; i < NBLOCKS; i++) {
+		pl->blocks[i].data = malloc(BLOCK_BYTES);
+		if (!pl->blocks[i].data) {
+			for (int j = 0; j < i; j++)
+				free(pl->blocks[j].data);
+			free(pl);
+			return PD_ENOMEM;
+		}
+		pl->blocks[i].cap = BLOCK_BYTES;
+		pl->free_block[i] = true;
+	}
+	if (pthread_mutex_init(&pl->mu, NULL) != 0) {
+		for (int i = 0; i < NBLOCKS; i++)
+			free(pl->blocks[i].data);
+		free(pl);
+		return PD_ENOMEM;
+	}
+	if (pthread_cond_init(&pl->cv, NULL) != 0) {
+		pthread_mutex_destroy(&pl->mu);
+		for (int i = 0; i < NBLOCKS; i++)
+			free(pl->blocks[i].data);
+		free(pl);
+		return PD_ENOMEM;
+	}
+	/* no thread: pd_pipeline_next() fills blocks itself */
+	pl->threaded = thread && pthread_create(&pl->thread, NULL, producer, pl) == 0;
+	*out = pl;
+	return 0;
+}
+
+int pd_pipeline_next(pd_pipeline *pl, const uint8_t **data, size_t *len, pd_error *err)
+{
+	if (!pl->threaded) {
+		if (pl->done) {
+			if (pl->rc < 0 && err)
+				*err = pl->err;
+			return pl->rc;
+		}
+		block *b = &pl->blocks[0];
+		int rc = fill(pl, b);
+		if (rc <= 0) {
+			pl->done = true;
+			pl->rc = rc;
+		}
+		if (b->len) {
+			*data = b->data;
+			*len = b->len;
+			return 1;
+		}
+		if (rc < 0 && err)
+			*err = pl->err;
+		return rc;
+	}
+	pthread_mutex_lock(&pl->mu);
+	if (pl->consumer_block >= 0) {
+		pl->free_block[pl->consumer_block] = true;
+		pl->consumer_block = -1;
+		pthread_cond_broadcast(&pl->cv);
+	}
+	while (pl->nfilled == 0 && !pl->done)
+		pthread_cond_wait(&pl->cv, &pl->mu);
+	int rc;
+	if (pl->nfilled) {
+		int bi = pl->filled[pl->head];
+		pl->head = (pl->head + 1) % NBLOCKS;
+		pl->nfilled--;
+		pl->consumer_block = bi;
+		*data = pl->blocks[bi].data;
+		*len = pl->blocks[bi].len;
+		rc = 1;
+	} else {
+		rc = pl->rc;
+		if (rc < 0 && err)
+			*err = pl->err;
+	}
+	pthread_mutex_unlock(&pl->mu);
+	return rc;
+}
+
+void pd_pipeline_cancel(pd_pipeline *pl)
+{
+	if (!pl->threaded) {
+		pl->done = true;
+		return;
+	}
+	pthread_mutex_lock(&pl->mu);
+	pl->cancel = true;
+	pthread_cond_broadcast(&pl->cv);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+void pd_pipeline_free(pd_pipeline *pl)
+{
+	if (!pl)
+		return;
+	if (pl->threaded) {
+		pd_pipeline_cancel(pl);
+		pthread_join(pl->thread, NULL);
+	}
+	pthread_cond_destroy(&pl->cv);
+	pthread_mutex_destroy(&pl->mu);
+	for (int i = 0; i < NBLOCKS; i++)
+		free(pl->blocks[i].data);
+	pd_idmap_free(&pl->dso_ok);
+	free(pl);
+}

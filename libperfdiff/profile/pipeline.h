@@ -1,0 +1,74 @@
+/*
+ * Reading and folding run side by side: a producer thread drives the
+ * session (read, order, symbolize), applies the sample filters and packs
+ * each sample into a block of compact records; the caller's thread folds
+ * the blocks into the tree.  Folding is about a third of the work and
+ * mostly waits on memory, so it hides behind the session on a second CPU.
+ *
+ * A record holds what folding needs and nothing that the session will
+ * reuse: names are the session's pointers (valid until it is freed, which
+ * happens after both threads are done), the command name is copied.
+ * Without a second thread (pthread_create failing) the same code runs
+ * in turn on one thread.
+ */
+#ifndef PD_PROFILE_PIPELINE_H
+#define PD_PROFILE_PIPELINE_H
+
+#include "internal.h"
+
+/* A frame as folding keys it: the session's name pointers, the address
+ * in its dso when it has no symbol, pd_frame_flag bits. */
+typedef struct pd_fkey {
+	const char *sym;     /* NULL: unresolved, keyed by address */
+	const char *dso;
+	uint64_t addr;
+	uint32_t flags;
+} pd_fkey;
+
+#define PD_REC_COMM_MAX 32
+
+/* One sample, followed by `nframes` pd_fkeys, leaf first. */
+typedef struct pd_srec {
+	const pd_attr *attr;
+	int attr_index;
+	uint32_t tid;
+	uint32_t nframes;         /* frames kept (unnamed ones skipped with -U) */
+	bool leaf_unresolved;     /* the leaf has no symbol */
+	bool hidden;              /* dropped by -U: only counted as unresolved */
+	uint64_t period;
+	char comm[PD_REC_COMM_MAX];
+} pd_srec;
+
+typedef struct pd_pipeline pd_pipeline;
+
+/* Start reading `s` (filters and flags from `p`, read-only from now on),
+ * on a thread of its own when `thread` and one can be started. */
+int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread);
+
+/*
+ * The next block of records: *data and *len describe it (records are
+ * 8-byte aligned, each followed by its frames).  Returns 1 with a block,
+ * 0 at the end, a negative code on error (`err` filled).  The block stays
+ * valid until the next call.
+ */
+int pd_pipeline_next(pd_pipeline *pl, const uint8_t **data, size_t *len, pd_error *err);
+
+/* Stop early (an error while folding). */
+void pd_pipeline_cancel(pd_pipeline *pl);
+
+/* Wait for the producer and free everything; the session is the
+ * caller's again.  NULL is allowed. */
+void pd_pipeline_free(pd_pipeline *pl);
+
+/* Size of a record with n frames, and its frames. */
+static inline size_t pd_srec_size(uint32_t nframes)
+{
+	return (sizeof(pd_srec) + (size_t)nframes * sizeof(pd_fkey) + 7) & ~(size_t)7;
+}
+
+static inline const pd_fkey *pd_srec_frames(const pd_srec *r)
+{
+	return (const pd_fkey *)(r + 1);
+}
+
+#endif
