@@ -2,18 +2,29 @@
 # Build the libFuzzer harnesses and run each for SECONDS (default 60) on a
 # seed corpus made from ../shared/corpus and tests/data.  Fails on any crash,
 # leak or sanitizer report.  For long runs: fuzz/run.sh 3600
+# Only some harnesses: fuzz/run.sh 60 kallsyms session
+#   reader_file  a whole file-mode perf.data
+#   reader_pipe  what follows a pipe-mode header
+#   kallsyms     kallsyms text (seeds: slices of /proc/kallsyms)
+#   session      a file-mode perf.data read, mapped and symbolized
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
+shift || true
+harnesses=${*:-reader_file reader_pipe kallsyms session}
 build=${PD_FUZZ_BUILD:-$here/build-fuzz}
 work=${PD_FUZZ_WORK:-$build/work}
 cmake -S "$here" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DPERFDIFF_FUZZ=ON -DPERFDIFF_TESTS=OFF >/dev/null
-cmake --build "$build" -j2 --target fuzz_reader_file fuzz_reader_pipe >/dev/null
+targets=""
+for h in $harnesses; do targets="$targets fuzz_$h"; done
+# shellcheck disable=SC2086
+cmake --build "$build" -j2 --target $targets >/dev/null
 
 seeds_file=$work/seeds-file
 seeds_pipe=$work/seeds-pipe
-mkdir -p "$seeds_file" "$seeds_pipe" "$work/corpus-file" "$work/corpus-pipe" "$work/artifacts"
+seeds_ksyms=$work/seeds-kallsyms
+mkdir -p "$seeds_file" "$seeds_pipe" "$seeds_ksyms" "$work/artifacts"
 corpus=$here/../shared/corpus
 # file-mode seeds: whole files; pipe seeds: pipe files without their 16-byte header
 while IFS= read -r -d '' f; do
@@ -26,15 +37,32 @@ while IFS= read -r -d '' f; do
 	fi
 done < <(find "$corpus" "$here/tests/data" -type f \( -name '*.data*' -o -name 'perf.data*' -o -name 'poc-*' -o -name 'clusterfuzz-*' \) \
 	! -name '*.txt' ! -name '*.buildids' ! -name '*.stats' -print0 2>/dev/null)
+# kallsyms seeds: slices of the running kernel's list (core kernel, the
+# module tail, the middle) and the regression inputs kept for the parser
+if [ -r /proc/kallsyms ]; then
+	n=$(wc -l < /proc/kallsyms)
+	head -n 400 /proc/kallsyms > "$seeds_ksyms/head" || true
+	tail -n 400 /proc/kallsyms > "$seeds_ksyms/tail" || true
+	sed -n "$((n / 2)),$((n / 2 + 400))p" /proc/kallsyms > "$seeds_ksyms/middle" || true
+fi
+find "$here/tests/data/regress" -name 'kallsyms-*' -exec cp {} "$seeds_ksyms/" \; 2>/dev/null || true
 
 status=0
-for mode in file pipe; do
-	echo "fuzz_reader_$mode: ${secs}s"
-	log=$work/fuzz_reader_$mode.log
-	if ! "$build/fuzz/fuzz_reader_$mode" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		-max_len=262144 -artifact_prefix="$work/artifacts/$mode-" -print_final_stats=1 \
-		"$work/corpus-$mode" "$work/seeds-$mode" >"$log" 2>&1; then
-		echo "fuzz_reader_$mode FAILED; see $log and $work/artifacts"
+for h in $harnesses; do
+	case $h in
+	reader_file|session) seeds=$seeds_file; max_len=262144 ;;
+	reader_pipe) seeds=$seeds_pipe; max_len=262144 ;;
+	kallsyms) seeds=$seeds_ksyms; max_len=65536 ;;
+	*) echo "unknown harness $h"; exit 2 ;;
+	esac
+	echo "fuzz_$h: ${secs}s"
+	log=$work/fuzz_$h.log
+	short=${h#reader_} # corpus-file, corpus-pipe as before; corpus-kallsyms, ...
+	mkdir -p "$work/corpus-$short"
+	if ! "$build/fuzz/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-max_len=$max_len -artifact_prefix="$work/artifacts/$short-" -print_final_stats=1 \
+		"$work/corpus-$short" "$seeds" >"$log" 2>&1; then
+		echo "fuzz_$h FAILED; see $log and $work/artifacts"
 		tail -n 60 "$log"
 		status=1
 	fi
