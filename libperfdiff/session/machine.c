@@ -366,7 +366,7 @@ const pd_map *pd_machine_find_map(const pd_machine *m, uint32_t pid, uint8_t cpu
 	if (!p)
 		return NULL;
 	const pd_map *map = pd_mapset_find(p->maps, addr);
-	return map;
+	return map ? map : pd_mapset_find(p->prev, addr);
 }
 
 /*
