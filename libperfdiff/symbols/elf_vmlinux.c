@@ -101,12 +101,13 @@ static int collect(Elf *elf, vsym **out, size_t *nout, bool *have_text, uint64_t
 		return PD_EUNSUPPORTED;
 	}
 	Elf_Data *data = elf_getdata(symscn, NULL);
-	if (!data || !symsh.sh_entsize) {
+	size_t esize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (!data || !symsh.sh_entsize || !esize) {
 		snprintf(why, why_size, "unreadable symbol table");
 		return PD_ECORRUPT;
 	}
 	/* The count comes from bytes libelf actually holds, not sh_size. */
-	size_t n = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	size_t n = data->d_size / esize;
 	vsym *v = n ? malloc(n * sizeof *v) : NULL;
 	if (n && !v)
 		return PD_ENOMEM;
