@@ -777,6 +777,39 @@ START_TEST(jitmap_real_perf_map)
 }
 END_TEST
 
+
+/* --perf-compat: perf 6.1 names the padding before a function, e.g. the
+ * return address after a call to a noreturn function at the end of the
+ * previous one; the default names it after the function that holds it. */
+START_TEST(padding_kept_on_request)
+{
+	static const char text[] =
+		"ffffffff81000000 T start_kernel_caller\n"
+		"ffffffff81000030 t __pfx_clear_bss\n"
+		"ffffffff81000040 T clear_bss\n"
+		"ffffffff81000080 T after\n";
+	pd_kallsyms *k;
+	char why[128];
+	ck_assert_int_eq(pd_kallsyms_parse_flags(&k, text, sizeof text - 1, 0, why, sizeof why), 0);
+	const pd_kallsym *s = pd_kallsyms_find(k, 0xffffffff81000030ull);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "start_kernel_caller");
+	pd_kallsyms_free(k);
+
+	ck_assert_int_eq(pd_kallsyms_parse_flags(&k, text, sizeof text - 1,
+						 PD_KALLSYMS_KEEP_PADDING, why, sizeof why), 0);
+	s = pd_kallsyms_find(k, 0xffffffff81000030ull);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s->name, "__pfx_clear_bss");
+	ck_assert_uint_eq(s->end, 0xffffffff81000040ull);
+	s = pd_kallsyms_find(k, 0xffffffff8100002full);
+	ck_assert_str_eq(s->name, "start_kernel_caller");
+	s = pd_kallsyms_find(k, 0xffffffff81000040ull);
+	ck_assert_str_eq(s->name, "clear_bss");
+	pd_kallsyms_free(k);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("kallsyms");
@@ -785,6 +818,7 @@ static Suite *suite(void)
 	tcase_add_test(t, aliases_last_in_file_order);
 	tcase_add_test(t, ranking_when_last_alias_is_a_wrapper);
 	tcase_add_test(t, padding_symbols_skipped);
+	tcase_add_test(t, padding_kept_on_request);
 	tcase_add_test(t, modules_and_order);
 	tcase_add_test(t, all_zero_addresses);
 	tcase_add_test(t, malformed_lines);

@@ -131,11 +131,15 @@ static bool has_prefix(const char *s, size_t n, const char *prefix)
  * the next function's padding; without them the caller keeps that byte.
  * '$' names are ARM mapping symbols, which perf drops as well.
  */
-static bool keep_line(const ks_line *l)
+static bool keep_line(const ks_line *l, unsigned flags)
 {
 	if (l->type != 'T' && l->type != 't' && l->type != 'W' && l->type != 'w')
 		return false;
-	return l->name[0] != '$' && !has_prefix(l->name, l->name_len, "__pfx_") &&
+	if (l->name[0] == '$')
+		return false;
+	if (flags & PD_KALLSYMS_KEEP_PADDING)
+		return true; /* perf 6.1 names the padding: reproduce it on request */
+	return !has_prefix(l->name, l->name_len, "__pfx_") &&
 	       !has_prefix(l->name, l->name_len, "__cfi_");
 }
 
@@ -149,7 +153,8 @@ typedef struct ks_scan {
 	bool all_zero;
 } ks_scan;
 
-static void scan(const char *text, size_t len, ks_scan *sc, pd_kallsym *out, char *names)
+static void scan(const char *text, size_t len, unsigned flags, ks_scan *sc, pd_kallsym *out,
+		 char *names)
 {
 	memset(sc, 0, sizeof *sc);
 	sc->all_zero = true;
@@ -168,7 +173,7 @@ static void scan(const char *text, size_t len, ks_scan *sc, pd_kallsym *out, cha
 			sc->wellformed++;
 			if (l.addr != 0)
 				sc->all_zero = false;
-			if (keep_line(&l)) {
+			if (keep_line(&l, flags)) {
 				bool same_mod = l.module && prev_mod && l.module_len == prev_mod_len &&
 						memcmp(l.module, prev_mod, prev_mod_len) == 0;
 				if (out) {
@@ -320,6 +325,12 @@ static const pd_kallsym *primary_at(const pd_kallsyms *k, uint64_t addr)
 int pd_kallsyms_parse(pd_kallsyms **out, const char *text, size_t len, char *why,
 		      size_t why_size)
 {
+	return pd_kallsyms_parse_flags(out, text, len, 0, why, why_size);
+}
+
+int pd_kallsyms_parse_flags(pd_kallsyms **out, const char *text, size_t len, unsigned flags,
+			    char *why, size_t why_size)
+{
 	*out = NULL;
 	if (why && why_size)
 		why[0] = '\0';
@@ -328,7 +339,7 @@ int pd_kallsyms_parse(pd_kallsyms **out, const char *text, size_t len, char *why
 		len = 0;
 	}
 	ks_scan sc;
-	scan(text, len, &sc, NULL, NULL);
+	scan(text, len, flags, &sc, NULL, NULL);
 	if (sc.wellformed == 0) {
 		if (why && why_size)
 			snprintf(why, why_size, "no kallsyms line found (%zu malformed)",
@@ -348,7 +359,7 @@ int pd_kallsyms_parse(pd_kallsyms **out, const char *text, size_t len, char *why
 		if (!k->syms || !k->names)
 			goto nomem;
 		ks_scan again;
-		scan(text, len, &again, k->syms, k->names);
+		scan(text, len, flags, &again, k->syms, k->names);
 		size_t n = again.kept;
 		pd_kallsym *t = k->syms;
 
@@ -452,13 +463,19 @@ out:
 
 int pd_kallsyms_load(pd_kallsyms **out, const char *path, char *why, size_t why_size)
 {
+	return pd_kallsyms_load_flags(out, path, 0, why, why_size);
+}
+
+int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, char *why,
+			   size_t why_size)
+{
 	*out = NULL;
 	char *data;
 	size_t len;
 	int rc = read_all(path, &data, &len, why, why_size);
 	if (rc < 0)
 		return rc;
-	rc = pd_kallsyms_parse(out, data, len, why, why_size);
+	rc = pd_kallsyms_parse_flags(out, data, len, flags, why, why_size);
 	free(data);
 	if (rc == PD_ECORRUPT && why && why_size) {
 		char tmp[256];

@@ -40,6 +40,20 @@ int pd_kallsyms_parse(pd_kallsyms **out, const char *text, size_t len, char *why
  * cannot be read, PD_ELIMIT beyond 256 MiB. */
 int pd_kallsyms_load(pd_kallsyms **out, const char *path, char *why, size_t why_size);
 
+/*
+ * Parse flags.  PD_KALLSYMS_KEEP_PADDING keeps __pfx_/__cfi_ padding symbols
+ * as names, as perf 6.1 does (for --perf-compat): a return address that ends
+ * a function calling a noreturn one is then named after the next function's
+ * padding, e.g. __pfx_clear_bss.
+ */
+enum { PD_KALLSYMS_KEEP_PADDING = 1u << 0 };
+
+/* pd_kallsyms_parse / pd_kallsyms_load with flags. */
+int pd_kallsyms_parse_flags(pd_kallsyms **out, const char *text, size_t len, unsigned flags,
+			    char *why, size_t why_size);
+int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, char *why,
+			   size_t why_size);
+
 void pd_kallsyms_free(pd_kallsyms *k);
 
 /* The symbol containing `addr`, or NULL. */

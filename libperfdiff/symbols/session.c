@@ -86,6 +86,7 @@ int pd_session_open(pd_session **out, const char *path, const pd_session_options
 		.srcline = (s->opts.flags & PD_SESSION_SRCLINE) != 0,
 		.demangle = !(s->opts.flags & PD_SESSION_NO_DEMANGLE),
 		.demangle_no_params = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
+		.kernel_padding_names = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
 		.vmlinux = s->opts.vmlinux,
 	};
 	rc = pd_symbolizer_new(&s->symz, &cfg, err);

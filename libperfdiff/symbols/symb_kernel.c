@@ -108,7 +108,8 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 	}
 	char why[256] = "";
 	pd_kallsyms *ks = NULL;
-	if (pd_kallsyms_load(&ks, path, why, sizeof why) < 0) {
+	unsigned kflags = z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
+	if (pd_kallsyms_load_flags(&ks, path, kflags, why, sizeof why) < 0) {
 		pd_symbolizer_warn(z, "%s: %s; kernel frames stay [unknown]", path,
 				   why[0] ? why : "cannot be read");
 		return;

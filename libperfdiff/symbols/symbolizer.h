@@ -22,6 +22,7 @@ typedef struct pd_symbolizer_config {
 	bool demangle;
 	/* perf's default: C++ names without their parameter lists */
 	bool demangle_no_params;
+	bool kernel_padding_names; /* name __pfx_/__cfi_ padding as perf 6.1 does */
 	/* vmlinux ELF naming core kernel text (relocated to the recorded
 	 * _text; used only when its build-id is the recording's), or NULL */
 	const char *vmlinux;
