@@ -1,4 +1,5 @@
 #include "jitmap.h"
+#include "../util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -276,48 +277,9 @@ nomem:
 int pd_jitmap_load(pd_jitmap **out, const char *path, char *why, size_t why_size)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (why && why_size)
-			snprintf(why, why_size, "%s: cannot open: %s", path, strerror(errno));
-		return PD_EIO;
-	}
-	/* the JIT may still be appending: read to EOF rather than trust st_size */
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	int rc = buf ? 0 : PD_ENOMEM;
-	while (rc == 0) {
-		if (n == cap) {
-			if (cap >= JM_FILE_MAX) {
-				if (why && why_size)
-					snprintf(why, why_size, "%s: larger than %zu MiB", path,
-						 JM_FILE_MAX >> 20);
-				rc = PD_ELIMIT;
-				break;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				rc = PD_ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			if (why && why_size)
-				snprintf(why, why_size, "%s: read failed: %s", path,
-					 strerror(errno));
-			rc = PD_EIO;
-		} else if (got == 0) {
-			break;
-		} else {
-			n += (size_t)got;
-		}
-	}
-	close(fd);
+	char *buf;
+	size_t n;
+	int rc = pd_read_file(path, JM_FILE_MAX, &buf, &n, why, why_size);
 	if (rc == 0)
 		rc = pd_jitmap_parse(out, buf, n);
 	free(buf);

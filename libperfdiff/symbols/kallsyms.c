@@ -1,4 +1,5 @@
 #include "kallsyms.h"
+#include "../util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -402,64 +403,6 @@ nomem:
 }
 
 /* The whole file; /proc files report size 0, so read until EOF. */
-static int read_all(const char *path, char **data, size_t *len, char *why, size_t why_size)
-{
-	*data = NULL;
-	*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (why && why_size)
-			snprintf(why, why_size, "%s: cannot open: %s", path, strerror(errno));
-		return PD_EIO;
-	}
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap);
-	int rc = 0;
-	if (!buf) {
-		rc = PD_ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap >= KS_FILE_MAX) {
-				if (why && why_size)
-					snprintf(why, why_size, "%s: larger than %zu MiB", path,
-						 KS_FILE_MAX >> 20);
-				rc = PD_ELIMIT;
-				goto out;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				rc = PD_ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			if (why && why_size)
-				snprintf(why, why_size, "%s: read failed: %s", path,
-					 strerror(errno));
-			rc = PD_EIO;
-			goto out;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-out:
-	close(fd);
-	if (rc < 0) {
-		free(buf);
-		return rc;
-	}
-	*data = buf;
-	*len = n;
-	return 0;
-}
 
 int pd_kallsyms_load(pd_kallsyms **out, const char *path, char *why, size_t why_size)
 {
@@ -472,7 +415,7 @@ int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, 
 	*out = NULL;
 	char *data;
 	size_t len;
-	int rc = read_all(path, &data, &len, why, why_size);
+	int rc = pd_read_file(path, KS_FILE_MAX, &data, &len, why, why_size);
 	if (rc < 0)
 		return rc;
 	rc = pd_kallsyms_parse_flags(out, data, len, flags, why, why_size);

@@ -1,8 +1,10 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 uint64_t pd_bitfield_swap(uint64_t v)
 {
@@ -185,4 +187,59 @@ const char *pd_error_code_str(int code)
 const char *pd_version(void)
 {
 	return PD_VERSION_STRING;
+}
+
+int pd_read_file(const char *path, size_t max, char **data, size_t *len, char *why,
+		 size_t why_size)
+{
+	*data = NULL;
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (why && why_size)
+			snprintf(why, why_size, "%s: cannot open: %s", path, strerror(errno));
+		return PD_EIO;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	int rc = buf ? 0 : PD_ENOMEM;
+	while (rc == 0) {
+		if (n == cap) {
+			if (cap >= max) {
+				if (why && why_size)
+					snprintf(why, why_size, "%s: larger than %zu MiB", path,
+						 max >> 20);
+				rc = PD_ELIMIT;
+				break;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				rc = PD_ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			if (why && why_size)
+				snprintf(why, why_size, "%s: read failed: %s", path,
+					 strerror(errno));
+			rc = PD_EIO;
+		} else if (got == 0) {
+			break;
+		} else {
+			n += (size_t)got;
+		}
+	}
+	close(fd);
+	if (rc < 0) {
+		free(buf);
+		return rc;
+	}
+	*data = buf;
+	*len = n;
+	return 0;
 }

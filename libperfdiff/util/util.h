@@ -90,6 +90,17 @@ int pd_buf_append(pd_buf *b, const void *p, size_t n);
 void pd_buf_consume(pd_buf *b, size_t n);
 void pd_buf_free(pd_buf *b);
 
+/* ---- files ---- */
+
+/*
+ * Read a whole file to EOF (not trusting st_size: /proc files report 0, a
+ * JIT may still be appending).  At most `max` bytes: PD_ELIMIT beyond.
+ * On success *data (malloc'd, caller frees) and *len are set; on failure
+ * PD_EIO / PD_ENOMEM / PD_ELIMIT with the reason in `why` (may be NULL).
+ */
+int pd_read_file(const char *path, size_t max, char **data, size_t *len, char *why,
+		 size_t why_size);
+
 /* ---- errors ---- */
 
 /*
