@@ -481,14 +481,6 @@ static struct lab {
 	bool clones;           /* the binary has .constprop/.isra symbols */
 } L;
 
-static bool sh_ok(const char *cmd)
-{
-	int st;
-	char *out = pd_test_run(cmd, &st);
-	free(out);
-	return st == 0;
-}
-
 static char *perf_report(const char *data)
 {
 	char cmd[2 * PATHMAX + 256];
@@ -520,7 +512,7 @@ static bool record(int which, const char *args)
 		 which == TWO ? "-e cpu-clock,task-clock" : "-e cpu-clock",
 		 L.data[which], args);
 	struct stat sb;
-	if (!sh_ok(cmd) || stat(L.data[which], &sb) != 0)
+	if (!pd_test_sh_ok(cmd) || stat(L.data[which], &sb) != 0)
 		return false;
 	L.report[which] = perf_report(L.data[which]);
 	return L.report[which] != NULL;
@@ -529,19 +521,9 @@ static bool record(int which, const char *args)
 static void lab_setup(void)
 {
 	memset(&L, 0, sizeof L);
-	if (!pd_test_have_perf()) {
-		L.skip = "perf is not usable here";
+	L.skip = pd_test_lab_open(true, &L.dir);
+	if (L.skip)
 		return;
-	}
-	if (!sh_ok("cc --version >/dev/null 2>&1")) {
-		L.skip = "no C compiler (cc)";
-		return;
-	}
-	L.dir = pd_test_tmpdir();
-	if (!L.dir) {
-		L.skip = "no temporary directory";
-		return;
-	}
 	char src[PATHMAX], cmd[3 * PATHMAX];
 	snprintf(L.bid, sizeof L.bid, "%s/buildid", L.dir);
 	snprintf(L.cfg, sizeof L.cfg, "%s/perfconfig", L.dir);
@@ -557,17 +539,14 @@ static void lab_setup(void)
 		L.skip = "cannot write the workload";
 		return;
 	}
-	snprintf(cmd, sizeof cmd,
-		 "cc -O2 -fno-omit-frame-pointer -fno-inline -o '%s' '%s' 2>&1",
-		 L.bin, src);
-	if (!sh_ok(cmd)) {
+	if (!pd_test_compile("cc", "-O2 -fno-omit-frame-pointer -fno-inline", L.bin, src)) {
 		L.skip = "cannot compile the workload";
 		return;
 	}
 	snprintf(cmd, sizeof cmd,
 		 "nm '%s' | grep -q 'constprop' && nm '%s' | grep -q 'isra'", L.bin,
 		 L.bin);
-	L.clones = sh_ok(cmd);
+	L.clones = pd_test_sh_ok(cmd);
 	for (int i = 0; i < NREC; i++)
 		snprintf(L.data[i], PATHMAX, "%s/%s.data", L.dir, rec_name[i]);
 
@@ -587,10 +566,8 @@ static void lab_setup(void)
 
 	snprintf(src, sizeof src, "%s/cxxwork.cc", L.dir);
 	snprintf(L.cxx_bin, sizeof L.cxx_bin, "%s/cxxwork", L.dir);
-	snprintf(cmd, sizeof cmd,
-		 "c++ -O2 -fno-omit-frame-pointer -fno-inline -o '%s' '%s' 2>&1",
-		 L.cxx_bin, src);
-	if (pd_test_write_file(src, cxx_src, strlen(cxx_src)) && sh_ok(cmd)) {
+	if (pd_test_write_file(src, cxx_src, strlen(cxx_src)) &&
+	    pd_test_compile("c++", "-O2 -fno-omit-frame-pointer -fno-inline", L.cxx_bin, src)) {
 		snprintf(w, sizeof w, "'%s' 300", L.cxx_bin);
 		record(CXX, w);
 	}
@@ -598,20 +575,13 @@ static void lab_setup(void)
 
 static void lab_teardown(void)
 {
-	if (L.dir) {
-		pd_test_rmrf(L.dir);
-		free(L.dir);
-	}
+	pd_test_lab_close(L.dir);
 	for (int i = 0; i < NREC; i++)
 		free(L.report[i]);
 	memset(&L, 0, sizeof L);
 }
 
-#define NEED_LAB()                                                            \
-	do {                                                                  \
-		if (L.skip)                                                   \
-			PD_SKIP("%s", L.skip);                                \
-	} while (0)
+#define NEED_LAB() PD_SKIP_IF(L.skip)
 
 static pd_profile *lkp_profile(const char *const *files, size_t n)
 {

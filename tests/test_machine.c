@@ -805,9 +805,7 @@ static bool record_workload(const char *dir, char *data, size_t n)
 		 "perf record -N -e cpu-clock -g -o '%s' -- /bin/sh -c "
 		 "'ls -R /usr/lib >/dev/null; sleep 0.01' >/dev/null 2>&1",
 		 data);
-	int st = -1;
-	free(pd_test_run(cmd, &st));
-	return st == 0;
+	return pd_test_sh_ok(cmd);
 }
 
 static uint8_t marker_mode(uint64_t marker)

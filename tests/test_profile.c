@@ -45,14 +45,6 @@ static char *xstrndup(const char *s, size_t n)
 	return d;
 }
 
-static bool sh_ok(const char *cmd)
-{
-	int st = -1;
-	char *out = pd_test_run(cmd, &st);
-	free(out);
-	return st == 0;
-}
-
 static const char *base_name(const char *path)
 {
 	if (!path || path[0] == '[')
@@ -92,40 +84,18 @@ static struct lab {
 	char win_arg[64];
 } L;
 
-static bool record(const char *data, const char *args, const char *workload)
-{
-	char cmd[3 * PATHMAX];
-	snprintf(cmd, sizeof cmd, "perf record -q -N %s -o '%s' -- %s >/dev/null 2>&1", args,
-		 data, workload);
-	struct stat sb;
-	return sh_ok(cmd) && stat(data, &sb) == 0;
-}
-
 static void lab_setup(void)
 {
 	memset(&L, 0, sizeof L);
-	if (!pd_test_have_perf()) {
-		L.skip = "perf is not usable here";
+	L.skip = pd_test_lab_open(true, &L.dir);
+	if (L.skip)
 		return;
-	}
-	if (!sh_ok("cc --version >/dev/null 2>&1")) {
-		L.skip = "no C compiler (cc)";
-		return;
-	}
-	L.dir = pd_test_tmpdir();
-	if (!L.dir) {
-		L.skip = "no temporary directory";
-		return;
-	}
 	snprintf(L.bin, PATHMAX, "%s/profile", L.dir);
 	snprintf(L.inl_bin, PATHMAX, "%s/inline", L.dir);
-	char cmd[3 * PATHMAX];
 	/* -O0: every function keeps its frame and no call becomes a jump, so
 	 * frame-pointer chains have exactly the source's shape */
-	snprintf(cmd, sizeof cmd,
-		 "cc -O0 -g -fno-omit-frame-pointer -no-pie -o '%s' '%s/profile.c' 2>&1",
-		 L.bin, WORKLOAD_DIR);
-	if (!sh_ok(cmd)) {
+	if (!pd_test_compile("cc", "-O0 -g -fno-omit-frame-pointer -no-pie", L.bin,
+			     WORKLOAD_DIR "/profile.c")) {
 		L.skip = "cannot compile tests/workloads/profile.c";
 		return;
 	}
@@ -137,50 +107,36 @@ static void lab_setup(void)
 	/* two processes of the workload and the shell: several pids, tids
 	 * and commands for the filters */
 	snprintf(w, sizeof w, "sh -c \"'%s' 300 & '%s' 300; wait\"", L.bin, L.bin);
-	bool ok = record(L.fp, "-e cpu-clock -g --sample-cpu", w);
+	bool ok = pd_test_perf_record(L.fp, "-q -N -e cpu-clock -g --sample-cpu", w);
 	snprintf(w, sizeof w, "'%s' 250", L.bin);
-	ok = ok && record(L.two, "-e cpu-clock,task-clock -g", w);
+	ok = ok && pd_test_perf_record(L.two, "-q -N -e cpu-clock,task-clock -g", w);
 	if (!ok) {
 		L.skip = "perf record failed";
 		return;
 	}
-	snprintf(cmd, sizeof cmd, "perf script -i '%s' --ns -F time 2>/dev/null | head -1", L.fp);
-	int st;
-	char *first = pd_test_run(cmd, &st);
-	char *dot = first ? strchr(first, '.') : NULL;
-	if (!dot) {
-		free(first);
+	uint64_t t0;
+	if (!pd_test_perf_first_time(L.fp, &t0)) {
 		L.skip = "perf script printed no sample time";
 		return;
 	}
-	uint64_t t0 = strtoull(first, NULL, 10) * 1000000000u + strtoull(dot + 1, NULL, 10);
-	free(first);
 	L.win_ns = (t0 + 50000000u) / 1000u * 1000u;
 	snprintf(L.win_arg, sizeof L.win_arg, "--time %" PRIu64 ".%06" PRIu64 ",",
 		 L.win_ns / 1000000000u, L.win_ns % 1000000000u / 1000u);
 	/* system-wide needs privileges; the test that uses it skips without */
-	L.sys_ok = record(L.sys, "-a -g -e cpu-clock", w);
-	snprintf(cmd, sizeof cmd,
-		 "cc -O2 -g -fno-omit-frame-pointer -no-pie -o '%s' '%s/inline.c' 2>&1",
-		 L.inl_bin, WORKLOAD_DIR);
+	L.sys_ok = pd_test_perf_record(L.sys, "-q -N -a -g -e cpu-clock", w);
 	snprintf(w, sizeof w, "'%s' 250", L.inl_bin);
-	L.inl_ok = sh_ok(cmd) && record(L.inl, "-e cpu-clock -g", w);
+	L.inl_ok = pd_test_compile("cc", "-O2 -g -fno-omit-frame-pointer -no-pie", L.inl_bin,
+				   WORKLOAD_DIR "/inline.c") &&
+		   pd_test_perf_record(L.inl, "-q -N -e cpu-clock -g", w);
 }
 
 static void lab_teardown(void)
 {
-	if (L.dir) {
-		pd_test_rmrf(L.dir);
-		free(L.dir);
-	}
+	pd_test_lab_close(L.dir);
 	memset(&L, 0, sizeof L);
 }
 
-#define NEED_LAB()                                                            \
-	do {                                                                  \
-		if (L.skip)                                                   \
-			PD_SKIP("%s", L.skip);                                \
-	} while (0)
+#define NEED_LAB() PD_SKIP_IF(L.skip)
 
 /* ------------------------------------------------- profiles under test */
 

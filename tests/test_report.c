@@ -36,14 +36,6 @@ static struct lab {
 	char win[64];          /* "SECS.USECS," for --time */
 } L;
 
-static bool sh_ok(const char *cmd)
-{
-	int st = -1;
-	char *out = pd_test_run(cmd, &st);
-	free(out);
-	return st == 0;
-}
-
 static char *xstrdup(const char *s)
 {
 	char *d = strdup(s ? s : "");
@@ -54,23 +46,15 @@ static char *xstrdup(const char *s)
 static void lab_setup(void)
 {
 	memset(&L, 0, sizeof L);
-	if (!pd_test_have_perf()) {
-		L.skip = "perf is not usable here";
+	L.skip = pd_test_lab_open(false, &L.dir);
+	if (L.skip)
 		return;
-	}
-	L.dir = pd_test_tmpdir();
-	if (!L.dir) {
-		L.skip = "no temporary directory";
-		return;
-	}
 	snprintf(L.bin, PATHMAX, "%s/profile", L.dir);
 	snprintf(L.fp, PATHMAX, "%s/fp.data", L.dir);
 	snprintf(L.two, PATHMAX, "%s/two.data", L.dir);
 	char cmd[5 * PATHMAX];
-	snprintf(cmd, sizeof cmd,
-		 "cc -O0 -g -fno-omit-frame-pointer -no-pie -o '%s' '%s/profile.c' 2>&1", L.bin,
-		 WORKLOAD_DIR);
-	if (!sh_ok(cmd)) {
+	if (!pd_test_compile("cc", "-O0 -g -fno-omit-frame-pointer -no-pie", L.bin,
+			     WORKLOAD_DIR "/profile.c")) {
 		L.skip = "cannot compile tests/workloads/profile.c";
 		return;
 	}
@@ -79,21 +63,15 @@ static void lab_setup(void)
 		 "perf record -q -N -e cpu-clock,task-clock -g -o '%s' -- '%s' 200 "
 		 ">/dev/null 2>&1",
 		 L.fp, L.bin, L.two, L.bin);
-	if (!sh_ok(cmd)) {
+	if (!pd_test_sh_ok(cmd)) {
 		L.skip = "perf record failed";
 		return;
 	}
-	snprintf(cmd, sizeof cmd, "perf script -i '%s' --ns -F time 2>/dev/null | head -1", L.fp);
-	int st;
-	char *first = pd_test_run(cmd, &st);
-	char *dot = first ? strchr(first, '.') : NULL;
-	if (!dot) {
-		free(first);
+	uint64_t t0;
+	if (!pd_test_perf_first_time(L.fp, &t0)) {
 		L.skip = "perf script printed no sample time";
 		return;
 	}
-	uint64_t t0 = strtoull(first, NULL, 10) * 1000000000u + strtoull(dot + 1, NULL, 10);
-	free(first);
 	/* after the workload's exec: samples inside execve are named from
 	 * the old image's maps by perf only (see test_profile.c) */
 	L.win_ns = (t0 + 50000000u) / 1000u * 1000u;
@@ -103,45 +81,21 @@ static void lab_setup(void)
 
 static void lab_teardown(void)
 {
-	if (L.dir) {
-		pd_test_rmrf(L.dir);
-		free(L.dir);
-	}
+	pd_test_lab_close(L.dir);
 	memset(&L, 0, sizeof L);
 }
 
-#define NEED_LAB()                                                            \
-	do {                                                                  \
-		if (L.skip)                                                   \
-			PD_SKIP("%s", L.skip);                                \
-	} while (0)
+#define NEED_LAB() PD_SKIP_IF(L.skip)
 
-/* `perfdiff report ARGS`: stdout returned, exit status in *status, stderr
- * in *err (may be NULL).  A sanitizer report fails the test. */
+/* `perfdiff report ARGS`, stderr captured in the lab (see pd_test_cli). */
 static char *report(const char *args, int *status, char **err)
 {
-	char errpath[PATHMAX], cmd[4 * PATHMAX];
-	snprintf(errpath, sizeof errpath, "%s/stderr.%d.txt", L.dir ? L.dir : "/tmp",
-		 (int)getpid());
-	snprintf(cmd, sizeof cmd, "'%s' report %s 2>'%s'", PD_CLI_PATH, args, errpath);
-	char *out = pd_test_run(cmd, status);
-	ck_assert_ptr_nonnull(out);
-	size_t n = 0;
-	uint8_t *e = pd_test_read_file(errpath, &n);
-	char *text = malloc(n + 1);
-	ck_assert_ptr_nonnull(text);
-	if (e)
-		memcpy(text, e, n);
-	text[n] = '\0';
-	free(e);
-	unlink(errpath);
-	ck_assert_msg(!strstr(text, "AddressSanitizer") && !strstr(text, "runtime error:") &&
-			      !strstr(text, "LeakSanitizer"),
-		      "perfdiff report %s: sanitizer report:\n%s", args, text);
-	if (err)
-		*err = text;
-	else
-		free(text);
+	size_t n = strlen(args) + 8;
+	char *full = malloc(n);
+	ck_assert_ptr_nonnull(full);
+	snprintf(full, n, "report %s", args);
+	char *out = pd_test_cli(L.dir, full, status, err);
+	free(full);
 	return out;
 }
 

@@ -147,79 +147,34 @@ static char *run(const char *cmd, int *status)
 	return out;
 }
 
-static bool sh_ok(const char *cmd)
-{
-	int st = -1;
-	char *out = pd_test_run(cmd, &st);
-	free(out);
-	return st == 0;
-}
-
-/* `perfdiff ARGS`: stdout returned, stderr in *err (may be NULL).  A
- * sanitizer report in stderr (ASan's exit status 1 would pass for "warnings")
- * fails the test. */
+/* `perfdiff ARGS`, stderr captured in the lab (see pd_test_cli). */
 static char *perfdiff(const char *args, int *status, char **err)
 {
-	char errpath[PATHMAX], cmd[3 * PATHMAX];
-	snprintf(errpath, sizeof errpath, "%s/stderr.%d.txt",
-		 L.dir ? L.dir : "/tmp", (int)getpid());
-	snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", PD_CLI_PATH, args, errpath);
-	char *out = run(cmd, status);
-	size_t n = 0;
-	uint8_t *e = pd_test_read_file(errpath, &n);
-	char *text = malloc(n + 1);
-	ck_assert_ptr_nonnull(text);
-	if (e)
-		memcpy(text, e, n);
-	text[n] = '\0';
-	free(e);
-	unlink(errpath);
-	ck_assert_msg(!strstr(text, "AddressSanitizer") && !strstr(text, "runtime error:") &&
-		      !strstr(text, "LeakSanitizer"),
-		      "perfdiff %s: sanitizer report:\n%s", args, text);
-	if (err)
-		*err = text;
-	else
-		free(text);
-	return out;
+	return pd_test_cli(L.dir, args, status, err);
 }
 
 static bool compile(const char *src, const char *out, const char *flags)
 {
-	char cmd[3 * PATHMAX];
-	snprintf(cmd, sizeof cmd,
-		 "cc -O2 -g -fno-omit-frame-pointer %s -o '%s' '%s/%s' 2>&1",
-		 flags, out, WORKLOAD_DIR, src);
-	return sh_ok(cmd);
+	char f[PATHMAX], path[PATHMAX];
+	snprintf(f, sizeof f, "-O2 -g -fno-omit-frame-pointer %s", flags);
+	snprintf(path, sizeof path, "%s/%s", WORKLOAD_DIR, src);
+	return pd_test_compile("cc", f, out, path);
 }
 
 static bool record(const char *data, const char *extra, const char *workload)
 {
-	char cmd[3 * PATHMAX];
-	snprintf(cmd, sizeof cmd,
-		 "perf record -N -e cpu-clock %s -o '%s' -- %s >/dev/null 2>&1",
-		 extra, data, workload);
-	struct stat sb;
-	return sh_ok(cmd) && stat(data, &sb) == 0;
+	char args[PATHMAX];
+	snprintf(args, sizeof args, "-N -e cpu-clock %s", extra);
+	return pd_test_perf_record(data, args, workload);
 }
 
 static void lab_setup(void)
 {
 	memset(&L, 0, sizeof L);
-	if (!pd_test_have_perf()) {
-		L.skip = "perf is not usable here";
+	L.skip = pd_test_lab_open(true, &L.dir);
+	if (L.skip)
 		return;
-	}
-	if (!sh_ok("cc --version >/dev/null 2>&1")) {
-		L.skip = "no C compiler (cc)";
-		return;
-	}
-	L.dir = pd_test_tmpdir();
-	if (!L.dir) {
-		L.skip = "no temporary directory";
-		return;
-	}
-	L.have_eu = sh_ok("eu-addr2line --version >/dev/null 2>&1");
+	L.have_eu = pd_test_sh_ok("eu-addr2line --version >/dev/null 2>&1");
 	snprintf(L.inl_bin, PATHMAX, "%s/inline", L.dir);
 	snprintf(L.nor_bin, PATHMAX, "%s/noreturn", L.dir);
 	/* -no-pie: sampled addresses are ELF addresses, as eu-addr2line and
@@ -253,18 +208,11 @@ static void lab_setup(void)
 
 static void lab_teardown(void)
 {
-	if (L.dir) {
-		pd_test_rmrf(L.dir);
-		free(L.dir);
-	}
+	pd_test_lab_close(L.dir);
 	memset(&L, 0, sizeof L);
 }
 
-#define NEED_LAB()                                                            \
-	do {                                                                  \
-		if (L.skip)                                                   \
-			PD_SKIP("%s", L.skip);                                \
-	} while (0)
+#define NEED_LAB() PD_SKIP_IF(L.skip)
 
 /* ------------------------------------------------- our JSON lines */
 
@@ -465,7 +413,7 @@ typedef struct match_stats {
 	size_t samples, samples_matched, samples_missing;
 	size_t frames, frames_matched;
 	size_t kernel_frames, kernel_matched;
-	size_t vdso_explained, pfx_explained;
+	size_t vdso_explained, pfx_explained, plt_explained;
 	size_t shown;
 } match_stats;
 
@@ -572,14 +520,29 @@ static bool vdso_explained(const tframe *x, const tframe *y)
  * before each function.  A return address right after a call to a noreturn
  * function (x86_64_start_reservations -> start_kernel) is the start of the
  * next __pfx_ symbol: perf 6.1 names it "__pfx_clear_bss+0x0"; libperfdiff
- * never names padding, so even with --perf-compat the same address is the
- * end of the calling function.
+ * names padding only with --perf-compat, so without it the same address is
+ * the end of the calling function.
  */
 static bool pfx_explained(const tframe *x, const tframe *y)
 {
 	return x && x->sym && y->sym && x->addr == y->addr &&
 	       strncmp(y->sym, "__pfx_", 6) == 0 && y->off == 0 &&
 	       strncmp(x->sym, "__pfx_", 6) != 0 && x->off > 0 &&
+	       str_eq(x->dso, y->dso);
+}
+
+/*
+ * PLT stubs whose relocation perf 6.1 cannot name (IRELATIVE slots, and
+ * libc's own .plt.sec entries) print as a bare "@plt"; libperfdiff names
+ * them after the slot's target, as objdump does ("memcpy@plt").  Explained
+ * when perf's frame is exactly "@plt" at the same offset and dso.
+ */
+static bool plt_explained(const tframe *x, const tframe *y)
+{
+	if (!x || !x->sym || !y->sym || strcmp(y->sym, "@plt") != 0)
+		return false;
+	size_t n = strlen(x->sym);
+	return n > 4 && strcmp(x->sym + n - 4, "@plt") == 0 && x->off == y->off &&
 	       str_eq(x->dso, y->dso);
 }
 
@@ -625,6 +588,9 @@ static void compare(const tsamples *a, tsamples *b, bool kernel_only,
 				eq = true;
 			} else if (!eq && counted && pfx_explained(x, y)) {
 				ms->pfx_explained++;
+				eq = true;
+			} else if (!eq && counted && plt_explained(x, y)) {
+				ms->plt_explained++;
 				eq = true;
 			}
 			if (counted) {
@@ -740,11 +706,11 @@ static void check_vs_perf(const char *data, const char *what)
 		"%s vs perf script: %zu/%zu samples equal (%.2f%%), "
 		"%zu/%zu frames (%.2f%%), kernel frames %zu/%zu; of the equal "
 		"frames, explained differences: %zu vdso frames perf cannot name "
-		"(-N), %zu __pfx_ names\n",
+		"(-N), %zu __pfx_ names, %zu PLT stubs perf names \"@plt\"\n",
 		what, ms.samples_matched, ms.samples,
 		pct(ms.samples_matched, ms.samples), ms.frames_matched, ms.frames,
 		pct(ms.frames_matched, ms.frames), ms.kernel_matched,
-		ms.kernel_frames, ms.vdso_explained, ms.pfx_explained);
+		ms.kernel_frames, ms.vdso_explained, ms.pfx_explained, ms.plt_explained);
 	ck_assert_uint_eq(ms.samples_missing, 0);
 	ck_assert_uint_eq(ms.frames_matched, ms.frames);
 	ck_assert_uint_eq(ms.samples_matched, ms.samples);
@@ -1232,7 +1198,7 @@ START_TEST(test_missing_binary)
 	snprintf(data, sizeof data, "%s/gone.data", L.dir);
 	char cmd[3 * PATHMAX];
 	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", L.nor_bin, bin);
-	ck_assert(sh_ok(cmd));
+	ck_assert(pd_test_sh_ok(cmd));
 	snprintf(w, sizeof w, "'%s' 150", bin);
 	ck_assert(record(data, "-g", w));
 	ck_assert_int_eq(unlink(bin), 0);

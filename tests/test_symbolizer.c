@@ -94,10 +94,7 @@ static bool ok(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof cmd, fmt, ap);
 	va_end(ap);
-	int st = -1;
-	char *out = pd_test_run(cmd, &st);
-	free(out);
-	return st == 0;
+	return pd_test_sh_ok(cmd);
 }
 
 static const char *path_in(char *buf, size_t n, const char *name)

@@ -121,6 +121,100 @@ void pd_test_rmrf(const char *path)
 	(void)rc;
 }
 
+bool pd_test_sh_ok(const char *cmd)
+{
+	int st = -1;
+	char *out = pd_test_run(cmd, &st);
+	free(out);
+	return st == 0;
+}
+
+bool pd_test_compile(const char *compiler, const char *flags, const char *out,
+		     const char *src)
+{
+	char cmd[16384];
+	snprintf(cmd, sizeof cmd, "%s %s -o '%s' '%s' 2>&1", compiler, flags, out, src);
+	return pd_test_sh_ok(cmd);
+}
+
+bool pd_test_perf_record(const char *data, const char *args, const char *workload)
+{
+	char cmd[16384];
+	snprintf(cmd, sizeof cmd, "perf record %s -o '%s' -- %s >/dev/null 2>&1", args,
+		 data, workload);
+	struct stat sb;
+	return pd_test_sh_ok(cmd) && stat(data, &sb) == 0;
+}
+
+bool pd_test_perf_first_time(const char *data, uint64_t *ns)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, "perf script -i '%s' --ns -F time 2>/dev/null | head -1",
+		 data);
+	int st;
+	char *first = pd_test_run(cmd, &st);
+	char *dot = first ? strchr(first, '.') : NULL;
+	if (!dot) {
+		free(first);
+		return false;
+	}
+	*ns = strtoull(first, NULL, 10) * 1000000000u + strtoull(dot + 1, NULL, 10);
+	free(first);
+	return true;
+}
+
+const char *pd_test_lab_open(bool need_cc, char **dir)
+{
+	*dir = NULL;
+	if (!pd_test_have_perf())
+		return "perf is not usable here";
+	if (need_cc && !pd_test_sh_ok("cc --version >/dev/null 2>&1"))
+		return "no C compiler (cc)";
+	*dir = pd_test_tmpdir();
+	if (!*dir)
+		return "no temporary directory";
+	return NULL;
+}
+
+void pd_test_lab_close(char *dir)
+{
+	if (dir) {
+		pd_test_rmrf(dir);
+		free(dir);
+	}
+}
+
+char *pd_test_cli(const char *dir, const char *args, int *status, char **err)
+{
+	char errpath[4300];
+	snprintf(errpath, sizeof errpath, "%s/stderr.%d.txt", dir ? dir : "/tmp",
+		 (int)getpid());
+	size_t cap = strlen(PD_CLI_PATH) + strlen(args) + strlen(errpath) + 16;
+	char *cmd = malloc(cap);
+	ck_assert_ptr_nonnull(cmd);
+	snprintf(cmd, cap, "'%s' %s 2>'%s'", PD_CLI_PATH, args, errpath);
+	char *out = pd_test_run(cmd, status);
+	ck_assert_msg(out != NULL, "cannot run: %s", cmd);
+	free(cmd);
+	size_t n = 0;
+	uint8_t *e = pd_test_read_file(errpath, &n);
+	char *text = malloc(n + 1);
+	ck_assert_ptr_nonnull(text);
+	if (e)
+		memcpy(text, e, n);
+	text[n] = '\0';
+	free(e);
+	unlink(errpath);
+	ck_assert_msg(!strstr(text, "AddressSanitizer") && !strstr(text, "runtime error:") &&
+			      !strstr(text, "LeakSanitizer"),
+		      "perfdiff %s: sanitizer report:\n%s", args, text);
+	if (err)
+		*err = text;
+	else
+		free(text);
+	return out;
+}
+
 void pd_test_read_all(const char *path, unsigned flags, pd_test_readout *out)
 {
 	memset(out, 0, sizeof *out);

@@ -43,6 +43,45 @@ bool pd_test_have_perf(void);
 char *pd_test_tmpdir(void);
 void pd_test_rmrf(const char *path);
 
+/* Run `cmd` through /bin/sh, discarding stdout; true if it exited 0. */
+bool pd_test_sh_ok(const char *cmd);
+
+/* Compile `src` into `out` with `compiler` ("cc", "c++") and `flags`;
+ * true on success.  Diagnostics go to the discarded stdout. */
+bool pd_test_compile(const char *compiler, const char *flags, const char *out,
+		     const char *src);
+
+/* `perf record ARGS -o DATA -- WORKLOAD` (ARGS and WORKLOAD are shell
+ * text), all output discarded; true if it exited 0 and DATA exists. */
+bool pd_test_perf_record(const char *data, const char *args, const char *workload);
+
+/* Time of the first sample `perf script` prints for `data`, in ns; false
+ * when it prints none (the suites skip then). */
+bool pd_test_perf_first_time(const char *data, uint64_t *ns);
+
+/* Fixture preamble of the suites that record with perf: checks that perf
+ * (and with need_cc a C compiler, `cc`) runs and makes a temporary
+ * directory, returned in *dir.  NULL on success; otherwise the reason to
+ * skip (static text) with *dir NULL. */
+const char *pd_test_lab_open(bool need_cc, char **dir);
+/* Remove and free a directory from pd_test_lab_open; NULL is fine. */
+void pd_test_lab_close(char *dir);
+
+/* Skip the current test with `reason` (a fixture's skip text) unless NULL. */
+#define PD_SKIP_IF(reason)                                                    \
+	do {                                                                  \
+		const char *pd_skip_reason_ = (reason);                       \
+		if (pd_skip_reason_)                                          \
+			PD_SKIP("%s", pd_skip_reason_);                       \
+	} while (0)
+
+/* Run `perfdiff ARGS` (shell text) with its stderr captured through a file
+ * in `dir` (/tmp when NULL): stdout returned (caller frees), exit status in
+ * *status, stderr text in *err (caller frees; may be NULL).  Fails the test
+ * when the command cannot run or stderr holds a sanitizer report, whose
+ * exit status 1 would otherwise pass for "read with warnings". */
+char *pd_test_cli(const char *dir, const char *args, int *status, char **err);
+
 /* Read every record of `path`; fills stats and returns the final code
  * (PD_ITEROVER on success) and the warning count. */
 typedef struct pd_test_readout {
