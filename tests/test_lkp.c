@@ -307,8 +307,8 @@ static match compare(const char *what, const okeys *want, const pd_lkp_key *got,
 		if (strcmp(a, b) == 0)
 			mt.exact++;
 		else
-			fprintf(stderr, "%s: value   %s: perf %s, ours %s\n", what,
-				want->v[i].key, a, b);
+			fprintf(stderr, "%s: value   %s: perf %s, ours %s (%.6f vs %.6f)\n", what,
+				want->v[i].key, a, b, want->v[i].v, got[j].value);
 		if (fabs(want->v[i].v - got[j].value) <= 0.01 + 1e-9)
 			mt.within++;
 		const char *k = want->v[i].key;
@@ -602,19 +602,20 @@ static pd_profile *lkp_profile(const char *const *files, size_t n)
 /*
  * A system-wide recording holds whatever else ran on the machine, and
  * there libperfdiff's session and symbolizer differ from perf 6.1 in a few
- * known, deliberate or not yet settled ways that reach the keys (every one
- * seen in tests so far was one of these):
- *   - exec: perf keeps a process's old maps until the new image's MMAPs
- *     replace them, so the user frame of a sample taken inside execve
- *     after the mm switch is still __GI___execve; ours is unresolved and
- *     spliced out (-U), which moves period between execve chains;
- *   - __pfx_ padding symbols, which perf names and libperfdiff never does
- *     (x86_64_start_reservations ← __pfx_clear_bss);
- *   - IRELATIVE PLT stubs: perf names them "@plt", ours after the ifunc.
- * These are the symbolizer's and the session's to settle; here they are
- * allowed to touch up to 3 % of the keys, and are printed.
+ * known ways that reach the keys (every one seen in tests so far was one
+ * of these):
+ *   - IRELATIVE and libc-internal PLT stubs: perf names them "@plt", ours
+ *     after the slot's target;
+ *   - frames of processes that start, exec or unmap while perf records;
+ *   - one sample more or less surviving -U changes the total, and every key
+ *     near a rounding boundary then moves by 0.01 (30 keys of 927 in one CI
+ *     run, the largest difference seen).
+ * (exec's old frames and __pfx_ padding used to be here: --perf-compat now
+ * names both as perf does.)  Here they may touch up to 5 % of the keys, and
+ * are printed; the recordings of the test's own workloads must match
+ * exactly.
  */
-#define SYS_SLACK 0.03
+#define SYS_SLACK 0.05
 
 static void check_recording(int which)
 {
