@@ -273,7 +273,7 @@ static char *okeys_text(const okeys *k)
 /* --------------------------------------------- comparing key lists */
 
 typedef struct match {
-	size_t oracle, ours, same_key, exact, within, missing, extra;
+	size_t oracle, ours, same_key, exact, within, within_scaled, missing, extra;
 	size_t kinds[3];   /* calltrace, children, self keys of the oracle */
 } match;
 
@@ -309,8 +309,12 @@ static match compare(const char *what, const okeys *want, const pd_lkp_key *got,
 		else
 			fprintf(stderr, "%s: value   %s: perf %s, ours %s (%.6f vs %.6f)\n", what,
 				want->v[i].key, a, b, want->v[i].v, got[j].value);
-		if (fabs(want->v[i].v - got[j].value) <= 0.01 + 1e-9)
+		double d = fabs(want->v[i].v - got[j].value);
+		if (d <= 0.01 + 1e-9)
 			mt.within++;
+		/* see SYS_SLACK: a denominator that differs scales every share */
+		if (d <= 0.01 + 1e-9 || d <= 0.005 * want->v[i].v)
+			mt.within_scaled++;
 		const char *k = want->v[i].key;
 		mt.kinds[strncmp(k, "calltrace.", 10) == 0 ? 0 :
 			 strncmp(k, "children.", 9) == 0 ? 1 : 2]++;
@@ -335,7 +339,8 @@ static void assert_match_slack(const char *what, const okeys *want,
 {
 	match mt = compare(what, want, got, ngot);
 	ck_assert_msg(mt.oracle > 0, "%s: the oracle found no keys", what);
-	size_t bad = mt.missing + mt.extra + (mt.same_key - mt.exact);
+	size_t bad = mt.missing + mt.extra +
+		     (slack > 0 ? mt.same_key - mt.within_scaled : mt.same_key - mt.exact);
 	size_t allowed = (size_t)(slack * (double)mt.oracle);
 	ck_assert_msg(bad <= allowed,
 		      "%s: %zu keys missing, %zu extra, %zu values differ (%zu "
@@ -607,13 +612,15 @@ static pd_profile *lkp_profile(const char *const *files, size_t n)
  *   - IRELATIVE and libc-internal PLT stubs: perf names them "@plt", ours
  *     after the slot's target;
  *   - frames of processes that start, exec or unmap while perf records;
- *   - one sample more or less surviving -U changes the total, and every key
- *     near a rounding boundary then moves by 0.01 (30 keys of 927 in one CI
- *     run, the largest difference seen).
+ *   - samples one tool names and the other drops under -U (a PLT stub of
+ *     the workload: perf 6.1 leaves it unresolved, we name it malloc@plt)
+ *     change the total, and every share then scales: 32.65 vs 32.62 for
+ *     0.08 % of extra period in one CI run.
  * (exec's old frames and __pfx_ padding used to be here: --perf-compat now
- * names both as perf does.)  Here they may touch up to 5 % of the keys, and
- * are printed; the recordings of the test's own workloads must match
- * exactly.
+ * names both as perf does.)  So here a value counts as equal within 0.01
+ * or 0.5 % of itself, missing/extra/other keys may be up to 5 % of the
+ * keys, and every difference is printed; the recordings of the test's own
+ * workloads must match exactly.
  */
 #define SYS_SLACK 0.05
 
