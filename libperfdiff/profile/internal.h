@@ -49,17 +49,6 @@ typedef struct pd_idmap {
 void pd_idmap_init(pd_idmap *m);
 void pd_idmap_free(pd_idmap *m);
 
-static inline uint64_t pd_mix64(uint64_t x)
-{
-	/* splitmix64's finaliser: every key bit reaches every slot bit */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
 /* The value of `key` (never PD_IDMAP_EMPTY), or PD_NO_ID. */
 static inline uint32_t pd_idmap_get(const pd_idmap *m, uint64_t key)
 {

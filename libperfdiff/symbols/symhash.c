@@ -10,13 +10,7 @@ static uint64_t mix(uint64_t k1, uint64_t k2)
 {
 	/* splitmix64 finaliser: addresses differ mostly in low bits and
 	 * owners are pointers, so both need spreading before masking. */
-	uint64_t x = k1 * 0x9e3779b97f4a7c15ull ^ (k2 + 0x632be59bd9b4e019ull);
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
+	return pd_mix64(k1 * 0x9e3779b97f4a7c15ull ^ (k2 + 0x632be59bd9b4e019ull));
 }
 
 void *pd_symhash_get(const pd_symhash *h, uint64_t k1, uint64_t k2)

@@ -3,17 +3,13 @@
 #include <stdlib.h>
 
 #include "perfdiff/common.h"
+#include "util.h"
 
 /* Keys are often small consecutive integers (pids): spread them over the
- * table before masking (splitmix64's finaliser). */
+ * table before masking. */
 static size_t slot_of(uint64_t key, size_t cap)
 {
-	key ^= key >> 30;
-	key *= 0xbf58476d1ce4e5b9ull;
-	key ^= key >> 27;
-	key *= 0x94d049bb133111ebull;
-	key ^= key >> 31;
-	return (size_t)key & (cap - 1);
+	return (size_t)pd_mix64(key) & (cap - 1);
 }
 
 void pd_u64map_init(pd_u64map *m)

@@ -60,6 +60,21 @@ uint64_t pd_bitfield_swap(uint64_t raw_le_load);
 
 static inline uint64_t pd_align8(uint64_t v) { return (v + 7) & ~(uint64_t)7; }
 
+/*
+ * splitmix64's finaliser: every key bit reaches every slot bit, so keys that
+ * differ only in low bits (pids, addresses, ids) spread before masking.
+ * The one mixer of every hash table in the library.
+ */
+static inline uint64_t pd_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
 /* ---- arena: many small allocations freed together ---- */
 
 typedef struct pd_arena_chunk pd_arena_chunk;
