@@ -7,6 +7,7 @@
  *              ELF/DWARF symbols, kallsyms, JIT maps)
  *   profile.h  samples → calling-context trees, self/children/calltrace
  *   report.h   profiles → the kernel test robot's perf-profile keys
+ *   diff.h     two profiles → aligned trees, explained shifts, significance
  * Conventions for errors, versions and exports: common.h.
  */
 #ifndef PERFDIFF_PERFDIFF_H
@@ -17,5 +18,6 @@
 #include "session.h"
 #include "profile.h"
 #include "report.h"
+#include "diff.h"
 
 #endif

@@ -63,6 +63,16 @@ enum pd_session_flag {
 	PD_SESSION_NO_DEMANGLE = 1u << 3, /**< keep C++/Rust names mangled */
 };
 
+/**
+ * How user stacks recorded with `perf record --call-graph dwarf` (sample
+ * registers + a copy of the user stack) are unwound into frames.
+ */
+typedef enum pd_unwinder {
+	PD_UNWINDER_LIBDW = 0,      /**< elfutils libdw (the default) */
+	PD_UNWINDER_LIBUNWIND = 1,  /**< libunwind's remote unwinder */
+	PD_UNWINDER_NONE = 2,       /**< no unwinding: the user part is the sample ip only */
+} pd_unwinder;
+
 /** Options.  Initialise with pd_session_options_init(). */
 typedef struct pd_session_options {
 	unsigned int version;
@@ -77,6 +87,7 @@ typedef struct pd_session_options {
 	                                  only when its build-id is the recorded kernel's
 	                                  (else a warning and kallsyms), relocated to the
 	                                  recorded _text; modules still come from kallsyms */
+	pd_unwinder unwinder;        /**< DWARF stack unwinder (default PD_UNWINDER_LIBDW) */
 } pd_session_options;
 
 #define PD_SESSION_OPTIONS_VERSION 1

@@ -1,0 +1,248 @@
+/*
+ * perfdiff/diff.h — comparing two profiles: aligned call trees, explained
+ * shifts, and a test that tells signal from noise.
+ *
+ * Every other profile-diff tool pairs nodes by exact name, so a renamed or
+ * inlined function shows up as two unrelated rows, −X and +X.  A pd_diff
+ * aligns the base and new calling-context trees (profile.h) and reports
+ * each such shift once, as a relation that names both sides:
+ *
+ *   renamed   a node of the base pairs with a differently named node of the
+ *             new tree under the same aligned caller, by evidence: the same
+ *             callers and callees, similar cost, similar name, same source
+ *             file ("__fget_light" → "__fdget");
+ *   inlined   a callee present only in the base whose cost reappears as
+ *             self of its caller (or as an inline frame of it) in the new
+ *             tree, its own callees now hanging off the caller;
+ *   outlined  the reverse;
+ *   split     one base node ↔ several new siblings whose names share its
+ *             stem ("foo" → "foo" + "foo.cold"), costs summing up;
+ *   merged    the reverse;
+ *   moved     the same subtree under a different aligned parent.
+ * Nodes are never matched by address, and ambiguous evidence leaves nodes
+ * unpaired rather than guessing.
+ *
+ * Rows.  For the event compared, one row per key of three metrics, the
+ * kernel test robot's (report.h, lkp-perf-profile.md):
+ *
+ *   calltrace  a caller path, callee order ("__fdget.do_select.
+ *              core_sys_select"), cut to `depth` frames; value: the
+ *              inclusive share of the samples whose path ends so, each
+ *              sample credited at the occurrence nearest its leaf (as the
+ *              robot's perf report does), no 0.5 % threshold;
+ *   children   a (symbol, dso): inclusive share;
+ *   self       a (symbol, dso): exclusive share;
+ *   tree       a node of the aligned tree (PD_DIFF_TREE_ROWS): the full
+ *              path, the inclusive share.
+ *
+ * Each row has, per side, one value per run, their mean and population
+ * standard deviation (as the robot computes them), and the change: new
+ * mean − base mean in percentage points of the event's total (or, with
+ * PD_DIFF_ABSOLUTE, values are periods per second of recording and the
+ * change is relative, in %).
+ *
+ * Statistics.  With at least 2 runs on each side, a row's p-value is
+ * Welch's t-test over the runs' values, each run's variance floored by the
+ * binomial sampling variance of its share (so that two runs that happen to
+ * agree exactly do not make any difference "certain").  With one run on a
+ * side, only sampling noise can be judged: a two-proportion z-test on the
+ * sample counts the shares imply (pd_diff_test() says which was used).
+ * p-values are corrected for the number of rows tested with
+ * Benjamini–Hochberg (q-values).  A row is significant when its q-value is
+ * at most `fdr` and its change is at least `min_change`.
+ *
+ *     pd_profile *base, *new;            // one or more runs each
+ *     ...
+ *     pd_diff_options o;
+ *     pd_diff_options_init(&o);
+ *     pd_diff *d;
+ *     if (pd_diff_new(&d, base, new, &o, &err) == 0) {
+ *         for (size_t i = 0; i < pd_diff_row_count(d); i++) {
+ *             const pd_diff_row *r = pd_diff_row(d, i);
+ *             if (r->significant)
+ *                 printf("%s %+.1f\n", r->key, r->change);
+ *         }
+ *         pd_diff_free(d);
+ *     }
+ *
+ * Lifetime: a diff points into both profiles (names, dsos); they must
+ * outlive it and stay unchanged.  Rows, relations and their strings stay
+ * valid until pd_diff_free().  A diff is used by one thread at a time.
+ */
+#ifndef PERFDIFF_DIFF_H
+#define PERFDIFF_DIFF_H
+
+#include "profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Diff flags. */
+enum pd_diff_flag {
+	PD_DIFF_ABSOLUTE = 1u << 0,  /**< values: period per second of each run's recording
+	                                  (SAMPLE_TIME span), change relative (%) */
+	PD_DIFF_NO_ALIGN = 1u << 1,  /**< exact name matching only: no relations */
+	PD_DIFF_TREE_ROWS = 1u << 2, /**< also give PD_DIFF_TREE rows */
+	PD_DIFF_LKP_KEYS = 1u << 3,  /**< calltrace/children/self rows are the robot's keys
+	                                  (pd_lkp_keys() of every run, zero-filled), for
+	                                  profiles built with pd_lkp_profile_options() */
+};
+
+/** Options.  Initialise with pd_diff_options_init(). */
+typedef struct pd_diff_options {
+	unsigned int version;
+	unsigned int flags;       /**< pd_diff_flag bits */
+	const char *event;        /**< event to compare, by name as pd_profile_find_event()
+	                               takes it; NULL: the base's pd_profile_default_event(),
+	                               found in the new profile by name */
+	unsigned depth;           /**< calltrace key frames (default 5, the robot's); 0: all */
+	double min_change;        /**< smallest change that can be significant: points of
+	                               share (default 0.1), or % with PD_DIFF_ABSOLUTE (default 5) */
+	double fdr;               /**< false discovery rate for Benjamini–Hochberg (default 0.05) */
+	double rename_score;      /**< evidence score (0..1) a renamed pair needs (default 0.6) */
+	double cost_tolerance;    /**< relative mismatch allowed when cost moves between
+	                               nodes (inlined, split, moved; default 0.25) */
+} pd_diff_options;
+
+#define PD_DIFF_OPTIONS_VERSION 1
+
+/** Fill `opts` with the defaults. */
+PD_EXTERN(void) pd_diff_options_init(pd_diff_options *opts);
+
+/** The metric of a row. */
+typedef enum pd_diff_metric {
+	PD_DIFF_CALLTRACE = 0,
+	PD_DIFF_CHILDREN = 1,
+	PD_DIFF_SELF = 2,
+	PD_DIFF_TREE = 3,
+} pd_diff_metric;
+
+/** "calltrace", "children", "self", "tree"; NULL when out of range. */
+PD_EXTERN(const char *) pd_diff_metric_name(pd_diff_metric m);
+
+/** The kind of an explained shift. */
+typedef enum pd_diff_relation_kind {
+	PD_REL_RENAMED = 0,
+	PD_REL_INLINED = 1,
+	PD_REL_OUTLINED = 2,
+	PD_REL_SPLIT = 3,
+	PD_REL_MERGED = 4,
+	PD_REL_MOVED = 5,
+} pd_diff_relation_kind;
+
+/** "renamed", "inlined", ...; NULL when out of range. */
+PD_EXTERN(const char *) pd_diff_relation_kind_name(pd_diff_relation_kind k);
+
+/**
+ * One explained shift.  For split the new side may name several symbols
+ * (`new_symbols`), for merged the base side; otherwise one each.
+ * renamed: base_symbol → new_symbol.  inlined: base_symbol (the callee)
+ * vanished into new_symbol (its caller); outlined: new_symbol (the callee)
+ * appeared out of base_symbol (its caller).  moved: the same symbol, under
+ * base_parent in the base and new_parent in the new tree.
+ */
+typedef struct pd_diff_relation {
+	pd_diff_relation_kind kind;
+	const char *base_symbol, *new_symbol;  /**< the first symbol of each side */
+	const char *const *base_symbols;       /**< all symbols of the base side */
+	size_t nbase_symbols;
+	const char *const *new_symbols;        /**< all symbols of the new side */
+	size_t nnew_symbols;
+	const char *base_parent, *new_parent;  /**< aligned caller of each side (NULL: root) */
+	const char *dso;                       /**< the dso (of the base side) */
+	double base_change;    /**< change of the base symbol's children row (points) */
+	double new_change;     /**< change of the new symbol's children row (points) */
+	double net;            /**< the change left once the cost is carried across */
+	double score;          /**< evidence, 0..1 (1 for structural kinds that conserve cost exactly) */
+	const char *evidence;  /**< one line: what made the pair ("same callees 3/3, cost 12.1 vs 14.9, name 0.62") */
+} pd_diff_relation;
+
+/** One side of a row. */
+typedef struct pd_diff_side {
+	double mean;           /**< mean over runs (absent in a run = 0, as the robot) */
+	double stddev;         /**< population standard deviation over runs */
+	const double *runs;    /**< the value of each run, pd_profile_run_count() of them */
+	size_t nruns;
+	size_t present;        /**< runs in which the key occurs at all */
+} pd_diff_side;
+
+/** One row. */
+typedef struct pd_diff_row {
+	pd_diff_metric metric;
+	const char *key;       /**< robot-style key without "perf-profile.<metric>.<event>."
+	                            (calltrace: frames joined by '.'; tree: frames root →
+	                            node joined by ';') */
+	const char *symbol;    /**< children/self: the symbol; calltrace/tree: innermost frame */
+	const char *dso;       /**< the dso of `symbol` (NULL with PD_DIFF_LKP_KEYS) */
+	pd_diff_side base, new;
+	double change;         /**< points, or % with PD_DIFF_ABSOLUTE */
+	double p_value, q_value;
+	bool significant;
+	const pd_diff_relation *relation; /**< the shift explaining this row, or NULL */
+} pd_diff_row;
+
+/** Which test the p-values come from. */
+typedef enum pd_diff_test_kind {
+	PD_DIFF_TEST_WELCH = 0,       /**< ≥ 2 runs per side: run-to-run variance */
+	PD_DIFF_TEST_PROPORTION = 1,  /**< 1 run on a side: sampling noise only */
+} pd_diff_test_kind;
+
+typedef struct pd_diff pd_diff;
+
+/**
+ * Compare `base` with `new`.  Both profiles must have at least one run and
+ * the event.  0, PD_EINVAL (bad options, no such event on a side: the
+ * message says which) or PD_ENOMEM.
+ */
+PD_EXTERN(int) pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
+			   const pd_diff_options *opts, pd_error *err);
+
+/** Free a diff.  NULL is allowed. */
+PD_EXTERN(void) pd_diff_free(pd_diff *d);
+
+/** The event compared, by the base's name ("cpu-clock:ppp"). */
+PD_EXTERN(const char *) pd_diff_event(const pd_diff *d);
+
+/** The test used for p-values. */
+PD_EXTERN(pd_diff_test_kind) pd_diff_test(const pd_diff *d);
+
+/**
+ * Rows, in the robot's order: calltrace, children, self (then tree); in
+ * each metric by change ascending (most negative first), then by key.
+ * Every key of either side is a row; filter on `significant` for the
+ * default view.
+ */
+PD_EXTERN(size_t) pd_diff_row_count(const pd_diff *d);
+PD_EXTERN(const pd_diff_row *) pd_diff_row(const pd_diff *d, size_t i);
+
+/** Explained shifts, by |base_change| + |new_change| descending. */
+PD_EXTERN(size_t) pd_diff_relation_count(const pd_diff *d);
+PD_EXTERN(const pd_diff_relation *) pd_diff_relation(const pd_diff *d, size_t i);
+
+/**
+ * Total period, samples and recording span (ns) of the event on a side
+ * (`side` 0 = base, 1 = new), for run `run` (SIZE_MAX: all runs).
+ */
+PD_EXTERN(uint64_t) pd_diff_total(const pd_diff *d, int side, size_t run);
+PD_EXTERN(uint64_t) pd_diff_samples(const pd_diff *d, int side, size_t run);
+
+/**
+ * One row of the robot's compare table, as lkp-tests prints it
+ * (lkp-perf-profile.md §6.2): base mean "%10.2f" (or "%10d"/"%10.4g" when
+ * large), " ±%3d%%" of the truncated relative stddev when it exceeds 2 %
+ * (else 6 blanks; stddev < 0 means unknown: blanks), the change —
+ * absolute "%+10.1f" + 2 blanks for keys that start with "perf-profile"
+ * or end in '%', else relative "%+10.1f%%" + 1 blank — then the new mean
+ * and stddev the same way, 2 blanks and the key.  No newline.  Writes at
+ * most `n` bytes (NUL included) and returns the length of the full line.
+ */
+PD_EXTERN(size_t) pd_diff_format_lkp_row(char *buf, size_t n, double base_mean,
+					 double base_stddev, double new_mean,
+					 double new_stddev, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
