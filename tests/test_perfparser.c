@@ -1,15 +1,16 @@
 /*
- * Leaf symbols of perfparser's test recordings
- * (corpus: perfparser/tests/auto/perfdata) against the names perfparser
+ * Symbols and unwound stacks of perfparser's test recordings
+ * (corpus: perfparser/tests/auto/perfdata) against what perfparser
  * printed for them (*.expected.txt).
  *
  * The recordings are `--call-graph dwarf` runs of static binaries that ship
  * next to them (raw, or as *.zlib: a 4-byte big-endian length and a zlib
- * stream).  Unwinding is not implemented yet, so only the leaf (the sample
- * ip) is compared: the function that contains it, and the innermost inline
- * frame there.  The binaries are laid out under a temporary --symfs root at
- * the paths the MMAP records name; kallsyms is /dev/null, as perfparser's
- * test had it, so kernel leaves are unnamed on both sides.
+ * stream).  Two checks: the leaf (the sample ip: the function that contains
+ * it, and the innermost inline frame there), and the whole unwound user
+ * stack (every frame's address and the function it lands in).  The
+ * binaries are laid out under a temporary --symfs root at the paths the
+ * MMAP records name; kallsyms is /dev/null, as perfparser's test had it, so
+ * kernel frames are unnamed on both sides.
  *
  * perfparser's text, per sample:
  *
@@ -27,7 +28,6 @@
  */
 #include "testutil.h"
 
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,62 +38,20 @@
 
 #define PP_DIR "perfparser/tests/auto/perfdata"
 #define PATHMAX 4200
-#define MAX_UNZLIB (512u << 20)
-
-/* --------------------------------------------------------------- zlib */
-
-/*
- * zlib is loaded at run time: the test build does not link it, and every
- * system with libelf has it (libelf inflates compressed sections).
- */
-typedef int (*uncompress_fn)(unsigned char *dest, unsigned long *dest_len,
-			     const unsigned char *src, unsigned long src_len);
-
-static uncompress_fn zlib_uncompress(void)
-{
-	void *h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return NULL;
-	uncompress_fn fn;
-	void *sym = dlsym(h, "uncompress");
-	memcpy(&fn, &sym, sizeof fn);
-	return sym ? fn : NULL;
-}
-
-/* The contents of `path`, or of `path`.zlib decompressed; NULL if neither
- * can be read. */
-static uint8_t *load_maybe_zlib(const char *path, size_t *len)
-{
-	uint8_t *d = pd_test_read_file(path, len);
-	if (d)
-		return d;
-	char zpath[PATHMAX];
-	snprintf(zpath, sizeof zpath, "%s.zlib", path);
-	size_t zn;
-	uint8_t *z = pd_test_read_file(zpath, &zn);
-	if (!z)
-		return NULL;
-	ck_assert_msg(zn > 4, "%s: too short", zpath);
-	uint32_t want = (uint32_t)z[0] << 24 | (uint32_t)z[1] << 16 |
-			(uint32_t)z[2] << 8 | z[3];
-	ck_assert_msg(want > 0 && want <= MAX_UNZLIB, "%s: length %u", zpath, want);
-	uncompress_fn un = zlib_uncompress();
-	ck_assert_msg(un != NULL, "cannot load zlib (libz.so.1)");
-	unsigned long out_len = want;
-	d = malloc(want + 1);
-	ck_assert_ptr_nonnull(d);
-	int rc = un(d, &out_len, z + 4, zn - 4);
-	ck_assert_msg(rc == 0 && out_len == want, "%s: inflate rc %d, %lu of %u bytes",
-		      zpath, rc, out_len, want);
-	d[want] = '\0';
-	free(z);
-	*len = want;
-	return d;
-}
 
 /* ------------------------------------------------- perfparser's text */
 
+/* One physical user frame as perfparser printed it. */
+typedef struct pp_frame {
+	uint64_t addr;       /* return addresses are printed minus one */
+	uint64_t start;      /* the function's start; 0 when unnamed or when the
+				symbol perfparser took does not hold addr (it
+				falls back to a sizeless one such as _init) */
+} pp_frame;
+
 typedef struct pp_sample {
+	size_t nframes;
+	pp_frame *frames;    /* user frames, leaf first, inline frames left out */
 	uint32_t tid;
 	uint64_t time;
 	uint64_t leaf_addr;
@@ -193,6 +151,55 @@ static void leaf_of(pp_sample *s, char **lines, size_t n)
 	}
 }
 
+/*
+ * The physical user frames of a sample: each starts with a location line
+ * ("ADDR ADDR" and symbol "0 0"); the next line with a non-inline,
+ * non-kernel name gives its function.  A location followed by another
+ * location is an unnamed frame, and so is a line "ADDR 0  0 0  <.plt+ADDR>"
+ * (an address perfparser found no symbol for).
+ */
+static void frames_of(pp_sample *s, char **lines, size_t n)
+{
+	s->frames = calloc(n ? n : 1, sizeof *s->frames);
+	ck_assert_ptr_nonnull(s->frames);
+	bool pending = false;
+	uint64_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr = 0, rel = 0;
+		bool have_addr = sscanf(lines[i], "\t%" SCNx64 " %" SCNx64, &addr, &rel) == 2;
+		pp_sym sym = { 0 };
+		if (parse_sym_line(lines[i], &sym)) {
+			bool unnamed_here = !sym.kernel && !sym.inlined && sym.start == 0 &&
+					    sym.size == 0 && have_addr && addr != 0;
+			if (unnamed_here) {
+				if (pending)
+					s->frames[s->nframes++] = (pp_frame){ at, 0 };
+				s->frames[s->nframes++] = (pp_frame){ addr, 0 };
+			} else if (!sym.kernel && !sym.inlined && pending) {
+				bool holds = at >= sym.start && at - sym.start < sym.size;
+				s->frames[s->nframes++] = (pp_frame){ at, holds ? sym.start : 0 };
+			}
+			if (!sym.inlined)
+				pending = false;
+			free(sym.name);
+			continue;
+		}
+		uint64_t st, sz;
+		const char *last = strrchr(lines[i], '\t');
+		bool loc = have_addr && last &&
+			   sscanf(last, "\t%" SCNx64 " %" SCNx64, &st, &sz) == 2 && st == 0 &&
+			   sz == 0 && addr != 0 && addr == rel;
+		if (!loc)
+			continue;
+		if (pending)
+			s->frames[s->nframes++] = (pp_frame){ at, 0 };
+		pending = true;
+		at = addr;
+	}
+	if (pending)
+		s->frames[s->nframes++] = (pp_frame){ at, 0 };
+}
+
 static void parse_expected(char *text, pp_file *out)
 {
 	memset(out, 0, sizeof *out);
@@ -235,14 +242,17 @@ static void parse_expected(char *text, pp_file *out)
 			lines[nl_++] = p;
 		} else if (st == FRAMES && (!*p || end)) {
 			leaf_of(cur, lines, nl_);
+			frames_of(cur, lines, nl_);
 			st = HEADER;
 		}
 		if (!nl)
 			break;
 		p = nl + 1;
 	}
-	if (st == FRAMES)
+	if (st == FRAMES) {
 		leaf_of(cur, lines, nl_);
+		frames_of(cur, lines, nl_);
+	}
 	free(lines);
 }
 
@@ -251,6 +261,7 @@ static void free_expected(pp_file *f)
 	for (size_t i = 0; i < f->n; i++) {
 		free(f->v[i].func);
 		free(f->v[i].inl);
+		free(f->v[i].frames);
 	}
 	free(f->v);
 }
@@ -261,63 +272,6 @@ static pp_sample *find_expected(pp_file *f, uint32_t tid, uint64_t time)
 		if (f->v[i].tid == tid && f->v[i].time == time)
 			return &f->v[i];
 	return NULL;
-}
-
-/* ----------------------------------------------------------- layout */
-
-static void mkdirs(const char *path)
-{
-	char buf[PATHMAX];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(buf, 0755);
-			*p = '/';
-		}
-	mkdir(buf, 0755);
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
-/*
- * Write `bin` (the binary's bytes) under `symfs` at every path an MMAP
- * record of `data` gives for a file named `name`.  Returns how many.
- */
-static size_t lay_out(const char *data, const char *name, const uint8_t *bin,
-		      size_t len, const char *symfs)
-{
-	pd_reader *r;
-	pd_error err;
-	ck_assert_msg(pd_reader_open(&r, data, NULL, &err) == 0, "%s", err.message);
-	const pd_record *rec;
-	size_t placed = 0;
-	char done[8][PATHMAX];
-	while (pd_reader_next(r, &rec, &err) == 0) {
-		if (rec->type != PD_RECORD_MMAP && rec->type != PD_RECORD_MMAP2)
-			continue;
-		const char *fn = rec->u.mmap.filename;
-		if (!fn || fn[0] != '/' || strcmp(base_name(fn), name) != 0)
-			continue;
-		bool seen = false;
-		for (size_t i = 0; i < placed; i++)
-			seen |= strcmp(done[i], fn) == 0;
-		if (seen || placed == 8)
-			continue;
-		snprintf(done[placed++], PATHMAX, "%s", fn);
-		char path[2 * PATHMAX], dir[2 * PATHMAX];
-		snprintf(path, sizeof path, "%s%s", symfs, fn);
-		snprintf(dir, sizeof dir, "%s", path);
-		*strrchr(dir, '/') = '\0';
-		mkdirs(dir);
-		ck_assert_msg(pd_test_write_file(path, bin, len), "cannot write %s", path);
-	}
-	pd_reader_free(r);
-	return placed;
 }
 
 /* ---------------------------------------------------------- aliases */
@@ -421,7 +375,60 @@ static const pp_case cases[] = {
 typedef struct pp_counts {
 	size_t samples, unmatched, user, func_eq, func_alias, inl_leaves, inl_eq;
 	size_t kernel, kernel_unnamed, unnamed_both, shown;
+	/* whole user stacks */
+	size_t stacks, stack_eq, frames, frame_eq, no_copy, stack_shown;
 } pp_counts;
+
+/*
+ * Compare the user frames of `rs` with perfparser's: same number, same
+ * addresses (perfparser prints a return address minus one, we print the
+ * return address), and each frame in the same function (by its start: the
+ * names differ by alias choice and demangler, which the leaf test covers).
+ */
+static void compare_stack(const pp_case *c, const pd_resolved_sample *rs, const pp_sample *e,
+			  pp_counts *k)
+{
+	const pd_sample *smp = &rs->record->u.sample;
+	if (!(smp->sample_type & PD_SAMPLE_REGS_USER) || smp->regs_user_abi == 0)
+		return;
+	pp_frame ours[256];
+	size_t n = 0;
+	for (size_t i = 0; i < rs->nframes && n < 256; i++) {
+		const pd_frame *f = &rs->frames[i];
+		if (f->inlined || f->cpumode != PD_CPUMODE_USER)
+			continue;
+		ours[n].addr = n == 0 ? f->addr : f->addr - 1;
+		ours[n].start = f->symbol ? f->addr - f->symbol_offset : 0;
+		n++;
+	}
+	k->stacks++;
+	/* With no stack copy (a fault on the stack page, the old image of an
+	 * exec) perfparser prints no user frame at all; the sample's user pc
+	 * is still a fact, and we keep it. */
+	if (e->nframes == 0 && n == 1 && smp->stack_user_dyn_size == 0) {
+		k->no_copy++;
+		return;
+	}
+	size_t same = 0;
+	for (size_t i = 0; i < n && i < e->nframes; i++)
+		same += ours[i].addr == e->frames[i].addr && ours[i].start == e->frames[i].start;
+	k->frames += e->nframes;
+	k->frame_eq += same;
+	if (same == n && n == e->nframes) {
+		k->stack_eq++;
+		return;
+	}
+	if (k->stack_shown++ < 10) {
+		fprintf(stderr, "    %s/%s tid %u time %" PRIu64 ": %zu frames, perfparser %zu:",
+			c->dir, c->data, rs->tid, rs->time, n, e->nframes);
+		for (size_t i = 0; i < n || i < e->nframes; i++)
+			fprintf(stderr, " [0x%" PRIx64 "@0x%" PRIx64 " | 0x%" PRIx64 "@0x%" PRIx64 "]",
+				i < n ? ours[i].addr : 0, i < n ? ours[i].start : 0,
+				i < e->nframes ? e->frames[i].addr : 0,
+				i < e->nframes ? e->frames[i].start : 0);
+		fprintf(stderr, "\n");
+	}
+}
 
 static void run_case(const pp_case *c, const char *tmp, pp_counts *k)
 {
@@ -432,23 +439,17 @@ static void run_case(const pp_case *c, const char *tmp, pp_counts *k)
 	size_t blen, elen;
 	snprintf(rel, sizeof rel, PP_DIR "/%s/%s", c->dir, c->binary);
 	pd_test_corpus(path, sizeof path, rel);
-	uint8_t *bin = load_maybe_zlib(path, &blen);
+	uint8_t *bin = pd_test_load_maybe_zlib(path, &blen);
 	ck_assert_msg(bin != NULL, "no binary %s(.zlib)", path);
 	snprintf(rel, sizeof rel, PP_DIR "/%s/%s", c->dir, c->expected);
 	pd_test_corpus(path, sizeof path, rel);
-	char *exp_text = (char *)load_maybe_zlib(path, &elen);
+	char *exp_text = (char *)pd_test_load_maybe_zlib(path, &elen);
 	ck_assert_msg(exp_text != NULL, "no expected output %s(.zlib)", path);
-	char *t = realloc(exp_text, elen + 1);
-	ck_assert_ptr_nonnull(t);
-	exp_text = t;
-	exp_text[elen] = '\0';
 
-	char symfs[PATHMAX], nocache[PATHMAX];
-	snprintf(symfs, sizeof symfs, "%s/symfs", tmp);
-	snprintf(nocache, sizeof nocache, "%s/no-buildid-cache", tmp);
-	mkdirs(symfs);
-	mkdirs(nocache);
-	ck_assert_msg(lay_out(data, c->binary, bin, blen, symfs) > 0,
+	pd_test_symfs fs;
+	pd_session_options o;
+	pd_test_symfs_init(&fs, tmp, &o);
+	ck_assert_msg(pd_test_symfs_add(&fs, data, c->binary, bin, blen) > 0,
 		      "%s: no MMAP of %s", data, c->binary);
 	char binpath[PATHMAX];
 	snprintf(binpath, sizeof binpath, "%s/%s", tmp, c->binary);
@@ -461,12 +462,6 @@ static void run_case(const pp_case *c, const char *tmp, pp_counts *k)
 	parse_expected(exp_text, &exp);
 	ck_assert_uint_gt(exp.n, 10);
 
-	pd_session_options o;
-	pd_session_options_init(&o);
-	o.symfs = symfs;
-	o.kallsyms = "/dev/null";
-	o.buildid_dir = nocache;
-	o.jit_dir = tmp;
 	pd_session *s;
 	pd_error err;
 	ck_assert_msg(pd_session_open(&s, data, &o, &err) == 0, "%s", err.message);
@@ -479,6 +474,7 @@ static void run_case(const pp_case *c, const char *tmp, pp_counts *k)
 			k->unmatched++;
 			continue;
 		}
+		compare_stack(c, rs, e, k);
 		const pd_frame *f = rs->frames;
 		ck_assert_msg(f[0].addr == e->leaf_addr,
 			      "%s: tid %u time %" PRIu64 ": leaf 0x%" PRIx64
@@ -551,8 +547,18 @@ START_TEST(test_perfparser_leaves)
 		k.user ? 100.0 * (double)k.func_eq / (double)k.user : 100.0,
 		k.func_alias,
 		k.inl_eq, k.inl_leaves, k.kernel, k.kernel_unnamed, k.unnamed_both);
+	fprintf(stderr,
+		"perfparser %s/%s: unwound user stacks equal %zu/%zu (%.1f%%), frames equal "
+		"%zu/%zu; %zu samples without a stack copy (perfparser: no user frame, "
+		"we: the user pc)\n",
+		c->dir, c->data, k.stack_eq, k.stacks - k.no_copy,
+		k.stacks > k.no_copy ? 100.0 * (double)k.stack_eq / (double)(k.stacks - k.no_copy)
+				     : 100.0,
+		k.frame_eq, k.frames, k.no_copy);
 	ck_assert_uint_gt(k.samples, 10);
 	ck_assert_uint_eq(k.unmatched, 0);
+	ck_assert_uint_gt(k.stacks, 10);
+	ck_assert_uint_ge(100 * k.stack_eq, 99 * (k.stacks - k.no_copy));
 	ck_assert_uint_gt(k.user, 0);
 	ck_assert_uint_eq(k.func_eq, k.user);
 	ck_assert_uint_eq(k.kernel_unnamed, k.kernel);

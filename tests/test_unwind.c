@@ -1,0 +1,505 @@
+/*
+ * DWARF unwinding (libdw back end) against perf itself, and on broken
+ * input.
+ *
+ *   - tests/workloads/unwind.c, built with -O2 -g -fomit-frame-pointer and
+ *     recorded here with `perf record -N -e cpu-clock --call-graph dwarf`:
+ *     every sample's user frames (address within the dso and function,
+ *     inline frames included) against `perf script`.
+ *   - the same recording with each sample's stack copy cut short or its
+ *     registers garbled: no crash (run under ASan), the stack is counted as
+ *     truncated, and what is unwound is a prefix of the real stack.
+ *
+ * perf 6.1 names the function containing an address by its DWARF name,
+ * marked "(inlined)", when that differs from the ELF symbol
+ * (init_cpu_features vs init_cpu_features.constprop.0,
+ * __memcpy_avx512_unaligned_erms vs its alias __memmove_...); libperfdiff
+ * keeps the ELF symbol.  Such a pair counts as equal, and is counted.
+ * perf ends a stack it could not unwind to the end (the 8 KiB stack copy
+ * is too short) with a frame ffffffffffffffff [unknown]; libperfdiff counts
+ * the stack as truncated instead (pd_session_truncated()).
+ *
+ * Two known perf 6.1 differences are counted apart, and accepted:
+ *   - the signal trampoline: libdw marks the __restore_rt frame as an
+ *     activation (its CFI is a signal frame), so its address is exact and
+ *     names __restore_rt; perf takes one off it anyway and lands on the
+ *     padding before the symbol ("3c04f [unknown]");
+ *   - libc's IRELATIVE PLT slots: perf prints "@plt" without the name that
+ *     the relocation gives ("memcpy@plt").
+ */
+#include "testutil.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfdiff/session.h"
+
+#define WORKLOAD_DIR PD_TEST_DATA_DIR "/../workloads"
+#define PATHMAX 4096
+#define MAXF 256
+
+typedef struct ent {
+	uint64_t addr;   /* within the dso, as perf script prints it */
+	char *name;
+	bool inlined;
+	bool kernel;
+} ent;
+
+typedef struct stack {
+	uint32_t tid;
+	uint64_t time;
+	bool cut;        /* perf's ffffffffffffffff marker, removed */
+	size_t n;
+	ent e[MAXF];
+} stack;
+
+typedef struct stacks {
+	size_t n, cap;
+	stack *v;
+} stacks;
+
+static void free_stacks(stacks *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < s->v[i].n; j++)
+			free(s->v[i].e[j].name);
+	free(s->v);
+}
+
+static stack *new_stack(stacks *s)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->v = realloc(s->v, s->cap * sizeof *s->v);
+		ck_assert_ptr_nonnull(s->v);
+	}
+	stack *st = &s->v[s->n++];
+	memset(st, 0, sizeof *st);
+	return st;
+}
+
+/* `perf script -F tid,time,ip,sym,dso --ns` output. */
+static void parse_perf(char *text, stacks *out)
+{
+	stack *cur = NULL;
+	for (char *p = text; p && *p;) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		unsigned tid;
+		unsigned long long s, ns;
+		if (*p != '\t' && sscanf(p, " %u %llu.%llu:", &tid, &s, &ns) == 3) {
+			cur = new_stack(out);
+			cur->tid = tid;
+			cur->time = s * 1000000000ull + ns;
+		} else if (*p == '\t' && cur && cur->n < MAXF) {
+			char *q = p + 1;
+			while (*q == ' ')
+				q++;
+			ent *e = &cur->e[cur->n];
+			char *rest;
+			e->addr = strtoull(q, &rest, 16);
+			while (*rest == ' ')
+				rest++;
+			size_t len = strlen(rest);
+			static const char inl[] = " (inlined)";
+			if (len > sizeof inl - 1 && strcmp(rest + len - (sizeof inl - 1), inl) == 0) {
+				e->inlined = true;
+				rest[len - (sizeof inl - 1)] = '\0';
+			} else {
+				char *dso = strrchr(rest, '(');
+				if (dso && dso > rest) {
+					e->kernel = strncmp(dso, "([kernel", 8) == 0;
+					dso[-1] = '\0';
+				}
+			}
+			e->name = strdup(rest);
+			ck_assert_ptr_nonnull(e->name);
+			cur->n++;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+static void strip_markers(stacks *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		stack *st = &s->v[i];
+		if (st->n > 0 && st->e[st->n - 1].addr == UINT64_MAX) {
+			free(st->e[--st->n].name);
+			st->cut = true;
+		}
+	}
+}
+
+/* Our user frames, as perf would print them (PD_SESSION_PERF_COMPAT: a
+ * return address minus one). */
+static void ours_of(const pd_resolved_sample *rs, stack *st)
+{
+	memset(st, 0, sizeof *st);
+	st->tid = rs->tid;
+	st->time = rs->time;
+	for (size_t i = 0; i < rs->nframes && st->n < MAXF; i++) {
+		const pd_frame *f = &rs->frames[i];
+		if (f->cpumode != PD_CPUMODE_USER)
+			continue;
+		ent *e = &st->e[st->n++];
+		e->addr = f->dso_addr;
+		e->name = (char *)(f->symbol ? f->symbol : "[unknown]");
+		e->inlined = f->inlined;
+	}
+}
+
+/* Samples where perf showed a DWARF name for the containing function, and
+ * samples with the two known perf differences. */
+static size_t dwarf_named, known_sigframe, known_plt;
+
+/* perf names an outer function by its DWARF name, marked inlined, when the
+ * ELF symbol differs: "init_cpu_features" for
+ * "init_cpu_features.constprop.0".  Ours is the ELF symbol, not inlined
+ * (so the last at its address, as perf's is). */
+static bool same_name(const ent *ours, const ent *perf, bool *dwarf)
+{
+	if (strcmp(ours->name, perf->name) == 0 && ours->inlined == perf->inlined)
+		return true;
+	if (ours->inlined || !perf->inlined)
+		return false;
+	*dwarf = true;
+	return true;
+}
+
+static bool same_stack(const stack *ours, const stack *perf)
+{
+	bool dwarf = false, sig = false, plt = false;
+	size_t np = 0;
+	for (size_t i = 0; i < perf->n; i++)
+		np += !perf->e[i].kernel;
+	if (ours->n != np)
+		return false;
+	for (size_t i = 0, j = 0; i < perf->n; i++) {
+		if (perf->e[i].kernel)
+			continue;
+		const ent *o = &ours->e[j], *p = &perf->e[i];
+		size_t on = strlen(o->name);
+		if (strcmp(o->name, "__restore_rt") == 0 && strcmp(p->name, "[unknown]") == 0 &&
+		    p->addr + 1 == o->addr) {
+			sig = true;
+		} else if (strcmp(p->name, "@plt") == 0 && on > 4 &&
+			   strcmp(o->name + on - 4, "@plt") == 0 && o->addr == p->addr) {
+			plt = true;
+		} else if (o->addr != p->addr || !same_name(o, p, &dwarf)) {
+			return false;
+		}
+		j++;
+	}
+	dwarf_named += dwarf;
+	known_sigframe += sig;
+	known_plt += plt;
+	return true;
+}
+
+static void print_stack(const char *who, const stack *s)
+{
+	fprintf(stderr, "      %s:", who);
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->e[i].kernel)
+			fprintf(stderr, " %" PRIx64 " %s%s;", s->e[i].addr, s->e[i].name,
+				s->e[i].inlined ? " (inl)" : "");
+	fprintf(stderr, "\n");
+}
+
+static const stack *find(const stacks *s, uint32_t tid, uint64_t time)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].tid == tid && s->v[i].time == time)
+			return &s->v[i];
+	return NULL;
+}
+
+static char *lab;
+static char data[PATHMAX];
+static const char *skip_why;
+
+static void setup(void)
+{
+	skip_why = pd_test_lab_open(true, &lab);
+	if (skip_why)
+		return;
+	char bin[PATHMAX], w[PATHMAX + 16];
+	snprintf(bin, sizeof bin, "%s/unwind", lab);
+	if (!pd_test_compile("cc", "-O2 -g -fomit-frame-pointer", bin, WORKLOAD_DIR "/unwind.c")) {
+		skip_why = "cannot compile tests/workloads/unwind.c";
+		return;
+	}
+	snprintf(data, sizeof data, "%s/unwind.data", lab);
+	snprintf(w, sizeof w, "'%s' 400", bin);
+	if (!pd_test_perf_record(data, "-N -e cpu-clock --call-graph dwarf", w))
+		skip_why = "perf record --call-graph dwarf failed";
+}
+
+static void teardown(void)
+{
+	pd_test_lab_close(lab);
+	lab = NULL;
+}
+
+static void options(pd_session_options *o)
+{
+	static char cache[PATHMAX];
+	snprintf(cache, sizeof cache, "%s/no-buildid-cache", lab);
+	pd_session_options_init(o);
+	o->buildid_dir = cache;
+	o->jit_dir = lab;
+	o->flags = PD_SESSION_PERF_COMPAT;
+}
+
+START_TEST(test_unwind_vs_perf_script)
+{
+	PD_SKIP_IF(skip_why);
+	char cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd, "perf script -i '%s' --ns -F tid,time,ip,sym,dso 2>/dev/null",
+		 data);
+	int status;
+	char *text = pd_test_run(cmd, &status);
+	ck_assert_msg(text && status == 0, "perf script failed");
+	stacks perf = { 0 };
+	parse_perf(text, &perf);
+	strip_markers(&perf);
+	free(text);
+	ck_assert_uint_gt(perf.n, 100);
+
+	pd_session_options o;
+	options(&o);
+	pd_session *s;
+	pd_error err;
+	ck_assert_msg(pd_session_open(&s, data, &o, &err) == 0, "%s", err.message);
+	const pd_resolved_sample *rs;
+	int rc;
+	size_t n = 0, same = 0, unmatched = 0, frames = 0, shown = 0, prefix = 0, deep = 0;
+	size_t cut = 0;
+	dwarf_named = known_sigframe = known_plt = 0;
+	stack *ours = malloc(sizeof *ours);
+	ck_assert_ptr_nonnull(ours);
+	while ((rc = pd_session_next(s, &rs, &err)) == 0) {
+		const stack *p = find(&perf, rs->tid, rs->time);
+		if (!p) {
+			unmatched++;
+			continue;
+		}
+		n++;
+		cut += p->cut;
+		ours_of(rs, ours);
+		frames += ours->n;
+		deep += ours->n >= 4;
+		if (same_stack(ours, p)) {
+			same++;
+			continue;
+		}
+		/* perf 6.1 drops real callers in some cases (§8.4 of the notes):
+		 * count the samples where perf's user stack is a prefix of ours */
+		stack pp = *p;
+		size_t k = 0;
+		for (size_t i = 0; i < p->n; i++)
+			if (!p->e[i].kernel)
+				pp.e[k++] = p->e[i];
+		pp.n = k;
+		stack cut = *ours;
+		cut.n = k < ours->n ? k : ours->n;
+		prefix += k < ours->n && same_stack(&cut, &pp);
+		if (shown++ < 10) {
+			fprintf(stderr, "    differs: tid %u time %" PRIu64 "\n", rs->tid, rs->time);
+			print_stack("ours", ours);
+			print_stack("perf", p);
+		}
+	}
+	ck_assert_int_eq(rc, PD_ITEROVER);
+	const pd_unresolved_count *t;
+	size_t nt = pd_session_truncated(s, &t);
+	uint64_t truncated = 0;
+	for (size_t i = 0; i < nt; i++) {
+		fprintf(stderr, "    truncated in %s: %" PRIu64 "\n", t[i].dso, t[i].samples);
+		truncated += t[i].samples;
+	}
+	fprintf(stderr,
+		"unwind vs perf script: %zu/%zu samples identical (%.2f%%), %zu where perf's "
+		"stack is a strict prefix of ours; %zu user frames, %zu stacks of 4+ frames; "
+		"%zu samples not in perf's output; %zu with perf's DWARF name for a "
+		"function; %zu cut by perf (ffffffffffffffff), %" PRIu64 " truncated here; "
+		"known perf differences: %zu signal frames, %zu unnamed PLT slots\n",
+		same, n, n ? 100.0 * (double)same / (double)n : 0.0, prefix, frames, deep,
+		unmatched, dwarf_named, cut, truncated, known_sigframe, known_plt);
+	free(ours);
+	pd_session_free(s);
+	free_stacks(&perf);
+	ck_assert_uint_gt(n, 100);
+	ck_assert_uint_eq(unmatched, 0);
+	ck_assert_uint_gt(deep, n / 2);   /* unwinding happened */
+	ck_assert_msg(same * 100 >= n * 99, "only %zu of %zu samples identical", same, n);
+	/* the accepted differences stay exceptions */
+	ck_assert_uint_le((known_sigframe + known_plt) * 4, n);
+	/* every stack perf could not finish is one we count as truncated */
+	ck_assert_uint_ge(truncated, cut);
+}
+END_TEST
+
+/* ---------------------------------------------------- broken input */
+
+/*
+ * A session over a copy of the recording whose samples are damaged by
+ * `damage` (applied to each sample's register and stack bytes in place:
+ * the reader delivers records of a regular file straight from its mapping,
+ * so the copy is edited on disk first).
+ */
+typedef enum { CUT_STACK, GARBLE_REGS, ZERO_STACK } damage_kind;
+
+/* Sample offsets of REGS_USER / STACK_USER fields found by reading the
+ * file, then patched in a private copy. */
+static char *damaged_copy(damage_kind kind, size_t *patched)
+{
+	size_t len;
+	uint8_t *bytes = pd_test_read_file(data, &len);
+	ck_assert_ptr_nonnull(bytes);
+	pd_reader *r;
+	pd_error err;
+	ck_assert_msg(pd_reader_open(&r, data, NULL, &err) == 0, "%s", err.message);
+	const pd_record *rec;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	*patched = 0;
+	while (pd_reader_next(r, &rec, &err) == 0) {
+		if (rec->type != PD_RECORD_SAMPLE || rec->from_compressed || rec->stream != 0)
+			continue;
+		const pd_sample *smp = &rec->u.sample;
+		const uint8_t *base = rec->data;
+		if (kind == GARBLE_REGS && smp->regs_user && smp->regs_user_abi) {
+			size_t off = (size_t)((const uint8_t *)smp->regs_user - base);
+			size_t nregs = (size_t)__builtin_popcountll(smp->regs_user_mask);
+			ck_assert(rec->offset + off + nregs * 8 <= len);
+			for (size_t i = 0; i < nregs; i++) {
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				/* keep ip (perf reg 8) on some samples so the unwinder runs */
+				if (i == 8 && (seed >> 60) & 1)
+					continue;
+				memcpy(bytes + rec->offset + off + i * 8, &seed, 8);
+			}
+			(*patched)++;
+		} else if ((kind == CUT_STACK || kind == ZERO_STACK) && smp->stack_user &&
+			   smp->stack_user_size >= 16) {
+			/* dyn_size follows the data */
+			size_t off = (size_t)(smp->stack_user - base) + (size_t)smp->stack_user_size;
+			ck_assert(rec->offset + off + 8 <= len);
+			uint64_t dyn = kind == CUT_STACK ? smp->stack_user_dyn_size / 3 : 0;
+			if (kind == CUT_STACK)
+				/* garbage in what is left, too */
+				memset(bytes + rec->offset + (size_t)(smp->stack_user - base) + 8, 0xff,
+				       dyn > 16 ? 8 : 0);
+			memcpy(bytes + rec->offset + off, &dyn, 8);
+			(*patched)++;
+		}
+	}
+	pd_reader_free(r);
+	static const char *names[] = { "cut", "garbled", "zero" };
+	char *path = malloc(PATHMAX);
+	ck_assert_ptr_nonnull(path);
+	snprintf(path, PATHMAX, "%s/%s.data", lab, names[kind]);
+	ck_assert(pd_test_write_file(path, bytes, len));
+	free(bytes);
+	return path;
+}
+
+static void run_damaged(damage_kind kind)
+{
+	PD_SKIP_IF(skip_why);
+	size_t patched;
+	char *path = damaged_copy(kind, &patched);
+	ck_assert_uint_gt(patched, 100);
+	pd_session_options o;
+	options(&o);
+	pd_session *s;
+	pd_error err;
+	ck_assert_msg(pd_session_open(&s, path, &o, &err) == 0, "%s", err.message);
+	const pd_resolved_sample *rs;
+	int rc;
+	size_t n = 0, frames = 0;
+	while ((rc = pd_session_next(s, &rs, &err)) == 0) {
+		n++;
+		frames += rs->nframes;
+		ck_assert_uint_le(rs->nframes, 127 * 65);  /* max_stack, inline frames aside */
+	}
+	ck_assert_int_eq(rc, PD_ITEROVER);
+	const pd_unresolved_count *t;
+	size_t nt = pd_session_truncated(s, &t);
+	uint64_t truncated = 0;
+	for (size_t i = 0; i < nt; i++)
+		truncated += t[i].samples;
+	fprintf(stderr, "damaged (%d): %zu samples, %zu frames, %" PRIu64 " truncated\n",
+		(int)kind, n, frames, truncated);
+	ck_assert_uint_gt(n, 100);
+	/* most damaged samples must be seen as cut */
+	ck_assert_uint_ge(truncated * 2, patched);
+	pd_session_free(s);
+	free(path);
+}
+
+START_TEST(test_unwind_cut_stack)
+{
+	run_damaged(CUT_STACK);
+}
+END_TEST
+
+START_TEST(test_unwind_zero_stack)
+{
+	run_damaged(ZERO_STACK);
+}
+END_TEST
+
+START_TEST(test_unwind_garbled_regs)
+{
+	run_damaged(GARBLE_REGS);
+}
+END_TEST
+
+/* Unwinding off: the user part is the sample ip alone. */
+START_TEST(test_unwind_none)
+{
+	PD_SKIP_IF(skip_why);
+	pd_session_options o;
+	options(&o);
+	o.unwinder = PD_UNWINDER_NONE;
+	pd_session *s;
+	pd_error err;
+	ck_assert_msg(pd_session_open(&s, data, &o, &err) == 0, "%s", err.message);
+	const pd_resolved_sample *rs;
+	size_t n = 0;
+	while (pd_session_next(s, &rs, &err) == 0) {
+		size_t user = 0;
+		for (size_t i = 0; i < rs->nframes; i++)
+			user += rs->frames[i].cpumode == PD_CPUMODE_USER && !rs->frames[i].inlined;
+		ck_assert_uint_le(user, 1);
+		n++;
+	}
+	ck_assert_uint_gt(n, 100);
+	pd_session_free(s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("unwind");
+	TCase *tc = tcase_create("libdw");
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_unwind_vs_perf_script);
+	tcase_add_test(tc, test_unwind_cut_stack);
+	tcase_add_test(tc, test_unwind_zero_stack);
+	tcase_add_test(tc, test_unwind_garbled_regs);
+	tcase_add_test(tc, test_unwind_none);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return pd_test_main(suite());
+}
