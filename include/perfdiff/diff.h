@@ -20,7 +20,11 @@
  *   merged    the reverse;
  *   moved     the same subtree under a different aligned parent.
  * Nodes are never matched by address, and ambiguous evidence leaves nodes
- * unpaired rather than guessing.
+ * unpaired rather than guessing.  Frames without a symbol (which the
+ * profile names by an address that ASLR moves from run to run) are
+ * "[unknown]" of their dso, one node per caller and dso, as perf diff
+ * merges them; they match only exactly, never in a relation, and their
+ * rows are symbol "[unknown]" with the dso.
  *
  * Rows.  For the event compared, one row per key of three metrics, the
  * kernel test robot's (report.h, lkp-perf-profile.md):
@@ -29,7 +33,8 @@
  *              core_sys_select"), cut to `depth` frames; value: the
  *              inclusive share of the samples whose path ends so, each
  *              sample credited at the occurrence nearest its leaf (as the
- *              robot's perf report does), no 0.5 % threshold;
+ *              robot's perf report does), no 0.5 % threshold; one row per
+ *              dso when the innermost frame is "[unknown]";
  *   children   a (symbol, dso): inclusive share;
  *   self       a (symbol, dso): exclusive share;
  *   tree       a node of the aligned tree (PD_DIFF_TREE_ROWS): the full
@@ -41,15 +46,49 @@
  * PD_DIFF_ABSOLUTE, values are periods per second of recording and the
  * change is relative, in %).
  *
- * Statistics.  With at least 2 runs on each side, a row's p-value is
- * Welch's t-test over the runs' values, each run's variance floored by the
- * binomial sampling variance of its share (so that two runs that happen to
- * agree exactly do not make any difference "certain").  With one run on a
- * side, only sampling noise can be judged: a two-proportion z-test on the
- * sample counts the shares imply (pd_diff_test() says which was used).
- * p-values are corrected for the number of rows tested with
+ * Statistics.  A run's value of a row is a count of samples times the
+ * value of one sample, so sampling alone gives it a known variance v
+ * (binomial for shares, Poisson for rates, at the value of both sides
+ * pooled: the value if nothing changed).  Real runs vary more than that
+ * (the program, the machine, the schedule), by a factor φ that differs
+ * between rows and that 2 or 3 runs measure poorly: Welch's t on 2 runs a
+ * side has about 1 degree of freedom, Cauchy tails, and a 30-sigma change
+ * gets p ≈ 0.01 — which the correction for ~200 rows then discards.
+ *
+ * So with at least 2 runs on each side, a row's p-value comes from a
+ * moderated t-test (Smyth 2004, the empirical Bayes of limma) on the
+ * runs' values:
+ *
+ *   φ̂    = Σ_side SS_side / v̄_side  /  d,   d = n_base + n_new − 2
+ *          (SS: squared deviations of a side's runs from its mean; v̄: the
+ *          side's mean sampling variance of one run; E[SS] = (n − 1)·φ·v̄)
+ *   prior  (d0, φ0), fitted on the self rows of at least 10 samples a
+ *          run (self shares partition the samples: nearly independent)
+ *          by limma's method of moments on log φ̂; with fewer than 5 such
+ *          rows, their pooled φ̂ (1 without any) with d0 = 4; d0 never
+ *          more than the degrees of freedom of the rows behind it
+ *   φ̃    = max(1, (d0·φ0 + d·φ̂) / (d0 + d))  — never below sampling noise
+ *   t     = (new mean − base mean) / √(φ̃ · (v̄_base/n_base + v̄_new/n_new))
+ *          with d0 + d degrees of freedom.
+ *
+ * Every row borrows the run-to-run variation all rows show, so 2 runs a
+ * side judge a 30-point change as clearly as they should, while a row
+ * whose own runs scatter keeps its wide error.  One φ serves both sides
+ * of a row: under "no change" both sides are the same measurement.  With
+ * one run on a side, only sampling noise can be judged: a two-proportion
+ * z-test on the sample counts the shares imply (pd_diff_test() says which
+ * was used).  p-values are corrected for the number of rows tested with
  * Benjamini–Hochberg (q-values).  A row is significant when its q-value is
  * at most `fdr` and its change is at least `min_change`.
+ *
+ * Renamed binaries.  Keys use a dso's basename, so /old/app and /new/app
+ * match.  A dso that costs more than sampling noise on one side only is
+ * paired with one that does so on the other side only when their sampled
+ * symbol names are mostly the same (at least 2, and at least half of the
+ * smaller set, in common), 1:1, never a kernel dso with a user one, and
+ * not when another candidate comes as close: ./app-1.2 and ./app-1.3
+ * then share keys, named by the base's dso, and renames inside them are
+ * found (pd_diff_dso_pair_at(); relations in them say so).
  *
  *     pd_profile *base, *new;            // one or more runs each
  *     ...
@@ -58,7 +97,7 @@
  *     pd_diff *d;
  *     if (pd_diff_new(&d, base, new, &o, &err) == 0) {
  *         for (size_t i = 0; i < pd_diff_row_count(d); i++) {
- *             const pd_diff_row *r = pd_diff_row(d, i);
+ *             const pd_diff_row *r = pd_diff_row_at(d, i);
  *             if (r->significant)
  *                 printf("%s %+.1f\n", r->key, r->change);
  *         }
@@ -98,7 +137,9 @@ typedef struct pd_diff_options {
 	                               found in the new profile by name */
 	unsigned depth;           /**< calltrace key frames (default 5, the robot's); 0: all */
 	double min_change;        /**< smallest change that can be significant: points of
-	                               share (default 0.1), or % with PD_DIFF_ABSOLUTE (default 5) */
+	                               share (default 0.1), or % with PD_DIFF_ABSOLUTE (default 5);
+	                               negative (what pd_diff_options_init() sets): the default
+	                               of the mode */
 	double fdr;               /**< false discovery rate for Benjamini–Hochberg (default 0.05) */
 	double rename_score;      /**< evidence score (0..1) a renamed pair needs (default 0.6) */
 	double cost_tolerance;    /**< relative mismatch allowed when cost moves between
@@ -149,11 +190,19 @@ typedef struct pd_diff_relation {
 	size_t nbase_symbols;
 	const char *const *new_symbols;        /**< all symbols of the new side */
 	size_t nnew_symbols;
-	const char *base_parent, *new_parent;  /**< aligned caller of each side (NULL: root) */
+	const char *base_parent, *new_parent;  /**< aligned caller of each side (NULL: root);
+	                                            inlined/outlined: the caller itself */
 	const char *dso;                       /**< the dso (of the base side) */
-	double base_change;    /**< change of the base symbol's children row (points) */
-	double new_change;     /**< change of the new symbol's children row (points) */
-	double net;            /**< the change left once the cost is carried across */
+	double base_change;    /**< change of the base symbols' children rows (summed
+	                            over base_symbols), in the rows' unit */
+	double new_change;     /**< the same over new_symbols */
+	double net;            /**< the change left once the cost is carried across:
+	                            renamed/split/merged: sum of the children changes of
+	                            the distinct symbols of both sides; inlined: the
+	                            caller's children change (new_change), outlined:
+	                            the caller's (base_change) — the caller's inclusive
+	                            cost holds the callee's either way; moved: the
+	                            symbol's children change (flat views ignore moves) */
 	double score;          /**< evidence, 0..1 (1 for structural kinds that conserve cost exactly) */
 	const char *evidence;  /**< one line: what made the pair ("same callees 3/3, cost 12.1 vs 14.9, name 0.62") */
 } pd_diff_relation;
@@ -176,24 +225,33 @@ typedef struct pd_diff_row {
 	const char *symbol;    /**< children/self: the symbol; calltrace/tree: innermost frame */
 	const char *dso;       /**< the dso of `symbol` (NULL with PD_DIFF_LKP_KEYS) */
 	pd_diff_side base, new;
-	double change;         /**< points, or % with PD_DIFF_ABSOLUTE */
+	double change;         /**< points, or % with PD_DIFF_ABSOLUTE (a base mean of 0
+	                            counts as 1e-100, as the robot does: huge values) */
 	double p_value, q_value;
 	bool significant;
-	const pd_diff_relation *relation; /**< the shift explaining this row, or NULL */
+	const pd_diff_relation *relation; /**< the shift explaining this row, or NULL: the
+	                                       largest relation naming the row's symbol
+	                                       (moves: calltrace/tree rows only), else one
+	                                       with a symbol on the row's path, else a move
+	                                       from or to the row's symbol */
 } pd_diff_row;
 
 /** Which test the p-values come from. */
 typedef enum pd_diff_test_kind {
-	PD_DIFF_TEST_WELCH = 0,       /**< ≥ 2 runs per side: run-to-run variance */
+	PD_DIFF_TEST_MODERATED_T = 0, /**< ≥ 2 runs per side: moderated t over the runs
+	                                   (run-to-run variation, shrunk to all rows') */
 	PD_DIFF_TEST_PROPORTION = 1,  /**< 1 run on a side: sampling noise only */
+	PD_DIFF_TEST_WELCH = PD_DIFF_TEST_MODERATED_T, /**< former name of the value, kept
+	                                                    for sources written against it */
 } pd_diff_test_kind;
 
 typedef struct pd_diff pd_diff;
 
 /**
  * Compare `base` with `new`.  Both profiles must have at least one run and
- * the event.  0, PD_EINVAL (bad options, no such event on a side: the
- * message says which) or PD_ENOMEM.
+ * the event.  0, PD_EINVAL (bad options, no such event on a side, with
+ * PD_DIFF_ABSOLUTE a run without a recording span: the message says
+ * which), PD_ENOMEM or PD_ELIMIT (more than 2^32 tree nodes).
  */
 PD_EXTERN(int) pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 			   const pd_diff_options *opts, pd_error *err);
@@ -208,24 +266,47 @@ PD_EXTERN(const char *) pd_diff_event(const pd_diff *d);
 PD_EXTERN(pd_diff_test_kind) pd_diff_test(const pd_diff *d);
 
 /**
+ * The moderated t-test's prior: `phi0` the run-to-run variance as a
+ * multiple of sampling variance that the rows show together, `d0` the
+ * degrees of freedom it is worth (at most those of the rows), `rows`
+ * the self rows it was fitted on (0: the default, φ0 = 1 and d0 = 4).
+ * Returns false (outputs untouched) when the proportion test was used.
+ * Any output may be NULL.
+ */
+PD_EXTERN(bool) pd_diff_test_prior(const pd_diff *d, double *phi0, double *d0, size_t *rows);
+
+/**
+ * Dsos taken for one program under two names (see "Renamed binaries"
+ * above): pair `i`'s full dso path on the base and on the new side (the
+ * first seen of each basename) and the share of symbol names they have
+ * in common (of the smaller set).  Rows and relations name the base's dso.  false (outputs
+ * untouched) when `i` is out of range; any output may be NULL.
+ */
+PD_EXTERN(size_t) pd_diff_dso_pair_count(const pd_diff *d);
+PD_EXTERN(bool) pd_diff_dso_pair_at(const pd_diff *d, size_t i, const char **base_dso,
+				    const char **new_dso, double *similarity);
+
+/**
  * Rows, in the robot's order: calltrace, children, self (then tree); in
  * each metric by change ascending (most negative first), then by key.
  * Every key of either side is a row; filter on `significant` for the
  * default view.
  */
 PD_EXTERN(size_t) pd_diff_row_count(const pd_diff *d);
-PD_EXTERN(const pd_diff_row *) pd_diff_row(const pd_diff *d, size_t i);
+PD_EXTERN(const pd_diff_row *) pd_diff_row_at(const pd_diff *d, size_t i);
 
 /** Explained shifts, by |base_change| + |new_change| descending. */
 PD_EXTERN(size_t) pd_diff_relation_count(const pd_diff *d);
-PD_EXTERN(const pd_diff_relation *) pd_diff_relation(const pd_diff *d, size_t i);
+PD_EXTERN(const pd_diff_relation *) pd_diff_relation_at(const pd_diff *d, size_t i);
 
 /**
- * Total period, samples and recording span (ns) of the event on a side
- * (`side` 0 = base, 1 = new), for run `run` (SIZE_MAX: all runs).
+ * Total period, samples and recording span (ns, pd_profile_run_span(); 0
+ * unknown) of the event on a side (`side` 0 = base, 1 = new), for run
+ * `run` (SIZE_MAX: all runs).
  */
 PD_EXTERN(uint64_t) pd_diff_total(const pd_diff *d, int side, size_t run);
 PD_EXTERN(uint64_t) pd_diff_samples(const pd_diff *d, int side, size_t run);
+PD_EXTERN(uint64_t) pd_diff_span(const pd_diff *d, int side, size_t run);
 
 /**
  * One row of the robot's compare table, as lkp-tests prints it

@@ -1,0 +1,378 @@
+/*
+ * The pd_diff object: options, choosing the event on both sides, the
+ * order of the stages (trees → alignment → rows and statistics →
+ * relations) and the accessors.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void pd_diff_options_init(pd_diff_options *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof *opts);
+	opts->version = PD_DIFF_OPTIONS_VERSION;
+	opts->depth = 5;
+	opts->min_change = -1;
+	opts->fdr = 0.05;
+	opts->rename_score = 0.6;
+	opts->cost_tolerance = 0.25;
+}
+
+const char *pd_diff_metric_name(pd_diff_metric m)
+{
+	static const char *const names[] = { "calltrace", "children", "self", "tree" };
+	return (unsigned)m < 4 ? names[m] : NULL;
+}
+
+const char *pd_diff_relation_kind_name(pd_diff_relation_kind k)
+{
+	static const char *const names[] = { "renamed", "inlined", "outlined",
+					     "split",   "merged",  "moved" };
+	return (unsigned)k < 6 ? names[k] : NULL;
+}
+
+static int check_options(const pd_diff_options *o, pd_error *err)
+{
+	const char *bad = NULL;
+	if (o->version != PD_DIFF_OPTIONS_VERSION)
+		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
+				    "pd_diff_options version %u, this library knows %u", o->version,
+				    PD_DIFF_OPTIONS_VERSION);
+	if (o->flags & ~(unsigned)(PD_DIFF_ABSOLUTE | PD_DIFF_NO_ALIGN | PD_DIFF_TREE_ROWS |
+				   PD_DIFF_LKP_KEYS))
+		bad = "unknown flags";
+	else if (!(o->fdr > 0 && o->fdr <= 1))
+		bad = "fdr must be in (0, 1]";
+	else if (!(o->rename_score >= 0 && o->rename_score <= 1))
+		bad = "rename_score must be in [0, 1]";
+	else if (!(o->cost_tolerance >= 0 && o->cost_tolerance <= 1))
+		bad = "cost_tolerance must be in [0, 1]";
+	else if (isnan(o->min_change))
+		bad = "min_change is not a number";
+	if (bad)
+		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET, "%s", bad);
+	return 0;
+}
+
+/* Event `name` in `p`: exact, else without modifiers. */
+static int find_event(const pd_profile *p, const char *name, char *tmp, size_t n)
+{
+	int ev = pd_profile_find_event(p, name);
+	if (ev >= 0)
+		return ev;
+	const char *colon = strchr(name, ':');
+	if (!colon || (size_t)(colon - name) >= n)
+		return -1;
+	memcpy(tmp, name, (size_t)(colon - name));
+	tmp[colon - name] = 0;
+	return pd_profile_find_event(p, tmp);
+}
+
+static int choose_events(pd_diff *d, pd_error *err)
+{
+	const pd_profile *b = d->prof[0], *n = d->prof[1];
+	char tmp[256];
+	int eb, en;
+	if (d->opts.event) {
+		eb = find_event(b, d->opts.event, tmp, sizeof tmp);
+		if (eb < 0)
+			return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
+					    "base profile has no event '%s'", d->opts.event);
+	} else {
+		eb = pd_profile_default_event(b);
+		if (eb < 0)
+			return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
+					    "base profile has no event with samples");
+	}
+	const char *name = pd_profile_event_name(b, (size_t)eb);
+	/* several events may share a name (one per PMU): the new side's own
+	 * choice first, when it is the same event */
+	en = d->opts.event ? -1 : pd_profile_default_event(n);
+	if (en >= 0 && strcmp(pd_profile_event_name(n, (size_t)en), name) != 0)
+		en = -1;
+	if (en < 0)
+		en = find_event(n, d->opts.event ? d->opts.event : name, tmp, sizeof tmp);
+	if (en < 0 && d->opts.event)
+		en = find_event(n, name, tmp, sizeof tmp);
+	if (en < 0)
+		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
+				    "new profile has no event '%s'",
+				    d->opts.event ? d->opts.event : name);
+	d->ev[0] = (size_t)eb;
+	d->ev[1] = (size_t)en;
+	d->event = name;
+	return 0;
+}
+
+/* Value of one period and of one sample, per run. */
+static int units(pd_diff *d, pd_error *err)
+{
+	bool abs_ = d->opts.flags & PD_DIFF_ABSOLUTE;
+	for (int s = 0; s < 2; s++) {
+		const dt_tree *t = &d->tree[s];
+		d->unit[s] = pd_arena_alloc(&d->arena, d->nruns[s] * sizeof(double));
+		d->sunit[s] = pd_arena_alloc(&d->arena, d->nruns[s] * sizeof(double));
+		if (!d->unit[s] || !d->sunit[s])
+			return pd_error_set(err, PD_ENOMEM, "diff", PD_NO_OFFSET, "out of memory");
+		for (size_t r = 0; r < d->nruns[s]; r++) {
+			double u = 0;
+			if (abs_) {
+				if (t->span[r] == 0)
+					return pd_error_set(
+						err, PD_EINVAL,
+						pd_profile_run_path(d->prof[s], r), PD_NO_OFFSET,
+						"no recording span (SAMPLE_TIME) for per-second values");
+				u = 1e9 / (double)t->span[r];
+			} else if (t->total[r]) {
+				u = 100.0 / (double)t->total[r];
+			}
+			d->unit[s][r] = u;
+			d->sunit[s][r] = t->samples[r] ? u * (double)t->total[r] / (double)t->samples[r]
+						       : 0;
+		}
+	}
+	return 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const pd_diff_row *x = a, *y = b;
+	if (x->metric != y->metric)
+		return x->metric < y->metric ? -1 : 1;
+	if (x->change != y->change)
+		return x->change < y->change ? -1 : 1;
+	int c = strcmp(x->key, y->key);
+	if (c)
+		return c;
+	return strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
+}
+
+static int publish_rows(pd_diff *d)
+{
+	d->out = pd_arena_alloc(&d->arena, (d->nrows ? d->nrows : 1) * sizeof *d->out);
+	if (!d->out)
+		return PD_ENOMEM;
+	for (size_t i = 0; i < d->nrows; i++) {
+		dt_row *r = &d->rows[i];
+		d->out[i] = r->pub;
+		d->out[i].relation = r->rel != DT_NONE ? &d->rels[r->rel] : NULL;
+	}
+	qsort(d->out, d->nrows, sizeof *d->out, row_cmp);
+	return 0;
+}
+
+static int build_trees_once(pd_diff *d, pd_error *err)
+{
+	for (int s = 0; s < 2; s++) {
+		int rc = dt_tree_build(&d->tree[s], &d->keys, d->prof[s], d->ev[s]);
+		if (rc < 0)
+			return pd_error_set(err, rc, "diff", PD_NO_OFFSET,
+					    "%s while building the %s tree",
+					    rc == PD_ELIMIT ? "too many nodes" : "out of memory",
+					    s ? "new" : "base");
+	}
+	return 0;
+}
+
+/*
+ * Both trees, with the dsos that are one program under two names keyed
+ * as one: which they are shows only once both trees are built, so then
+ * they are built again over a key table that knows.
+ */
+static int build_trees(pd_diff *d, pd_error *err)
+{
+	int rc = build_trees_once(d, err);
+	if (rc < 0)
+		return rc;
+	const dt_tree *t[2] = { &d->tree[0], &d->tree[1] };
+	if ((rc = dt_pair_dsos(&d->keys, t, dt_min_pts(&d->opts), &d->dso_pairs)) < 0)
+		return pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
+	if (d->dso_pairs.n == 0)
+		return 0;
+	for (int s = 0; s < 2; s++)
+		dt_tree_free(&d->tree[s]);
+	dt_keytab_free(&d->keys);
+	dt_keytab_init(&d->keys);
+	for (uint32_t i = 0; i < d->dso_pairs.n; i++)
+		if (dt_keytab_alias(&d->keys, d->dso_pairs.v[i].new_dso,
+				    d->dso_pairs.v[i].base_dso) < 0)
+			return pd_error_set(err, PD_ENOMEM, "diff", PD_NO_OFFSET, "out of memory");
+	return build_trees_once(d, err);
+}
+
+int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
+		const pd_diff_options *opts, pd_error *err)
+{
+	if (!out)
+		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET, "no output pointer given");
+	*out = NULL;
+	if (!base || !new_)
+		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET, "no profile given");
+	pd_diff_options o;
+	if (opts)
+		o = *opts;
+	else
+		pd_diff_options_init(&o);
+	int rc = check_options(&o, err);
+	if (rc < 0)
+		return rc;
+	if (pd_profile_run_count(base) == 0 || pd_profile_run_count(new_) == 0)
+		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET, "%s profile has no run",
+				    pd_profile_run_count(base) == 0 ? "base" : "new");
+	pd_diff *d = calloc(1, sizeof *d);
+	if (!d)
+		return pd_error_set(err, PD_ENOMEM, "diff", PD_NO_OFFSET, "out of memory");
+	pd_arena_init(&d->arena);
+	dt_keytab_init(&d->keys);
+	pd_u64map_init(&d->row_index);
+	d->opts = o;
+	d->prof[0] = base;
+	d->prof[1] = new_;
+	d->nruns[0] = pd_profile_run_count(base);
+	d->nruns[1] = pd_profile_run_count(new_);
+	d->test = d->nruns[0] >= 2 && d->nruns[1] >= 2 ? PD_DIFF_TEST_MODERATED_T
+						      : PD_DIFF_TEST_PROPORTION;
+	if ((rc = choose_events(d, err)) < 0)
+		goto fail;
+	if (d->opts.event) {
+		/* the caller's string need not outlive the call */
+		d->opts.event = pd_arena_strndup(&d->arena, d->opts.event, strlen(d->opts.event));
+		if (!d->opts.event) {
+			rc = pd_error_set(err, PD_ENOMEM, "diff", PD_NO_OFFSET, "out of memory");
+			goto fail;
+		}
+	}
+	if ((rc = build_trees(d, err)) < 0)
+		goto fail;
+	if ((rc = units(d, err)) < 0)
+		goto fail;
+	if ((rc = dt_align_run(&d->align, &d->tree[0], &d->tree[1], &d->opts)) < 0) {
+		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory while aligning");
+		goto fail;
+	}
+	if ((rc = pd_diff_build_rows(d, err)) < 0)
+		goto fail;
+	if ((rc = pd_diff_build_relations(d)) < 0 || (rc = publish_rows(d)) < 0) {
+		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
+		goto fail;
+	}
+	*out = d;
+	return 0;
+fail:
+	pd_diff_free(d);
+	return rc;
+}
+
+void pd_diff_free(pd_diff *d)
+{
+	if (!d)
+		return;
+	dt_tree_free(&d->tree[0]);
+	dt_tree_free(&d->tree[1]);
+	dt_keytab_free(&d->keys);
+	dt_dso_pairs_free(&d->dso_pairs);
+	dt_align_free(&d->align);
+	free(d->rows);
+	pd_u64map_free(&d->row_index);
+	pd_arena_free(&d->arena);
+	free(d);
+}
+
+const char *pd_diff_event(const pd_diff *d)
+{
+	return d ? d->event : NULL;
+}
+
+pd_diff_test_kind pd_diff_test(const pd_diff *d)
+{
+	return d ? d->test : PD_DIFF_TEST_MODERATED_T;
+}
+
+bool pd_diff_test_prior(const pd_diff *d, double *phi0, double *d0, size_t *rows)
+{
+	if (!d || d->test != PD_DIFF_TEST_MODERATED_T)
+		return false;
+	if (phi0)
+		*phi0 = d->prior_phi;
+	if (d0)
+		*d0 = d->prior_df;
+	if (rows)
+		*rows = d->prior_rows;
+	return true;
+}
+
+size_t pd_diff_dso_pair_count(const pd_diff *d)
+{
+	return d ? d->dso_pairs.n : 0;
+}
+
+bool pd_diff_dso_pair_at(const pd_diff *d, size_t i, const char **base_dso,
+			 const char **new_dso, double *similarity)
+{
+	if (!d || i >= d->dso_pairs.n)
+		return false;
+	const dt_dso_pair *p = &d->dso_pairs.v[i];
+	if (base_dso)
+		*base_dso = p->base_dso;
+	if (new_dso)
+		*new_dso = p->new_dso;
+	if (similarity)
+		*similarity = p->similarity;
+	return true;
+}
+
+size_t pd_diff_row_count(const pd_diff *d)
+{
+	return d ? d->nrows : 0;
+}
+
+const pd_diff_row *pd_diff_row_at(const pd_diff *d, size_t i)
+{
+	return d && i < d->nrows ? &d->out[i] : NULL;
+}
+
+size_t pd_diff_relation_count(const pd_diff *d)
+{
+	return d ? d->nrels : 0;
+}
+
+const pd_diff_relation *pd_diff_relation_at(const pd_diff *d, size_t i)
+{
+	return d && i < d->nrels ? &d->rels[i] : NULL;
+}
+
+static uint64_t side_sum(const pd_diff *d, int side, size_t run, const uint64_t *v)
+{
+	size_t n = d->nruns[side];
+	if (run != SIZE_MAX)
+		return run < n ? v[run] : 0;
+	uint64_t s = 0;
+	for (size_t r = 0; r < n; r++)
+		s += v[r];
+	return s;
+}
+
+uint64_t pd_diff_total(const pd_diff *d, int side, size_t run)
+{
+	if (!d || (side != 0 && side != 1))
+		return 0;
+	return side_sum(d, side, run, d->tree[side].total);
+}
+
+uint64_t pd_diff_samples(const pd_diff *d, int side, size_t run)
+{
+	if (!d || (side != 0 && side != 1))
+		return 0;
+	return side_sum(d, side, run, d->tree[side].samples);
+}
+
+uint64_t pd_diff_span(const pd_diff *d, int side, size_t run)
+{
+	if (!d || (side != 0 && side != 1))
+		return 0;
+	return side_sum(d, side, run, d->tree[side].span);
+}

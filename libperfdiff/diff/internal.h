@@ -1,0 +1,337 @@
+/*
+ * Interfaces between the parts of the diff stage:
+ *
+ *   keys.c     node keys (canonical symbol, dso basename) shared by both sides
+ *   dsos.c     pairing dsos that are one program under two names
+ *   tree.c     the per-side tree: the profile's CCT for one event with the
+ *              inlined flag folded into an attribute, per-run periods
+ *   names.c    name similarity for rename evidence
+ *   align.c    aligning the two trees and finding relations
+ *   stats.c    moderated t, two-proportion / two-rate z, Benjamini–Hochberg
+ *   rows.c     calltrace / children / self / tree rows
+ *   diff.c     the pd_diff object and its accessors
+ *
+ * Node ids are 32-bit indices; a child's id is always greater than its
+ * parent's, so bottom-up passes run over ids in reverse.
+ */
+#ifndef PD_DIFF_INTERNAL_H
+#define PD_DIFF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfdiff/diff.h"
+#include "util/u64map.h"
+#include "util/util.h"
+
+#define DT_NONE UINT32_MAX
+
+/* ------------------------------------------------------------------ keys */
+
+typedef struct dt_key {
+	const char *sym;      /* as the profile names it (canonical unless suffixes kept) */
+	const char *dso;      /* the first full dso path seen for this key */
+	const char *dbase;    /* basename of dso: builds in other folders still match */
+	uint64_t hash;        /* of (sym, dbase) */
+	uint64_t stem;        /* hash of (canonical sym, dbase): clone suffixes folded */
+	bool unresolved;      /* no symbol: sym is DT_UNKNOWN */
+	bool has_suffix;      /* canonical sym differs from sym */
+	uint32_t next;        /* chain of keys with the same map slot */
+} dt_key;
+
+typedef struct dt_alias {
+	const char *from;     /* dso basename ... */
+	const char *to_dso, *to_dbase;  /* ... keyed as this dso */
+} dt_alias;
+
+typedef struct dt_keytab {
+	dt_key *v;
+	uint32_t n, cap;
+	dt_alias *alias;      /* dso pairs (dsos.c), few */
+	uint32_t nalias;
+	pd_u64map index;      /* hash → first id + 1 */
+	char *scratch;        /* canonical-name buffer */
+	size_t cap_scratch;
+} dt_keytab;
+
+void dt_keytab_init(dt_keytab *t);
+void dt_keytab_free(dt_keytab *t);
+#define DT_UNKNOWN "[unknown]"  /* the name of every unresolved frame of a dso */
+
+/* The id of (sym, basename(dso)), added if new; DT_NONE when out of memory.
+ * An unresolved frame (or one named DT_UNKNOWN) is keyed (DT_UNKNOWN, dso)
+ * whatever its address.  The strings must outlive the table. */
+uint32_t dt_keytab_get(dt_keytab *t, const char *sym, const char *dso, bool unresolved);
+/* The id of (sym, dso basename `dbase`), DT_NONE when absent. */
+uint32_t dt_keytab_find(const dt_keytab *t, const char *sym, const char *dbase);
+/* Key the symbols of dsos named like `from` (basename) as `to_dso`'s from
+ * now on.  Both strings must outlive the table.  0 or PD_ENOMEM. */
+int dt_keytab_alias(dt_keytab *t, const char *from, const char *to_dso);
+/* True when two keys have the same dso basename. */
+bool dt_key_same_dso(const dt_keytab *t, uint32_t a, uint32_t b);
+const char *dt_basename(const char *path);
+
+/* ------------------------------------------------------------------ tree */
+
+enum dt_node_flag {
+	DT_SEEN_INLINED = 1u << 0,   /* some merged frame was an inline frame */
+	DT_SEEN_OUTLINE = 1u << 1,   /* some merged frame was a real call */
+	DT_KERNEL = 1u << 2,
+};
+
+typedef struct dt_node {
+	uint32_t key;         /* dt_keytab id; DT_NONE for the root */
+	uint32_t parent;      /* DT_NONE for the root */
+	uint32_t depth;
+	uint32_t kid0, nkids; /* range in dt_tree.kids (after dt_tree_finish) */
+	uint32_t flags;       /* dt_node_flag */
+	uint32_t partner;     /* aligned node of the other tree, DT_NONE */
+	uint32_t rel;         /* relation (index in dt_align.rels) or DT_NONE */
+	uint64_t merkle;      /* hash of the labels of the subtree, child order ignored */
+	uint32_t size;        /* nodes in the subtree, this one included */
+} dt_node;
+
+typedef struct dt_tree {
+	dt_keytab *keys;
+	dt_node *n;
+	uint32_t nn, cap;
+	uint32_t *kids;
+	pd_u64map child_of;   /* parent << 32 | key → child id + 1 */
+	size_t nruns;
+	uint64_t *self;       /* [cap * nruns]: self period of node i in run r at i*nruns+r */
+	uint64_t *incl;       /* [nn * nruns], after finish */
+	double *mean_incl, *mean_self; /* mean share (%) over runs, after finish */
+	uint64_t *total, *samples, *span; /* [nruns] */
+	uint64_t all_samples;
+} dt_tree;
+
+/* An empty tree (root only) of `nruns` runs over the key table `keys`. */
+int dt_tree_init(dt_tree *t, dt_keytab *keys, size_t nruns);
+void dt_tree_free(dt_tree *t);
+/* The child of `parent` for `key` (merged when it exists); DT_NONE on ENOMEM
+ * or when the id space is full.  `flags`: dt_node_flag bits of the frame. */
+uint32_t dt_tree_child(dt_tree *t, uint32_t parent, uint32_t key, uint32_t flags);
+/* Add self period to node `id` in run `run`. */
+void dt_tree_add_self(dt_tree *t, uint32_t id, size_t run, uint64_t period);
+/* Child lists, inclusive values, shares and subtree hashes.  Totals and
+ * samples per run must be set (dt_tree_build sets them from the profile;
+ * hand-built trees get the root's inclusive period and one sample per
+ * period unit when left 0). */
+int dt_tree_finish(dt_tree *t);
+/* The child of `parent` with key `key`, DT_NONE. */
+uint32_t dt_tree_find(const dt_tree *t, uint32_t parent, uint32_t key);
+/* Fill a tree from event `ev` of `p`.  0, PD_ENOMEM or PD_ELIMIT. */
+int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev);
+
+static inline const dt_key *dt_node_key(const dt_tree *t, uint32_t id)
+{
+	return t->n[id].key == DT_NONE ? NULL : &t->keys->v[t->n[id].key];
+}
+
+static inline const char *dt_node_sym(const dt_tree *t, uint32_t id)
+{
+	const dt_key *k = dt_node_key(t, id);
+	return k ? k->sym : NULL;
+}
+
+static inline uint32_t dt_kid(const dt_tree *t, uint32_t id, uint32_t i)
+{
+	return t->kids[t->n[id].kid0 + i];
+}
+
+/* Binomial standard deviation (points) of a share of `pct` % estimated
+ * from all samples of the tree's runs: the noise a cost comparison must
+ * look past. */
+double dt_share_noise(const dt_tree *t, double pct);
+
+/* ------------------------------------------------------------------ dsos */
+
+/* One program under two names: `base_dso` of the base, `new_dso` of the
+ * new side (full paths, the first seen), `similarity` the share of their
+ * symbol names in common (dsos.c: overlap()). */
+typedef struct dt_dso_pair {
+	const char *base_dso, *new_dso;
+	double similarity;
+} dt_dso_pair;
+
+typedef struct dt_dso_pairs {
+	dt_dso_pair *v;
+	uint32_t n, cap;
+} dt_dso_pairs;
+
+#define DT_DSO_OVERLAP 0.5  /* symbol-name overlap a dso pair needs ... */
+#define DT_DSO_SHARED 2     /* ... and at least this many names in common */
+#define DT_DSO_CAP 64       /* one-sided dsos considered per side, pairs kept */
+
+/*
+ * Pairs of dsos costly on one side only whose symbols say they are one
+ * program (dsos.c), from trees built (and finished) over `keys`; `min_pts`
+ * the smallest cost worth explaining, as align.c's.  0 or PD_ENOMEM.
+ */
+int dt_pair_dsos(const dt_keytab *keys, const dt_tree *t[2], double min_pts, dt_dso_pairs *out);
+void dt_dso_pairs_free(dt_dso_pairs *p);
+
+/* ------------------------------------------------------------------ names */
+
+/* Similarity 0..1 of two identifiers: the better of character-bigram Dice
+ * and normalised Levenshtein, leading underscores ignored. */
+double dt_name_similarity(const char *a, const char *b);
+
+/* ------------------------------------------------------------------ align */
+
+#define DT_REL_MAX 8
+
+typedef struct dt_rel {
+	pd_diff_relation_kind kind;
+	uint32_t b[DT_REL_MAX], nb;   /* base nodes */
+	uint32_t n[DT_REL_MAX], nn;   /* new nodes */
+	uint32_t bparent, nparent;    /* aligned caller on each side (node ids) */
+	double score;
+	char evidence[160];
+} dt_rel;
+
+typedef struct dt_align {
+	dt_rel *rels;
+	size_t nrels, cap;
+} dt_align;
+
+/*
+ * Align `b` (base) with `n` (new), both finished over one key table:
+ * sets every node's partner and rel, and appends the relations found.
+ * Options used: flags (PD_DIFF_NO_ALIGN), rename_score, cost_tolerance,
+ * min_change.  0 or PD_ENOMEM.
+ */
+int dt_align_run(dt_align *al, dt_tree *b, dt_tree *n, const pd_diff_options *o);
+void dt_align_free(dt_align *al);
+
+/* The smallest cost worth explaining: half the smallest change that can
+ * be significant (in points; relative changes need some floor). */
+static inline double dt_min_pts(const pd_diff_options *o)
+{
+	return (o->flags & PD_DIFF_ABSOLUTE) || !(o->min_change >= 0) ? 0.05 : 0.5 * o->min_change;
+}
+
+/* Tuning that the options do not expose. */
+#define DT_AMBIGUITY_MARGIN 0.05  /* a runner-up this close to the best: no pair */
+#define DT_MOVE_DICE 0.5          /* descendant-key Dice a moved subtree needs */
+#define DT_NOISE_SIGMAS 3.0       /* a relation's costs must exceed this much noise */
+#define DT_SHAPE_FRACTION 0.1    /* descendants below this share of a subtree's cost
+                                     are not part of its shape */
+#define DT_RENAME_CAP 64          /* unmatched siblings considered per side (biggest) */
+
+/* ------------------------------------------------------------------ stats */
+
+/* Regularised incomplete beta I_x(a, b); NAN for bad arguments. */
+double pd_stat_incbeta(double a, double b, double x);
+/* Two-sided p-value of Student's t with `df` degrees of freedom. */
+double pd_stat_t_p2(double t, double df);
+/* Two-sided p-value of a standard normal z. */
+double pd_stat_z_p2(double z);
+/* Digamma ψ, trigamma ψ′ and the inverse of ψ′ (x > 0; NAN otherwise). */
+double pd_stat_digamma(double x);
+double pd_stat_trigamma(double x);
+double pd_stat_trigamma_inv(double y);
+/*
+ * Smyth's (2004) prior for n sample variances s2[i] with df[i] degrees of
+ * freedom each (limma's fitFDist, method of moments on log variances):
+ * the variances are taken as s20 · χ²(d0)/d0 draws, each then observed
+ * with its own χ²(df)/df noise.  *d0 is INFINITY when the variances vary
+ * no more than their own noise explains; with n < 2, *d0 = 0 and *s20 = 1.
+ * 0 or PD_ENOMEM.
+ */
+int pd_stat_fit_prior(const double *s2, const double *df, size_t n, double *d0, double *s20);
+/*
+ * The inputs of the moderated t-test for one row from its runs: vals[s]
+ * the n[s] values of side s (0 base, 1 new), unit[s] the value of one
+ * sample in each run (runs without samples: 0).  Each run's value is a
+ * count of samples times its unit, so sampling alone gives run r the
+ * variance v_r = unit_r · P · (1 − P/100) for a share in points
+ * (`binomial`), unit_r · P for a rate (Poisson), P the pooled value of
+ * both sides: the value if nothing changed.  Then, v̄ a side's mean v_r
+ * and SS its squared deviations from its mean (E[SS] = (n − 1)·φ·v̄ when
+ * the runs vary φ times as much as sampling alone):
+ *   diff = mean new − mean base, var = Σ_side v̄/n (var of diff at φ = 1),
+ *   df = n_base + n_new − 2,     phi = Σ_side (SS/v̄) / df,
+ *   samples = mean samples per run.
+ * 0, or PD_EINVAL when there is nothing to test (a side without runs or
+ * without sampling variance, no degrees of freedom).
+ */
+typedef struct pd_stat_row {
+	double diff, var, phi, df, samples;
+} pd_stat_row;
+int pd_stat_overdispersion(const double *const vals[2], const size_t n[2],
+			   const double *const unit[2], bool binomial, pd_stat_row *out);
+/*
+ * The moderated t-test of a difference `diff` whose variance is
+ * `var` × φ, φ unknown: φ's own estimate s2 on d degrees of freedom is
+ * shrunk to the prior (d0, s20), φ̃ = (d0·s20 + d·s2)/(d0 + d), at least 1
+ * (var is the least variance there is); t = diff / √(φ̃·var) with d0 + d
+ * degrees of freedom.  Two-sided p-value; *t and *df (may be NULL) get
+ * the statistic and its degrees of freedom.
+ */
+double pd_stat_moderated_t(double diff, double var, double s2, double d, double d0, double s20,
+			   double *t, double *df);
+/*
+ * Two Poisson counts with exposures: c1 over e1 against c2 over e2 (for
+ * shares of N samples: count = share × N, exposure = N, which is the
+ * two-proportion z-test up to the (1 − p) factor, applied when
+ * `binomial`).  Two-sided p-value.
+ */
+double pd_stat_rate_z(double c1, double e1, double c2, double e2, bool binomial);
+/* Benjamini–Hochberg q-values of p[0..n) into q; 0 or PD_ENOMEM. */
+int pd_stat_bh(const double *p, size_t n, double *q);
+
+/* ------------------------------------------------------------------ rows */
+
+/* The moderated t-test's prior (rows.c: fit_prior). */
+#define DT_PRIOR_MIN_SAMPLES 10.0 /* mean samples per run a self row needs to inform it */
+#define DT_PRIOR_MIN_ROWS 5       /* rows needed to fit it; fewer: their pooled φ̂ ... */
+#define DT_PRIOR_D0 4.0           /* ... held with this many degrees of freedom */
+
+/* Sort rows the robot's way and compute their statistics. */
+struct pd_diff;
+int pd_diff_build_rows(struct pd_diff *d, pd_error *err);
+int pd_diff_build_relations(struct pd_diff *d);
+/* The children row of `sym` (node key `keyid`), or DT_NONE. */
+uint32_t pd_diff_children_row(const struct pd_diff *d, const char *sym, uint32_t keyid);
+
+/* ------------------------------------------------------------------ diff */
+
+typedef struct dt_row {
+	pd_diff_row pub;
+	uint32_t keyid;       /* identity: children/self/tree: the node key; DT_NONE for
+	                         calltrace and LKP rows (the string alone), except a
+	                         calltrace whose innermost frame is unresolved: its key */
+	uint32_t inner;       /* key of the symbol / innermost frame (DT_NONE in LKP mode) */
+	double *vals;         /* [nbase runs + nnew runs] */
+	uint32_t next;        /* map chain */
+	uint32_t rel;         /* relation index or DT_NONE */
+} dt_row;
+
+struct pd_diff {
+	pd_arena arena;
+	pd_diff_options opts;
+	const pd_profile *prof[2];
+	size_t ev[2];
+	size_t nruns[2];
+	dt_keytab keys;
+	dt_dso_pairs dso_pairs;
+	dt_tree tree[2];
+	dt_align align;
+	const char *event;
+	pd_diff_test_kind test;
+	double prior_phi, prior_df;  /* the moderated t-test's prior (rows.c) */
+	size_t prior_rows;           /* rows it was fitted on */
+	/* rows under construction, then sorted */
+	dt_row *rows;
+	size_t nrows, cap_rows;
+	pd_u64map row_index;  /* hash → first row + 1 */
+	pd_diff_row *out;     /* sorted public rows */
+	pd_diff_relation *rels;
+	size_t nrels;
+	double *unit[2];      /* per run: value of one period (share points or per second) */
+	double *sunit[2];     /* per run: value of one sample */
+};
+
+#endif

@@ -1,0 +1,256 @@
+/*
+ * The tree each side of a diff is aligned on: the profile's CCT for one
+ * event, re-keyed by (symbol, dso basename).  The inlined flag becomes an
+ * attribute, so "f (inlined)" of one build and "f" of another are one
+ * node, and siblings that then share a key are merged: whether the
+ * compiler inlined f is a difference to report, not a reason to lose the
+ * match.  Unresolved frames of a dso become its one "[unknown]" node
+ * (keys.c) the same way: their addresses differ between runs, their dso
+ * does not.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int dt_tree_init(dt_tree *t, dt_keytab *keys, size_t nruns)
+{
+	memset(t, 0, sizeof *t);
+	t->keys = keys;
+	t->nruns = nruns;
+	pd_u64map_init(&t->child_of);
+	if (nruns == 0 || nruns > SIZE_MAX / sizeof(uint64_t) / 1024)
+		return PD_EINVAL;
+	t->total = calloc(nruns, sizeof *t->total);
+	t->samples = calloc(nruns, sizeof *t->samples);
+	t->span = calloc(nruns, sizeof *t->span);
+	t->cap = 64;
+	t->n = malloc(t->cap * sizeof *t->n);
+	t->self = calloc((size_t)t->cap * nruns, sizeof *t->self);
+	if (!t->total || !t->samples || !t->span || !t->n || !t->self) {
+		dt_tree_free(t);
+		return PD_ENOMEM;
+	}
+	memset(&t->n[0], 0, sizeof t->n[0]);
+	t->n[0].key = DT_NONE;
+	t->n[0].parent = DT_NONE;
+	t->n[0].partner = DT_NONE;
+	t->n[0].rel = DT_NONE;
+	t->nn = 1;
+	return 0;
+}
+
+void dt_tree_free(dt_tree *t)
+{
+	free(t->n);
+	free(t->kids);
+	free(t->self);
+	free(t->incl);
+	free(t->mean_incl);
+	free(t->mean_self);
+	free(t->total);
+	free(t->samples);
+	free(t->span);
+	pd_u64map_free(&t->child_of);
+	memset(t, 0, sizeof *t);
+}
+
+static int grow(dt_tree *t)
+{
+	uint32_t cap = t->cap * 2;
+	if (cap <= t->cap || cap >= DT_NONE - 1 ||
+	    (size_t)cap > SIZE_MAX / sizeof(uint64_t) / t->nruns)
+		return PD_ELIMIT;
+	dt_node *n = realloc(t->n, (size_t)cap * sizeof *n);
+	if (!n)
+		return PD_ENOMEM;
+	t->n = n;
+	uint64_t *s = realloc(t->self, (size_t)cap * t->nruns * sizeof *s);
+	if (!s)
+		return PD_ENOMEM;
+	memset(s + (size_t)t->cap * t->nruns, 0, (size_t)(cap - t->cap) * t->nruns * sizeof *s);
+	t->self = s;
+	t->cap = cap;
+	return 0;
+}
+
+uint32_t dt_tree_find(const dt_tree *t, uint32_t parent, uint32_t key)
+{
+	if (key == DT_NONE || parent == DT_NONE)
+		return DT_NONE;
+	uintptr_t v = (uintptr_t)pd_u64map_get(&t->child_of, (uint64_t)parent << 32 | key);
+	return v ? (uint32_t)(v - 1) : DT_NONE;
+}
+
+uint32_t dt_tree_child(dt_tree *t, uint32_t parent, uint32_t key, uint32_t flags)
+{
+	if (parent >= t->nn || key == DT_NONE)
+		return DT_NONE;
+	uint32_t id = dt_tree_find(t, parent, key);
+	if (id != DT_NONE) {
+		t->n[id].flags |= flags;
+		return id;
+	}
+	if (t->nn == t->cap && grow(t) < 0)
+		return DT_NONE;
+	id = t->nn;
+	if (pd_u64map_put(&t->child_of, (uint64_t)parent << 32 | key,
+			  (void *)(uintptr_t)(id + 1)) < 0)
+		return DT_NONE;
+	dt_node *n = &t->n[id];
+	memset(n, 0, sizeof *n);
+	n->key = key;
+	n->parent = parent;
+	n->depth = t->n[parent].depth + 1;
+	n->flags = flags;
+	n->partner = DT_NONE;
+	n->rel = DT_NONE;
+	t->nn++;
+	return id;
+}
+
+void dt_tree_add_self(dt_tree *t, uint32_t id, size_t run, uint64_t period)
+{
+	if (id < t->nn && run < t->nruns)
+		t->self[(size_t)id * t->nruns + run] += period;
+}
+
+int dt_tree_finish(dt_tree *t)
+{
+	size_t R = t->nruns, N = t->nn;
+	free(t->kids);
+	free(t->incl);
+	free(t->mean_incl);
+	free(t->mean_self);
+	t->kids = malloc(N * sizeof *t->kids);
+	t->incl = malloc(N * R * sizeof *t->incl);
+	t->mean_incl = calloc(N, sizeof *t->mean_incl);
+	t->mean_self = calloc(N, sizeof *t->mean_self);
+	if (!t->kids || !t->incl || !t->mean_incl || !t->mean_self)
+		return PD_ENOMEM;
+	memcpy(t->incl, t->self, N * R * sizeof *t->incl);
+	for (size_t i = N - 1; i > 0; i--)
+		for (size_t r = 0; r < R; r++)
+			t->incl[(size_t)t->n[i].parent * R + r] += t->incl[i * R + r];
+
+	/* children lists in creation order: a counting sort by parent */
+	for (size_t i = 0; i < N; i++)
+		t->n[i].nkids = 0;
+	for (size_t i = 1; i < N; i++)
+		t->n[t->n[i].parent].nkids++;
+	uint32_t at = 0;
+	for (size_t i = 0; i < N; i++) {
+		t->n[i].kid0 = at;
+		at += t->n[i].nkids;
+		t->n[i].nkids = 0;
+	}
+	for (size_t i = 1; i < N; i++) {
+		dt_node *p = &t->n[t->n[i].parent];
+		t->kids[p->kid0 + p->nkids++] = (uint32_t)i;
+	}
+
+	t->all_samples = 0;
+	for (size_t r = 0; r < R; r++) {
+		if (t->total[r] == 0)
+			t->total[r] = t->incl[r];
+		if (t->samples[r] == 0)
+			t->samples[r] = t->total[r];
+		t->all_samples += t->samples[r];
+	}
+	for (size_t i = 0; i < N; i++) {
+		double si = 0, ss = 0;
+		for (size_t r = 0; r < R; r++) {
+			if (t->total[r] == 0)
+				continue;
+			si += 100.0 * (double)t->incl[i * R + r] / (double)t->total[r];
+			ss += 100.0 * (double)t->self[i * R + r] / (double)t->total[r];
+		}
+		t->mean_incl[i] = si / (double)R;
+		t->mean_self[i] = ss / (double)R;
+	}
+
+	/* subtree hashes: a sum of the children's mixed hashes does not
+	 * depend on sibling order, which means nothing in a CCT */
+	for (size_t i = 0; i < N; i++) {
+		t->n[i].merkle = 0;
+		t->n[i].size = 1;
+	}
+	for (size_t i = N - 1; i > 0; i--) {
+		dt_node *n = &t->n[i];
+		n->merkle = pd_mix64(t->keys->v[n->key].hash ^ pd_mix64(n->merkle + 1));
+		t->n[n->parent].merkle += n->merkle;
+		t->n[n->parent].size += n->size;
+	}
+	return 0;
+}
+
+double dt_share_noise(const dt_tree *t, double pct)
+{
+	double p = pct / 100.0;
+	if (p <= 0 || t->all_samples == 0)
+		return 0;
+	if (p > 1)
+		p = 1;
+	return 100.0 * sqrt(p * (1 - p) / (double)t->all_samples);
+}
+
+typedef struct walk_item {
+	const pd_cct_node *c;
+	uint32_t parent;
+} walk_item;
+
+int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
+{
+	size_t R = pd_profile_run_count(p);
+	int rc = dt_tree_init(t, keys, R);
+	if (rc < 0)
+		return rc;
+	for (size_t r = 0; r < R; r++) {
+		t->total[r] = pd_profile_total(p, ev, r);
+		t->samples[r] = pd_profile_samples(p, ev, r);
+		t->span[r] = pd_profile_run_span(p, r);
+	}
+	const pd_cct_node *root = pd_profile_root(p, ev);
+	if (!root)
+		return PD_EINVAL;
+	size_t cap = 256, n = 0;
+	walk_item *st = malloc(cap * sizeof *st);
+	if (!st)
+		return PD_ENOMEM;
+	for (size_t r = 0; r < R; r++)
+		dt_tree_add_self(t, 0, r, pd_cct_self(root, r));
+	st[n++] = (walk_item){ root, 0 };
+	while (n > 0) {
+		walk_item w = st[--n];
+		size_t nk = pd_cct_child_count(w.c);
+		for (size_t i = 0; i < nk; i++) {
+			const pd_cct_node *c = pd_cct_child(w.c, i);
+			uint32_t key = dt_keytab_get(keys, pd_cct_symbol(c), pd_cct_dso(c),
+						     pd_cct_unresolved(c));
+			uint32_t flags = (pd_cct_inlined(c) ? DT_SEEN_INLINED : DT_SEEN_OUTLINE) |
+					 (pd_cct_kernel(c) ? DT_KERNEL : 0);
+			uint32_t id = key == DT_NONE ? DT_NONE : dt_tree_child(t, w.parent, key, flags);
+			if (id == DT_NONE) {
+				free(st);
+				return t->nn >= DT_NONE - 2 ? PD_ELIMIT : PD_ENOMEM;
+			}
+			for (size_t r = 0; r < R; r++)
+				dt_tree_add_self(t, id, r, pd_cct_self(c, r));
+			if (pd_cct_child_count(c) == 0)
+				continue;
+			if (n == cap) {
+				walk_item *s2 = realloc(st, cap * 2 * sizeof *st);
+				if (!s2) {
+					free(st);
+					return PD_ENOMEM;
+				}
+				st = s2;
+				cap *= 2;
+			}
+			st[n++] = (walk_item){ c, id };
+		}
+	}
+	free(st);
+	return dt_tree_finish(t);
+}

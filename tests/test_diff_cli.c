@@ -1,0 +1,643 @@
+/*
+ * The `perfdiff diff` command line on the recorded fixtures (tests/data):
+ * exit statuses and usage errors, the JSON schema (parsed with jansson),
+ * the CSV and lkp layouts, --fail-on, and a comparison of a file with
+ * itself.  Sample counts, periods and one leaf share are checked against
+ * perf's own dump of the fixtures (X.samples, `perf report -D`), the lkp
+ * rows against the JSON values through pd_diff_format_lkp_row(), which
+ * test_diff_format checks against the robot's e-mails.  Whether the
+ * engine finds the right shifts is test_diff's business.
+ */
+#include <jansson.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define PATHMAX 4096
+
+typedef struct res {
+	int status;
+	char *out, *err;
+} res;
+
+static res run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static res run(const char *fmt, ...)
+{
+	char args[4 * PATHMAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	res r;
+	r.out = pd_test_cli(NULL, args, &r.status, &r.err);
+	return r;
+}
+
+static void res_free(res *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static char fp[PATHMAX], sys[PATHMAX], two[PATHMAX];
+
+static void setup(void)
+{
+	pd_test_data(fp, sizeof fp, "fp.data");
+	pd_test_data(sys, sizeof sys, "sys.data");
+	pd_test_data(two, sizeof two, "two.data");
+}
+
+static json_t *parse(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+	ck_assert_msg(j != NULL, "JSON does not parse: %s (line %d)", e.text, e.line);
+	return j;
+}
+
+/* Samples and period total of a fixture from perf's dump: one line per
+ * SAMPLE, the period in the 8th field. */
+static void dump_totals(const char *name, uint64_t *samples, uint64_t *total)
+{
+	char path[PATHMAX];
+	pd_test_data(path, sizeof path, name);
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	char line[8192];
+	*samples = *total = 0;
+	while (fgets(line, sizeof line, f)) {
+		char *save = NULL, *tok = strtok_r(line, " ", &save);
+		for (int i = 1; tok && i < 8; i++)
+			tok = strtok_r(NULL, " ", &save);
+		ck_assert_ptr_nonnull(tok);
+		(*samples)++;
+		*total += strtoull(tok, NULL, 10);
+	}
+	fclose(f);
+}
+
+/* ------------------------------------------------------------- errors */
+
+START_TEST(test_usage_errors)
+{
+	static const struct {
+		const char *args, *mention;
+	} cases[] = {
+		{ "diff '%1$s'", "BASE" },
+		{ "diff '%1$s' '%1$s' '%1$s'", "--" },
+		{ "diff '%1$s' --", "each side" },
+		{ "diff -- '%1$s'", "each side" },
+		{ "diff '%1$s' -- '%1$s' -- '%1$s'", "once" },
+		{ "diff --bogus '%1$s' '%1$s'", "--bogus" },
+		{ "diff --format=xml '%1$s' '%1$s'", "xml" },
+		{ "diff --fdr=0 '%1$s' '%1$s'", "--fdr" },
+		{ "diff --fdr=1.5 '%1$s' '%1$s'", "--fdr" },
+		{ "diff --fail-on=-1 '%1$s' '%1$s'", "--fail-on" },
+		{ "diff --fail-on=x '%1$s' '%1$s'", "--fail-on" },
+		{ "diff --depth=-2 '%1$s' '%1$s'", "--depth" },
+		{ "diff --min-change=nan '%1$s' '%1$s'", "--min-change" },
+		{ "diff --rename-score=2 '%1$s' '%1$s'", "--rename-score" },
+		{ "diff --unwinder=gdb '%1$s' '%1$s'", "gdb" },
+		{ "diff --time=bad '%1$s' '%1$s'", "--time" },
+		{ "diff '%1$s' '%1$s' --fdr", "--fdr" },
+		{ "diff - -", "standard input" },
+		{ "frobnicate", "frobnicate" },
+		{ "--all '%1$s' '%1$s'", "--all" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char args[2 * PATHMAX];
+		snprintf(args, sizeof args, cases[i].args, fp);
+		res r = run("%s", args);
+		ck_assert_msg(r.status == 2, "'%s': exit %d, want 2", args, r.status);
+		ck_assert_msg(strstr(r.err, cases[i].mention),
+			      "'%s': stderr does not mention '%s': %s", args, cases[i].mention,
+			      r.err);
+		ck_assert_msg(strncmp(r.err, "perfdiff: ", 10) == 0, "'%s': %s", args, r.err);
+		ck_assert_str_eq(r.out, "");
+		res_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+	res r = run("diff '%s' /nonexistent/new.data", fp);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent/new.data"));
+	ck_assert_str_eq(r.out, "");
+	res_free(&r);
+	/* the implicit form: the same */
+	r = run("/nonexistent/base.data '%s'", fp);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent/base.data"));
+	ck_assert_str_eq(r.out, "");
+	res_free(&r);
+}
+END_TEST
+
+START_TEST(test_help)
+{
+	res r = run("diff --help");
+	ck_assert_int_eq(r.status, 0);
+	static const char *documented[] = {
+		"--format", "lkp", "json", "csv", "--all", "--fail-on", "--absolute",
+		"--depth", "--min-change", "--fdr", "--rename-score", "--no-align", "--tree",
+		"--event", "--perf-compat", "--no-inline", "--unwinder", "--time", "--symfs",
+		"Exit status", "  0", "  1", "  2", "sampling noise", "perfdiff.diff/1",
+	};
+	for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
+		ck_assert_msg(strstr(r.out, documented[i]), "diff --help lacks '%s'",
+			      documented[i]);
+	res h = run("help diff");
+	ck_assert_int_eq(h.status, 0);
+	ck_assert_str_eq(h.out, r.out);
+	res_free(&h);
+	res_free(&r);
+	r = run("--help");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "diff"));
+	ck_assert_ptr_nonnull(strstr(r.out, "BASE"));
+	res_free(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------- outputs */
+
+static void check_side(json_t *side, size_t nfiles, const char *dump)
+{
+	ck_assert(json_is_object(side));
+	json_t *files = json_object_get(side, "files");
+	ck_assert(json_is_array(files));
+	ck_assert_uint_eq(json_array_size(files), nfiles);
+	ck_assert_int_eq(json_integer_value(json_object_get(side, "runs")), (json_int_t)nfiles);
+	uint64_t samples, total;
+	dump_totals(dump, &samples, &total);
+	ck_assert_int_eq(json_integer_value(json_object_get(side, "samples")),
+			 (json_int_t)(samples * nfiles));
+	ck_assert_int_eq(json_integer_value(json_object_get(side, "total")),
+			 (json_int_t)(total * nfiles));
+}
+
+static void check_row_fields(json_t *row, size_t base_runs, size_t new_runs)
+{
+	static const char *metrics[] = { "calltrace", "children", "self", "tree" };
+	const char *m = json_string_value(json_object_get(row, "metric"));
+	ck_assert_ptr_nonnull(m);
+	bool known = false;
+	for (size_t i = 0; i < 4; i++)
+		known |= strcmp(m, metrics[i]) == 0;
+	ck_assert_msg(known, "metric %s", m);
+	ck_assert(json_is_string(json_object_get(row, "key")));
+	ck_assert(json_is_string(json_object_get(row, "symbol")));
+	json_t *dso = json_object_get(row, "dso");
+	ck_assert(json_is_string(dso) || json_is_null(dso));
+	const char *sides[] = { "base", "new" };
+	size_t runs[] = { base_runs, new_runs };
+	for (int s = 0; s < 2; s++) {
+		json_t *o = json_object_get(row, sides[s]);
+		ck_assert(json_is_object(o));
+		ck_assert(json_is_number(json_object_get(o, "mean")));
+		ck_assert(json_is_number(json_object_get(o, "stddev")));
+		json_t *rv = json_object_get(o, "runs");
+		ck_assert(json_is_array(rv));
+		ck_assert_uint_eq(json_array_size(rv), runs[s]);
+		/* the mean is the mean of the runs, absent runs counted as 0 */
+		double sum = 0;
+		size_t present = 0;
+		for (size_t k = 0; k < runs[s]; k++) {
+			double v = json_number_value(json_array_get(rv, k));
+			sum += v;
+			present += v > 0;
+		}
+		ck_assert_double_eq_tol(json_number_value(json_object_get(o, "mean")),
+					sum / (double)runs[s], 1e-9);
+		json_int_t p = json_integer_value(json_object_get(o, "present"));
+		ck_assert_int_ge(p, (json_int_t)present);
+		ck_assert_int_le(p, (json_int_t)runs[s]);
+	}
+	ck_assert(json_is_number(json_object_get(row, "change")));
+	ck_assert(json_is_boolean(json_object_get(row, "significant")));
+	json_t *pv = json_object_get(row, "p_value"), *qv = json_object_get(row, "q_value");
+	ck_assert(json_is_number(pv) || json_is_null(pv));
+	ck_assert(json_is_number(qv) || json_is_null(qv));
+	json_t *rel = json_object_get(row, "relation");
+	ck_assert(json_is_null(rel) || json_is_object(rel));
+	double change = json_number_value(json_object_get(row, "change"));
+	double bm = json_number_value(json_object_get(json_object_get(row, "base"), "mean"));
+	double nm = json_number_value(json_object_get(json_object_get(row, "new"), "mean"));
+	ck_assert_double_eq_tol(change, nm - bm, 1e-9);
+}
+
+START_TEST(test_identical)
+{
+	/* a file against itself: nothing differs, nothing is significant */
+	res r = run("'%s' '%s'", fp, fp);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_ptr_nonnull(strstr(r.out, "no significant change"));
+	ck_assert_ptr_nonnull(strstr(r.out, "only sampling noise"));
+	ck_assert_ptr_null(strstr(r.out, "%stddev"));
+	res_free(&r);
+
+	r = run("diff --fail-on=0 '%s' '%s'", fp, fp);
+	ck_assert_int_eq(r.status, 0);
+	res_free(&r);
+
+	r = run("diff --all --format=json '%s' '%s'", fp, fp);
+	ck_assert_int_eq(r.status, 0);
+	json_t *j = parse(r.out);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "schema")), "perfdiff.diff/1");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "test")), "proportion");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "event")), "cpu-clock");
+	check_side(json_object_get(j, "base"), 1, "fp.samples");
+	check_side(json_object_get(j, "new"), 1, "fp.samples");
+	json_t *rows = json_object_get(j, "rows");
+	ck_assert(json_array_size(rows) > 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "rows_hidden")), 0);
+	size_t i;
+	json_t *row;
+	bool metric_seen[3] = { false, false, false };
+	json_array_foreach(rows, i, row) {
+		check_row_fields(row, 1, 1);
+		ck_assert(json_is_false(json_object_get(row, "significant")));
+		ck_assert_double_eq_tol(json_number_value(json_object_get(row, "change")), 0, 1e-12);
+		const char *m = json_string_value(json_object_get(row, "metric"));
+		metric_seen[0] |= strcmp(m, "calltrace") == 0;
+		metric_seen[1] |= strcmp(m, "children") == 0;
+		metric_seen[2] |= strcmp(m, "self") == 0;
+	}
+	ck_assert(metric_seen[0] && metric_seen[1] && metric_seen[2]);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "relations")), 0);
+
+	/* the fixture's workload has no symbols here: its frames are one
+	 * "[unknown]" of its dso whatever their addresses, so its self share
+	 * is that of the samples whose ip is in its map (at 0x561166f55000;
+	 * nothing else is mapped at 0x561166f5xxxx) -- perf's dump: several
+	 * addresses, all 229 samples */
+	char path[PATHMAX];
+	FILE *f = fopen(pd_test_data(path, sizeof path, "fp.samples"), "r");
+	ck_assert_ptr_nonnull(f);
+	char line[8192], first[64] = "";
+	unsigned hits = 0, all = 0, other_ip = 0;
+	while (fgets(line, sizeof line, f)) {
+		char ip[64];
+		ck_assert_int_eq(sscanf(line, "%*s %*s %*s %*s %*s %*s %63s", ip), 1);
+		all++;
+		if (strncmp(ip, "0x561166f5", 10) != 0 || strlen(ip) != 14)
+			continue;
+		hits++;
+		if (!first[0])
+			snprintf(first, sizeof first, "%s", ip);
+		other_ip += strcmp(ip, first) != 0;
+	}
+	fclose(f);
+	ck_assert_uint_eq(all, 229);
+	ck_assert_uint_gt(other_ip, 0);
+	json_t *self = NULL;
+	json_array_foreach(rows, i, row) {
+		const char *m = json_string_value(json_object_get(row, "metric"));
+		const char *sym = json_string_value(json_object_get(row, "symbol"));
+		const char *dso = json_string_value(json_object_get(row, "dso"));
+		ck_assert(sym && !(sym[0] == '0' && sym[1] == 'x'));  /* no address rows */
+		if (strcmp(m, "self") != 0 || strcmp(sym, "[unknown]") != 0 || !dso ||
+		    strlen(dso) < 9 || strcmp(dso + strlen(dso) - 9, "/workload") != 0)
+			continue;
+		ck_assert_msg(self == NULL, "two [unknown] self rows for the workload");
+		self = row;
+	}
+	ck_assert_msg(self != NULL, "no [unknown] self row for the workload");
+	ck_assert_double_eq_tol(
+		json_number_value(json_object_get(json_object_get(self, "base"), "mean")),
+		100.0 * hits / all, 1e-9);
+	json_decref(j);
+	res_free(&r);
+}
+END_TEST
+
+START_TEST(test_different)
+{
+	/* the workload alone against the whole system: the workload's share
+	 * drops from 100 % to about half; that is far beyond sampling noise */
+	res r = run("diff --format=json '%s' '%s'", fp, sys);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	json_t *j = parse(r.out);
+	check_side(json_object_get(j, "base"), 1, "fp.samples");
+	check_side(json_object_get(j, "new"), 1, "sys.samples");
+	json_t *rows = json_object_get(j, "rows");
+	ck_assert(json_array_size(rows) > 0);
+	size_t i;
+	json_t *row;
+	double biggest = 0;
+	json_array_foreach(rows, i, row) {
+		check_row_fields(row, 1, 1);
+		ck_assert(json_is_true(json_object_get(row, "significant")));
+		double c = fabs(json_number_value(json_object_get(row, "change")));
+		if (c > biggest)
+			biggest = c;
+	}
+	ck_assert(biggest > 20);
+	res ra = run("diff --all --format=json '%s' '%s'", fp, sys);
+	json_t *all = parse(ra.out);
+	ck_assert_uint_eq(json_array_size(json_object_get(all, "rows")),
+			  json_array_size(rows) +
+				  (size_t)json_integer_value(json_object_get(j, "rows_hidden")));
+	json_decref(all);
+	res_free(&ra);
+	json_decref(j);
+	res_free(&r);
+
+	/* --fail-on: above the biggest change passes, below fails */
+	r = run("diff --fail-on=0 '%s' '%s'", fp, sys);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "%stddev"));
+	res_free(&r);
+	r = run("diff --fail-on=%.3f '%s' '%s'", biggest + 0.01, fp, sys);
+	ck_assert_int_eq(r.status, 0);
+	res_free(&r);
+	r = run("diff --fail-on=%.3f '%s' '%s'", biggest - 0.01, fp, sys);
+	ck_assert_int_eq(r.status, 1);
+	res_free(&r);
+}
+END_TEST
+
+START_TEST(test_runs)
+{
+	/* two runs per side: the moderated t-test, two values per row and side */
+	/* the implicit form, options after the files */
+	res r = run("'%1$s' '%1$s' -- '%2$s' '%2$s' '%2$s' --format=json", fp, two);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	json_t *j = parse(r.out);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "test")), "moderated-t");
+	check_side(json_object_get(j, "base"), 2, "fp.samples");
+	json_t *rows = json_object_get(j, "rows");
+	size_t i;
+	json_t *row;
+	json_array_foreach(rows, i, row)
+		check_row_fields(row, 2, 3);
+	json_decref(j);
+	res_free(&r);
+	r = run("'%1$s' '%1$s' -- '%2$s' '%2$s'", fp, two);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "moderated t-test"));
+	ck_assert_ptr_null(strstr(r.out, "only sampling noise"));
+	res_free(&r);
+}
+END_TEST
+
+/* Split one CSV line (RFC 4180 quoting) into fields; returns the count. */
+static size_t csv_fields(const char *line, char fields[][512], size_t max)
+{
+	size_t n = 0, k = 0;
+	bool quoted = false;
+	for (const char *c = line;; c++) {
+		if (quoted) {
+			if (*c == '"' && c[1] == '"') {
+				if (k < 511)
+					fields[n][k++] = '"';
+				c++;
+			} else if (*c == '"') {
+				quoted = false;
+			} else if (*c) {
+				if (k < 511)
+					fields[n][k++] = *c;
+			} else {
+				break;
+			}
+			continue;
+		}
+		if (*c == '"') {
+			quoted = true;
+		} else if (*c == ',' || *c == '\0') {
+			if (n < max)
+				fields[n][k] = '\0';
+			n++;
+			k = 0;
+			if (!*c || n == max)
+				break;
+		} else if (k < 511) {
+			fields[n][k++] = *c;
+		}
+	}
+	return n;
+}
+
+START_TEST(test_csv)
+{
+	res r = run("diff --all --format=csv '%1$s' '%1$s' -- '%2$s'", fp, sys);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	res js = run("diff --all --format=json '%1$s' '%1$s' -- '%2$s'", fp, sys);
+	json_t *j = parse(js.out);
+	json_t *rows = json_object_get(j, "rows");
+	static char fields[64][512];
+	char *save = NULL;
+	char *line = strtok_r(r.out, "\n", &save);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_str_eq(line, "metric,key,symbol,dso,base_mean,base_stddev,base_present,"
+			       "new_mean,new_stddev,new_present,change,significant,p_value,"
+			       "q_value,relation,relation_base,relation_new,relation_net,"
+			       "base_0,base_1,new_0\r");
+	size_t nrows = 0;
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		size_t len = strlen(line);
+		ck_assert_msg(len && line[len - 1] == '\r', "no CRLF: %s", line);
+		line[len - 1] = '\0';
+		ck_assert_uint_eq(csv_fields(line, fields, 64), 21);
+		json_t *row = json_array_get(rows, nrows++);
+		ck_assert_ptr_nonnull(row);
+		ck_assert_str_eq(fields[0], json_string_value(json_object_get(row, "metric")));
+		ck_assert_str_eq(fields[1], json_string_value(json_object_get(row, "key")));
+		ck_assert_double_eq_tol(strtod(fields[10], NULL),
+					json_number_value(json_object_get(row, "change")), 1e-6);
+		ck_assert_str_eq(fields[11],
+				 json_is_true(json_object_get(row, "significant")) ? "1" : "0");
+		json_t *bruns = json_object_get(json_object_get(row, "base"), "runs");
+		ck_assert_double_eq_tol(strtod(fields[18], NULL),
+					json_number_value(json_array_get(bruns, 0)), 1e-6);
+	}
+	ck_assert_uint_eq(nrows, json_array_size(rows));
+	json_decref(j);
+	res_free(&js);
+	res_free(&r);
+}
+END_TEST
+
+START_TEST(test_lkp)
+{
+	res r = run("diff --all --format=lkp '%s' '%s'", fp, sys);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	/* the same diff as JSON: the robot's keys and reading, every row */
+	res js = run("diff --all --lkp-keys --format=json '%s' '%s'", fp, sys);
+	ck_assert_int_eq(js.status, 0);
+	json_t *j = parse(js.out);
+	ck_assert(json_is_true(json_object_get(json_object_get(j, "options"), "lkp_keys")));
+	const char *ev = json_string_value(json_object_get(j, "lkp_event"));
+	ck_assert_str_eq(ev, "cpu-clock");
+	json_t *rows = json_object_get(j, "rows");
+	/* the robot's header: "%16s %27s " of the names, the dashes, the
+	 * %stddev lines (trailing blanks included) */
+	char *save = NULL;
+	char *line = strtok_r(r.out, "\n", &save);
+	ck_assert_str_eq(line, "         fp.data                    sys.data ");
+	line = strtok_r(NULL, "\n", &save);
+	ck_assert_str_eq(line, "---------------- --------------------------- ");
+	line = strtok_r(NULL, "\n", &save);
+	ck_assert_str_eq(line, "         %stddev     %change         %stddev");
+	line = strtok_r(NULL, "\n", &save);
+	ck_assert_str_eq(line, "             \\          |                \\  ");
+	/* then exactly one line per row: the robot's row of its values */
+	size_t n = 0;
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		json_t *row = json_array_get(rows, n++);
+		ck_assert_msg(row != NULL, "more lines than rows: %s", line);
+		ck_assert(json_is_null(json_object_get(row, "dso")));
+		json_t *b = json_object_get(row, "base"), *w = json_object_get(row, "new");
+		char key[4096], want[8192];
+		snprintf(key, sizeof key, "perf-profile.%s.%s.%s",
+			 json_string_value(json_object_get(row, "metric")), ev,
+			 json_string_value(json_object_get(row, "key")));
+		pd_diff_format_lkp_row(want, sizeof want,
+				       json_number_value(json_object_get(b, "mean")),
+				       json_number_value(json_object_get(b, "stddev")),
+				       json_number_value(json_object_get(w, "mean")),
+				       json_number_value(json_object_get(w, "stddev")), key);
+		ck_assert_str_eq(line, want);
+	}
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_eq(n, json_array_size(rows));
+	json_decref(j);
+	res_free(&js);
+	res_free(&r);
+}
+END_TEST
+
+START_TEST(test_text)
+{
+	res r = run("diff --all '%s' '%s'", fp, sys);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert(strncmp(r.out, "         %stddev     %change         %stddev\n"
+				 "             \\          |                \\  \n", 90) == 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "  perf-profile.children.cpu-clock."));
+	ck_assert_ptr_nonnull(strstr(r.out, "  perf-profile.self.cpu-clock."));
+	ck_assert_ptr_nonnull(strstr(r.out, "  perf-profile.calltrace.cpu-clock."));
+	ck_assert_ptr_nonnull(strstr(r.out, "base: 1 run ("));
+	/* cpu-clock's period is ns: the seconds said too */
+	ck_assert_ptr_nonnull(
+		strstr(r.out, "229 samples, total period 229000000 (0.23 s of CPU time)\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "new:  1 run ("));
+	ck_assert_ptr_nonnull(strstr(r.out, "123 samples, total period 615000000"));
+	ck_assert_ptr_nonnull(strstr(r.out, "only sampling noise"));
+	/* calltrace rows, then children, then self */
+	const char *ct = strstr(r.out, ".calltrace.cpu-clock.");
+	const char *ch = strstr(r.out, ".children.cpu-clock.");
+	const char *se = strstr(r.out, ".self.cpu-clock.");
+	ck_assert(ct < ch && ch < se);
+	ck_assert_ptr_null(strstr(ch, ".calltrace.cpu-clock."));
+	ck_assert_ptr_null(strstr(se, ".children.cpu-clock."));
+	res_free(&r);
+	/* without --all: the hidden rows are counted */
+	r = run("'%s' '%s'", fp, two);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "not shown (--all shows them)"));
+	res_free(&r);
+}
+END_TEST
+
+/* "# Samples with an unresolved leaf: 82.11% of the period" of perfdiff
+ * report: the profile's own count of them. */
+static double report_unresolved(const char *data)
+{
+	res r = run("report '%s'", data);
+	ck_assert_msg(r.status == 0 || r.status == 1, "report: exit %d", r.status); /* 1: warnings */
+	const char *at = strstr(r.out, "# Samples with an unresolved leaf: ");
+	ck_assert_ptr_nonnull(at);
+	double pct = strtod(at + strlen("# Samples with an unresolved leaf: "), NULL);
+	res_free(&r);
+	return pct;
+}
+
+START_TEST(test_unknown_per_dso)
+{
+	/* sys.data: frames without symbols in several dsos (the workload's,
+	 * perf's, libzstd's, and no dso at all) are "[unknown]" of each --
+	 * never their addresses -- and their self rows add up to the samples
+	 * with an unresolved leaf */
+	res r = run("diff --all --format=json '%s' '%s'", sys, sys);
+	ck_assert_int_eq(r.status, 0);
+	json_t *j = parse(r.out), *rows = json_object_get(j, "rows");
+	size_t i, n = json_array_size(rows), dsos = 0;
+	json_t *row;
+	double unknown_self = 0;
+	json_array_foreach(rows, i, row) {
+		const char *m = json_string_value(json_object_get(row, "metric"));
+		const char *sym = json_string_value(json_object_get(row, "symbol"));
+		const char *key = json_string_value(json_object_get(row, "key"));
+		const char *dso = json_string_value(json_object_get(row, "dso"));
+		ck_assert_msg(!strstr(key, "0x"), "an address in row %s", key);
+		if (strcmp(sym, "[unknown]") != 0)
+			continue;
+		/* one row per (metric, key, dso) */
+		for (size_t k = i + 1; k < n; k++) {
+			json_t *o = json_array_get(rows, k);
+			ck_assert_msg(
+				strcmp(m, json_string_value(json_object_get(o, "metric"))) != 0 ||
+					strcmp(key, json_string_value(json_object_get(o, "key"))) != 0 ||
+					strcmp(dso, json_string_value(json_object_get(o, "dso"))) != 0,
+				"two %s rows %s in %s", m, key, dso);
+		}
+		if (strcmp(m, "self") == 0) {
+			dsos++;
+			unknown_self += json_number_value(
+				json_object_get(json_object_get(row, "base"), "mean"));
+		}
+	}
+	ck_assert_uint_ge(dsos, 3);
+	ck_assert_double_eq_tol(unknown_self, report_unresolved(sys), 0.006);
+	json_decref(j);
+	res_free(&r);
+
+	/* the text names the dso of every "[unknown]" row */
+	r = run("diff --all '%s' '%s'", sys, sys);
+	ck_assert_int_eq(r.status, 0);
+	size_t seen = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *k = strstr(line, "perf-profile.self.cpu-clock.[unknown]");
+		if (!k)
+			continue;
+		seen++;
+		ck_assert_msg(strstr(k, "[unknown] [") == k + strlen("perf-profile.self.cpu-clock."),
+			      "no dso: %s", line);
+	}
+	ck_assert_uint_eq(seen, dsos);
+	res_free(&r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("diff_cli");
+	TCase *tc = tcase_create("cli");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_usage_errors);
+	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_help);
+	tcase_add_test(tc, test_identical);
+	tcase_add_test(tc, test_different);
+	tcase_add_test(tc, test_runs);
+	tcase_add_test(tc, test_csv);
+	tcase_add_test(tc, test_lkp);
+	tcase_add_test(tc, test_text);
+	tcase_add_test(tc, test_unknown_per_dso);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return pd_test_main(suite());
+}

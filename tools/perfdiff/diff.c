@@ -1,0 +1,454 @@
+/*
+ * `perfdiff diff [options] BASE NEW` and `perfdiff diff [options] BASE...
+ * -- NEW...` (also without the word `diff`): the runs of each side folded
+ * into one profile per side, compared by the diff engine, printed by one
+ * of the writers of diff_text.c, diff_json.c and diff_csv.c.
+ * The exit status is that of diff(1) rather than that of `report`, so that
+ * scripts can gate on it: 0 compared (warnings only on stderr), 1 a
+ * significant change above --fail-on, 2 trouble.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "cli_profile_opts.h"
+#include "diff_cli.h"
+
+#define CMD "diff"
+
+void diff_usage(FILE *f)
+{
+	fputs(
+"Usage: perfdiff diff [OPTIONS] BASE NEW\n"
+"       perfdiff diff [OPTIONS] BASE... -- NEW...\n"
+"       perfdiff [OPTIONS] BASE NEW   (the same, without the word 'diff')\n"
+"\n"
+"Compare the profile of BASE with that of NEW.  Each side is one or more\n"
+"perf.data files (runs of the same setup); with more than one file on a\n"
+"side, '--' separates the sides.  For the event compared, every key of\n"
+"three metrics, as the kernel test robot (LKP) reports them, is a row:\n"
+"  calltrace  a caller path of up to --depth frames (callee first,\n"
+"             joined by '.'): the share of samples whose path ends so;\n"
+"  children   a symbol: the share of samples whose chain contains it;\n"
+"  self       a symbol: the share of samples whose leaf it is;\n"
+"and with --tree every node of the aligned calling-context tree.  Each\n"
+"side of a row has one value per run, their mean and standard deviation;\n"
+"the change is new mean - base mean in percentage points of the event's\n"
+"total.\n"
+"\n"
+"The two trees are aligned rather than matched by name: a function that\n"
+"was renamed, inlined, outlined, split (foo -> foo + foo.cold), merged or\n"
+"moved under another caller is reported once, as an explained shift with\n"
+"the cost carried across and the net change left, instead of as an\n"
+"unrelated -X row and +X row.\n"
+"\n"
+"Significance: with at least 2 runs on each side, a moderated t-test over\n"
+"the runs (run-to-run variation, each row's shrunk toward what all rows\n"
+"show, so 2 or 3 runs suffice); with 1 run on a side, a two-proportion\n"
+"test on the sample counts, which covers only sampling noise: record\n"
+"several runs per side to judge real variation.  p-values are corrected\n"
+"for the number of rows (Benjamini-Hochberg q-values); a row is\n"
+"significant when its q-value is at most --fdr and its change at least\n"
+"--min-change.\n"
+"\n"
+"Text output (default): the robot's compare table\n"
+"       BASE-MEAN [± STDDEV%]  CHANGE  NEW-MEAN [± STDDEV%]  KEY\n"
+"with keys 'perf-profile.METRIC.EVENT.KEY' (calltrace, children, self,\n"
+"then tree rows; each block by change, most negative first; a\n"
+"' [dso]' suffix where two rows of a metric share a key and on every\n"
+"'[unknown]' row -- a dso's frames without a symbol, whatever their\n"
+"addresses; ± shown above 2 %), then the explained shifts of the rows\n"
+"shown, one per line:\n"
+"  __fget_light -> __fdget (renamed)  -12.1 -> +14.9  net +2.8\n"
+"with the evidence under each, then the files, runs, samples and totals\n"
+"of each side, the dsos taken for one program under two names\n"
+"  dso: ./app-1.2 ~ ./app-1.3 (80 % of symbol names shared)\n"
+"and the test used.  Rows that are not significant are left out (their\n"
+"number is given) unless --all.\n"
+"\n"
+"Options:\n"
+"  --format=FMT       text (default), lkp, json or csv\n"
+"                     lkp: exactly the robot's compare table: the BASE and\n"
+"                     NEW names, the dashes, the %stddev header and the\n"
+"                     rows, with keys and values as the robot computes them\n"
+"                     (implies the robot's reading of the files: see\n"
+"                     'perfdiff report --format=lkp')\n"
+"                     json: schema 'perfdiff.diff/1', see docs/diff-json.md\n"
+"                     csv: a header line, then one line per row: metric,key,\n"
+"                     symbol,dso,base_mean,base_stddev,base_present,\n"
+"                     new_mean,new_stddev,new_present,change,significant,\n"
+"                     p_value,q_value,relation,relation_base,relation_new,\n"
+"                     relation_net, then base_N for each base run and new_N\n"
+"                     for each new run\n"
+"  --all              every row, significant or not (text: the others end\n"
+"                     in '(n.s.)')\n"
+"  --lkp-keys         the robot's keys and reading of the files (as\n"
+"                     --format=lkp) in any format\n"
+"  --fail-on=POINTS   exit 1 when a significant row changed by more than\n"
+"                     POINTS percentage points (with --absolute: percent)\n"
+"  --absolute         values are periods per second of each run's recording\n"
+"                     instead of shares of the event total, changes are\n"
+"                     relative (%); text keys then read 'perf-rate.…'\n"
+"  --depth=N          frames of a calltrace key (default 5, the robot's;\n"
+"                     0: the whole path)\n"
+"  --min-change=X     smallest change that can be significant (default 0.1\n"
+"                     points; with --absolute 5 %)\n"
+"  --fdr=Q            false discovery rate, 0 < Q <= 1 (default 0.05)\n"
+"  --rename-score=S   evidence (0..1) a rename needs (default 0.6)\n"
+"  --no-align         match rows by exact name only: no explained shifts\n"
+"  --tree             also a row per node of the aligned tree (key: the\n"
+"                     path from the root, frames joined by ';')\n"
+"  --event=NAME       the event to compare ('cycles' finds 'cycles:pp');\n"
+"                     by default the one the robot picks in BASE (cycles,\n"
+"                     else cpu-clock, else task-clock), found in NEW by name\n",
+	      f);
+	cli_profile_opts_usage(f);
+	fputs(
+"  -h, --help         show this help and exit\n"
+"  Options that take a value accept '--opt=VALUE' and '--opt VALUE'; list\n"
+"  options may be repeated.  '-' reads a side's only file from standard\n"
+"  input.\n"
+"\n"
+"Exit status:\n"
+"  0  compared (warnings of the reader and the symbolizer go to stderr as\n"
+"     'perfdiff: warning: ...' and do not change the status)\n"
+"  1  with --fail-on: a significant row changed by more than POINTS\n"
+"  2  usage error, an input could not be opened or is corrupt (what was\n"
+"     read before the error is still compared), or the event is missing\n"
+"     on a side\n",
+	      f);
+}
+
+/* ------------------------------------------------------------- options */
+
+typedef struct cli_diff {
+	cli_profile_opts po;
+	pd_diff_options dopts;
+	enum diff_format format;
+	const char **paths[2];
+	size_t npaths[2];
+	bool all;
+	bool lkp_keys;             /* --lkp-keys, or --format=lkp */
+	bool fail_on_set;
+	double fail_on;
+	bool min_change_set;
+} cli_diff;
+
+typedef enum opt_kind {
+	OPT_FORMAT, OPT_FAIL_ON, OPT_DEPTH, OPT_MIN_CHANGE, OPT_FDR, OPT_RENAME_SCORE,
+} opt_kind;
+
+static const struct {
+	const char *name;
+	opt_kind kind;
+} value_opts[] = {
+	{ "--format", OPT_FORMAT },         { "--fail-on", OPT_FAIL_ON },
+	{ "--depth", OPT_DEPTH },           { "--min-change", OPT_MIN_CHANGE },
+	{ "--fdr", OPT_FDR },               { "--rename-score", OPT_RENAME_SCORE },
+};
+
+#define NELEMS(a) (sizeof (a) / sizeof (a)[0])
+
+static bool parse_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (s[0] == '\0' || *end || errno || !isfinite(v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Returns -1 to continue, else an exit status. */
+static int apply_value(cli_diff *c, opt_kind kind, const char *val)
+{
+	double v;
+	switch (kind) {
+	case OPT_FORMAT:
+		if (strcmp(val, "text") == 0)
+			c->format = DIFF_TEXT;
+		else if (strcmp(val, "lkp") == 0)
+			c->format = DIFF_LKP;
+		else if (strcmp(val, "json") == 0)
+			c->format = DIFF_JSON;
+		else if (strcmp(val, "csv") == 0)
+			c->format = DIFF_CSV;
+		else
+			return cli_usage_error(CMD,
+				"unknown format '%s' (use text, lkp, json or csv)", val);
+		break;
+	case OPT_FAIL_ON:
+		if (!parse_double(val, 0, HUGE_VAL, &v))
+			return cli_usage_error(CMD,
+				"--fail-on needs a number of points >= 0, not '%s'", val);
+		c->fail_on = v;
+		c->fail_on_set = true;
+		break;
+	case OPT_DEPTH: {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(val, &end, 10);
+		if (val[0] < '0' || val[0] > '9' || *end || errno || n > UINT_MAX)
+			return cli_usage_error(CMD,
+				"--depth needs a number of frames (0: all), not '%s'", val);
+		c->dopts.depth = (unsigned)n;
+		break;
+	}
+	case OPT_MIN_CHANGE:
+		if (!parse_double(val, 0, HUGE_VAL, &v))
+			return cli_usage_error(CMD,
+				"--min-change needs a number >= 0, not '%s'", val);
+		c->dopts.min_change = v;
+		c->min_change_set = true;
+		break;
+	case OPT_FDR:
+		if (!parse_double(val, 0, 1, &v) || v == 0)
+			return cli_usage_error(CMD,
+				"--fdr needs a rate above 0 and at most 1, not '%s'", val);
+		c->dopts.fdr = v;
+		break;
+	case OPT_RENAME_SCORE:
+		if (!parse_double(val, 0, 1, &v))
+			return cli_usage_error(CMD,
+				"--rename-score needs a score from 0 to 1, not '%s'", val);
+		c->dopts.rename_score = v;
+		break;
+	}
+	return -1;
+}
+
+static const struct {
+	const char *name;
+	unsigned flag;
+} flag_opts[] = {
+	{ "--absolute", PD_DIFF_ABSOLUTE },
+	{ "--no-align", PD_DIFF_NO_ALIGN },
+	{ "--tree", PD_DIFF_TREE_ROWS },
+};
+
+/* Returns -1 to continue, else an exit status. */
+static int parse_args(int argc, char **argv, cli_diff *c)
+{
+	const char **files = calloc((size_t)argc, sizeof *files);
+	if (!files) {
+		cli_error("out of memory");
+		return CLI_EXIT_ERROR;
+	}
+	c->paths[0] = files;
+	size_t nfiles = 0, split = SIZE_MAX;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			files[nfiles++] = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			if (split != SIZE_MAX)
+				return cli_usage_error(CMD, "'--' separates the two sides only once");
+			split = nfiles;
+			continue;
+		}
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			diff_usage(stdout);
+			return CLI_EXIT_OK;
+		}
+		if (strcmp(a, "--all") == 0) {
+			c->all = true;
+			continue;
+		}
+		if (strcmp(a, "--lkp-keys") == 0) {
+			c->lkp_keys = true;
+			continue;
+		}
+		bool done = false;
+		for (size_t k = 0; k < NELEMS(flag_opts) && !done; k++)
+			if (strcmp(a, flag_opts[k].name) == 0) {
+				c->dopts.flags |= flag_opts[k].flag;
+				done = true;
+			}
+		if (done)
+			continue;
+		int m = cli_profile_opts_parse(&c->po, CMD, argc, argv, &i);
+		if (m < 0)
+			return CLI_EXIT_ERROR;
+		if (m > 0)
+			continue;
+		for (size_t k = 0; k < NELEMS(value_opts) && !done; k++) {
+			const char *val;
+			int vm = cli_opt_value(argc, argv, &i, value_opts[k].name, &val);
+			if (vm == 0)
+				continue;
+			if (vm < 0)
+				return cli_usage_error(CMD, "option '%s' needs a value",
+						       value_opts[k].name);
+			int st = apply_value(c, value_opts[k].kind, val);
+			if (st >= 0)
+				return st;
+			done = true;
+		}
+		if (!done)
+			return cli_usage_error(CMD, "unknown option '%s'", a);
+	}
+	if (split == SIZE_MAX) {
+		if (nfiles != 2)
+			return cli_usage_error(CMD,
+				"diff needs BASE and NEW, or BASE... -- NEW... (got %zu FILE%s)",
+				nfiles, nfiles == 1 ? "" : "s");
+		split = 1;
+	}
+	if (split == 0 || split == nfiles)
+		return cli_usage_error(CMD, "diff needs at least one FILE on each side of '--'");
+	c->npaths[0] = split;
+	c->paths[1] = files + split;
+	c->npaths[1] = nfiles - split;
+	size_t stdin_uses = 0;
+	for (size_t i = 0; i < nfiles; i++)
+		stdin_uses += strcmp(files[i], "-") == 0;
+	if (stdin_uses > 1)
+		return cli_usage_error(CMD, "standard input ('-') can be read only once");
+	cli_profile_opts_finish(&c->po);
+	if (c->format == DIFF_LKP || c->lkp_keys) {
+		pd_lkp_profile_options(&c->po.popts);
+		c->dopts.flags |= PD_DIFF_LKP_KEYS;
+	}
+	/* the library's default of the mode, spelled out for the footer and
+	 * the JSON "options" */
+	if (!c->min_change_set)
+		c->dopts.min_change = c->dopts.flags & PD_DIFF_ABSOLUTE ? 5 : 0.1;
+	c->dopts.event = c->po.event;
+	return -1;
+}
+
+/* ------------------------------------------------------------- running */
+
+static void print_warnings(const pd_profile *p, size_t *shown)
+{
+	for (; *shown < pd_profile_warning_count(p); (*shown)++) {
+		const char *w = pd_profile_warning(p, *shown);
+		if (w)
+			cli_warning("%s", w);
+	}
+}
+
+/* One side's profile.  0; 1 when a file broke off (it is kept as far as
+ * it was read); -1 when nothing can be compared (already printed). */
+static int build_side(cli_diff *c, int side, pd_profile **out)
+{
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	*out = NULL;
+	if (pd_profile_new(out, &c->po.popts, &err) < 0) {
+		cli_error("%s", err.message);
+		return -1;
+	}
+	size_t shown = 0;
+	for (size_t i = 0; i < c->npaths[side]; i++) {
+		size_t runs = pd_profile_run_count(*out);
+		memset(&err, 0, sizeof err);
+		int rc = pd_profile_add_file(*out, c->paths[side][i], &err);
+		print_warnings(*out, &shown);
+		if (rc < 0) {
+			cli_print_pd_error(c->paths[side][i], &err);
+			if (pd_profile_run_count(*out) == runs) {
+				pd_profile_free(*out);
+				*out = NULL;
+				return -1;
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static bool fails(const pd_diff *d, double points)
+{
+	for (size_t i = 0; i < pd_diff_row_count(d); i++) {
+		const pd_diff_row *r = diff_row(d, i);
+		if (r->significant && (r->change > points || -r->change > points))
+			return true;
+	}
+	return false;
+}
+
+static int run(cli_diff *c)
+{
+	pd_profile *p[2] = { NULL, NULL };
+	int st = CLI_EXIT_OK;
+	for (int side = 0; side < 2; side++) {
+		int rc = build_side(c, side, &p[side]);
+		if (rc < 0) {
+			pd_profile_free(p[0]);
+			return CLI_EXIT_ERROR;
+		}
+		if (rc > 0)
+			st = CLI_EXIT_ERROR;
+	}
+	pd_diff *d = NULL;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	if (pd_diff_new(&d, p[0], p[1], &c->dopts, &err) < 0) {
+		cli_error("%s", err.message[0] ? err.message : pd_error_code_str(err.code));
+		pd_profile_free(p[0]);
+		pd_profile_free(p[1]);
+		return CLI_EXIT_ERROR;
+	}
+	diff_view v;
+	memset(&v, 0, sizeof v);
+	v.d = d;
+	v.opts = &c->dopts;
+	for (int side = 0; side < 2; side++) {
+		v.files[side] = c->paths[side];
+		v.nfiles[side] = c->npaths[side];
+		v.nruns[side] = pd_profile_run_count(p[side]);
+	}
+	v.all = c->all;
+	pd_lkp_event_name(pd_diff_event(d), v.event, sizeof v.event);
+	int wrc;
+	errno = 0;
+	switch (c->format) {
+	case DIFF_LKP:
+		wrc = diff_write_lkp(&v, stdout);
+		break;
+	case DIFF_JSON:
+		wrc = diff_write_json(&v, stdout);
+		break;
+	case DIFF_CSV:
+		wrc = diff_write_csv(&v, stdout);
+		break;
+	default:
+		wrc = diff_write_text(&v, stdout);
+		break;
+	}
+	if (wrc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+		wrc = -1;
+	if (wrc < 0) {
+		cli_error("cannot write the comparison: %s",
+			  errno ? strerror(errno) : "out of memory");
+		st = CLI_EXIT_ERROR;
+	}
+	if (st == CLI_EXIT_OK && c->fail_on_set && fails(d, c->fail_on))
+		st = 1;
+	pd_diff_free(d);
+	pd_profile_free(p[0]);
+	pd_profile_free(p[1]);
+	return st;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	cli_diff c;
+	memset(&c, 0, sizeof c);
+	c.format = DIFF_TEXT;
+	cli_profile_opts_init(&c.po);
+	pd_diff_options_init(&c.dopts);
+	int st = parse_args(argc, argv, &c);
+	if (st < 0)
+		st = run(&c);
+	cli_profile_opts_free(&c.po);
+	free(c.paths[0]);
+	return st;
+}

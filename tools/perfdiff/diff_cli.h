@@ -1,0 +1,66 @@
+/*
+ * The `diff` subcommand: two sets of perf.data runs folded into two
+ * profiles, compared by libperfdiff's diff engine (perfdiff/diff.h), and
+ * printed as the robot's compare table with explained shifts
+ * (diff_text.c), as that table alone (--format=lkp, diff_text.c), as JSON
+ * (diff_json.c, docs/diff-json.md) or CSV (diff_csv.c).  diff.c parses the
+ * options and builds the profiles.
+ */
+#ifndef PERFDIFF_CLI_DIFF_H
+#define PERFDIFF_CLI_DIFF_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "perfdiff/perfdiff.h"
+
+int cmd_diff(int argc, char **argv);
+void diff_usage(FILE *f);
+
+enum diff_format {
+	DIFF_TEXT,
+	DIFF_LKP,
+	DIFF_JSON,
+	DIFF_CSV,
+};
+
+/* What the writers need beyond the diff itself. */
+typedef struct diff_view {
+	const pd_diff *d;
+	const pd_diff_options *opts;  /* as passed to pd_diff_new() */
+	const char *const *files[2];  /* the paths of each side (0 base, 1 new) */
+	size_t nfiles[2];
+	size_t nruns[2];              /* runs read on each side */
+	bool all;                     /* every row, not only significant ones */
+	char event[256];              /* the robot's name of the event ("cpu-clock") */
+} diff_view;
+
+/* Row and relation i of a diff (perfdiff/diff.h's accessors). */
+static inline const pd_diff_row *diff_row(const pd_diff *d, size_t i)
+{
+	return pd_diff_row_at(d, i);
+}
+
+static inline const pd_diff_relation *diff_relation(const pd_diff *d, size_t i)
+{
+	return pd_diff_relation_at(d, i);
+}
+
+/* Whether a row is printed: significant, or --all. */
+static inline bool dv_shown(const diff_view *v, const pd_diff_row *r)
+{
+	return v->all || r->significant;
+}
+
+/* "perf-profile.<metric>.<event>.<key>" (with --absolute "perf-rate.…",
+ * whose change the robot's layout prints as relative), malloc'd; NULL when
+ * memory runs out. */
+char *diff_row_key(const diff_view *v, const pd_diff_row *r);
+
+/* Each writer returns 0, or -1 when writing failed or memory ran out. */
+int diff_write_text(const diff_view *v, FILE *f);
+int diff_write_lkp(const diff_view *v, FILE *f);
+int diff_write_json(const diff_view *v, FILE *f);
+int diff_write_csv(const diff_view *v, FILE *f);
+
+#endif

@@ -1,0 +1,332 @@
+/*
+ * `perfdiff diff` as text: the kernel test robot's compare table (so that
+ * a comparison reads like the robot's e-mails and lines up with them),
+ * then what the robot cannot say — which -X/+X pairs are one shift of
+ * cost — and what the numbers rest on.  --format=lkp is the table alone,
+ * with the robot's own header.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_cli.h"
+#include "report.h"
+#include "utf8.h"
+
+/* `s` escaped for a terminal line (utf8_fput_escaped's rules), malloc'd. */
+static char *escaped(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	char *e = malloc(4 * n + 1);
+	if (!e)
+		return NULL;
+	e[n ? utf8_escape_to(e, s, n) : 0] = '\0';
+	return e;
+}
+
+char *diff_row_key(const diff_view *v, const pd_diff_row *r)
+{
+	const char *prefix = v->opts->flags & PD_DIFF_ABSOLUTE ? "perf-rate" : "perf-profile";
+	const char *metric = pd_diff_metric_name(r->metric);
+	const char *key = r->key ? r->key : "";
+	size_t n = strlen(prefix) + strlen(metric ? metric : "") + strlen(v->event) +
+		   strlen(key) + 4;
+	char *s = malloc(n);
+	if (s)
+		snprintf(s, n, "%s.%s.%s.%s", prefix, metric ? metric : "", v->event, key);
+	return s;
+}
+
+typedef struct row_ref {
+	const pd_diff_row *r;
+	size_t i;
+} row_ref;
+
+static int cmp_metric_key(const void *a, const void *b)
+{
+	const pd_diff_row *x = ((const row_ref *)a)->r, *y = ((const row_ref *)b)->r;
+	if (x->metric != y->metric)
+		return x->metric < y->metric ? -1 : 1;
+	return strcmp(x->key ? x->key : "", y->key ? y->key : "");
+}
+
+/* For each row, whether another row of its metric has the same key (then
+ * the dso tells them apart).  NULL when memory runs out or there are no
+ * rows. */
+static bool *shared_keys(const pd_diff *d)
+{
+	size_t n = pd_diff_row_count(d);
+	if (n == 0)
+		return NULL;
+	bool *dup = calloc(n, sizeof *dup);
+	row_ref *refs = malloc(n * sizeof *refs);
+	if (!dup || !refs) {
+		free(dup);
+		free(refs);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		refs[i] = (row_ref){ diff_row(d, i), i };
+	qsort(refs, n, sizeof *refs, cmp_metric_key);
+	for (size_t i = 1; i < n; i++)
+		if (cmp_metric_key(&refs[i - 1], &refs[i]) == 0)
+			dup[refs[i - 1].i] = dup[refs[i].i] = true;
+	free(refs);
+	return dup;
+}
+
+/* One table row, with the dso when `with_dso` and a "(n.s.)" mark when
+ * asked; no newline.  -1 when memory runs out. */
+static int put_row(const diff_view *v, const pd_diff_row *r, bool with_dso, bool mark_ns,
+		   FILE *f)
+{
+	char *key = diff_row_key(v, r);
+	char *ekey = key ? escaped(key) : NULL;
+	free(key);
+	if (!ekey)
+		return -1;
+	size_t need = pd_diff_format_lkp_row(NULL, 0, r->base.mean, r->base.stddev,
+					     r->new.mean, r->new.stddev, ekey);
+	char *line = malloc(need + 1);
+	if (!line) {
+		free(ekey);
+		return -1;
+	}
+	pd_diff_format_lkp_row(line, need + 1, r->base.mean, r->base.stddev, r->new.mean,
+			       r->new.stddev, ekey);
+	fputs(line, f);
+	free(line);
+	free(ekey);
+	if (with_dso && r->dso) {
+		const char *sd = report_short_dso(r->dso);
+		char *dso = escaped(sd);
+		if (!dso)
+			return -1;
+		/* "[kernel.kallsyms]" is bracketed already */
+		fprintf(f, sd[0] == '[' ? " %s" : " [%s]", dso);
+		free(dso);
+	}
+	if (mark_ns && !r->significant)
+		fputs("  (n.s.)", f);
+	return 0;
+}
+
+static void put_perf_header(FILE *f)
+{
+	/* the robot's, trailing blanks included */
+	fputs("         %stddev     %change         %stddev\n"
+	      "             \\          |                \\  \n", f);
+}
+
+/* Rows shown, and whether writing failed. */
+static int put_rows(const diff_view *v, bool text, size_t *shown, FILE *f)
+{
+	size_t n = pd_diff_row_count(v->d);
+	bool *dup = text ? shared_keys(v->d) : NULL;
+	if (text && n && !dup)
+		return -1;
+	*shown = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const pd_diff_row *r = diff_row(v->d, i);
+		if (!dv_shown(v, r))
+			continue;
+		if ((*shown)++ == 0)
+			put_perf_header(f);
+		/* "[unknown]" alone says nothing: which dso it is in does */
+		bool unknown = r->symbol && strcmp(r->symbol, "[unknown]") == 0;
+		rc = put_row(v, r, (dup && dup[i]) || (text && unknown), text && v->all, f);
+		fputc('\n', f);
+	}
+	free(dup);
+	return rc;
+}
+
+/* "a + b + c" of a relation side, escaped. */
+static void put_symbols(const char *const *syms, size_t n, const char *first, FILE *f)
+{
+	if (!syms || n == 0) {
+		utf8_fput_escaped(first ? first : "?", f);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(" + ", f);
+		utf8_fput_escaped(syms[i] ? syms[i] : "?", f);
+	}
+}
+
+/* As the robot prints a change: "%.2g" once it is huge (a relative change
+ * from 0, with --absolute). */
+static void put_change(double x, FILE *f)
+{
+	fprintf(f, x < 100000 && x > -100000 ? "%+.1f" : "%+.2g", x);
+}
+
+static void put_relation(const pd_diff_relation *rel, FILE *f)
+{
+	fputs("  ", f);
+	if (rel->kind == PD_REL_MOVED) {
+		utf8_fput_escaped(rel->base_symbol ? rel->base_symbol : "?", f);
+		fputs(": ", f);
+		utf8_fput_escaped(rel->base_parent ? rel->base_parent : "[root]", f);
+		fputs(" -> ", f);
+		utf8_fput_escaped(rel->new_parent ? rel->new_parent : "[root]", f);
+	} else {
+		put_symbols(rel->base_symbols, rel->nbase_symbols, rel->base_symbol, f);
+		fputs(" -> ", f);
+		put_symbols(rel->new_symbols, rel->nnew_symbols, rel->new_symbol, f);
+	}
+	const char *kind = pd_diff_relation_kind_name(rel->kind);
+	fprintf(f, " (%s)  ", kind ? kind : "?");
+	put_change(rel->base_change, f);
+	fputs(" -> ", f);
+	put_change(rel->new_change, f);
+	fputs("  net ", f);
+	put_change(rel->net, f);
+	fputc('\n', f);
+	if (rel->evidence && rel->evidence[0]) {
+		fputs("      ", f);
+		utf8_fput_escaped(rel->evidence, f);
+		fputc('\n', f);
+	}
+}
+
+/* Seconds when the event's period is time (ns): what "total period"
+ * means to a reader of a cpu-clock profile; 0 otherwise. */
+static double period_seconds(const diff_view *v, uint64_t period)
+{
+	const char *ev = pd_diff_event(v->d);
+	size_t n = ev ? strcspn(ev, ":") : 0;
+	bool ns = (n == 9 && strncmp(ev, "cpu-clock", 9) == 0) ||
+		  (n == 10 && strncmp(ev, "task-clock", 10) == 0);
+	return ns ? (double)period / 1e9 : 0;
+}
+
+static void put_side(const diff_view *v, int side, FILE *f)
+{
+	size_t runs = v->nruns[side];
+	fprintf(f, "%s %zu run%s (", side ? "new: " : "base:", runs, runs == 1 ? "" : "s");
+	for (size_t i = 0; i < v->nfiles[side]; i++) {
+		if (i)
+			fputs(", ", f);
+		utf8_fput_escaped(v->files[side][i], f);
+	}
+	uint64_t total = pd_diff_total(v->d, side, SIZE_MAX);
+	fprintf(f, "), %llu samples, total period %llu",
+		(unsigned long long)pd_diff_samples(v->d, side, SIZE_MAX),
+		(unsigned long long)total);
+	double sec = period_seconds(v, total);
+	if (sec > 0)
+		fprintf(f, " (%.2f s of CPU time)", sec);
+	fputc('\n', f);
+}
+
+static void put_footer(const diff_view *v, size_t shown, size_t rels_hidden, FILE *f)
+{
+	bool abs_mode = v->opts->flags & PD_DIFF_ABSOLUTE;
+	put_side(v, 0, f);
+	put_side(v, 1, f);
+	fputs("event: ", f);
+	utf8_fput_escaped(pd_diff_event(v->d), f);
+	fputc('\n', f);
+	/* programs compared under two names: rows name them by the base's */
+	const char *bd, *nd;
+	double sim;
+	for (size_t i = 0; pd_diff_dso_pair_at(v->d, i, &bd, &nd, &sim); i++) {
+		fputs("dso: ", f);
+		utf8_fput_escaped(bd, f);
+		fputs(" ~ ", f);
+		utf8_fput_escaped(nd, f);
+		fprintf(f, " (%.0f %% of symbol names shared)\n", 100 * sim);
+	}
+	double phi0, d0;
+	if (pd_diff_test_prior(v->d, &phi0, &d0, NULL))
+		fprintf(f,
+			"test: moderated t-test over the runs of each side (run-to-run variation,\n"
+			"      each row's shrunk toward all rows': %.2fx sampling variance, %.1f df)\n",
+			phi0, d0);
+	else
+		fputs("test: two-proportion z-test on the sample counts: with one run on a\n"
+		      "      side only sampling noise is covered, not the variation between\n"
+		      "      runs (record several runs per side and pass them all)\n", f);
+	fprintf(f, "significant: Benjamini-Hochberg q-value <= %g and |change| >= %g %s\n",
+		v->opts->fdr, v->opts->min_change, abs_mode ? "%" : "points");
+	size_t n = pd_diff_row_count(v->d);
+	if (shown < n)
+		fprintf(f, "%zu of %zu rows not significant, not shown (--all shows them)\n",
+			n - shown, n);
+	if (rels_hidden)
+		fprintf(f, "%zu explained shift%s of such rows only, not shown\n", rels_hidden,
+			rels_hidden == 1 ? "" : "s");
+}
+
+/* Whether a relation explains a row shown: one that explains only rows
+ * that are not significant would read as a finding beside "no significant
+ * change". */
+static bool relation_shown(const diff_view *v, const pd_diff_relation *rel)
+{
+	if (v->all)
+		return true;
+	size_t n = pd_diff_row_count(v->d);
+	for (size_t i = 0; i < n; i++) {
+		const pd_diff_row *r = diff_row(v->d, i);
+		if (r->relation == rel && dv_shown(v, r))
+			return true;
+	}
+	return false;
+}
+
+int diff_write_text(const diff_view *v, FILE *f)
+{
+	size_t shown;
+	if (put_rows(v, true, &shown, f) < 0)
+		return -1;
+	if (shown == 0)
+		fputs("no significant change\n", f);
+	size_t nrel = pd_diff_relation_count(v->d), rels_shown = 0;
+	for (size_t i = 0; i < nrel; i++) {
+		const pd_diff_relation *rel = diff_relation(v->d, i);
+		if (!relation_shown(v, rel))
+			continue;
+		if (rels_shown++ == 0)
+			fputs("\nexplained shifts (base -> new, the changes of each side's children\n"
+			      "row and the net change once the cost is carried across):\n", f);
+		put_relation(rel, f);
+	}
+	fputc('\n', f);
+	put_footer(v, shown, nrel - rels_shown, f);
+	return ferror(f) ? -1 : 0;
+}
+
+/* The robot's column title: the side's file names, cut to the column. */
+static void put_title(const diff_view *v, int side, int width, FILE *f)
+{
+	char buf[64];
+	size_t len = 0;
+	for (size_t i = 0; i < v->nfiles[side] && len < (size_t)width; i++) {
+		const char *path = v->files[side][i];
+		const char *base = strrchr(path, '/');
+		base = base && base[1] ? base + 1 : path;
+		if (i && len < (size_t)width)
+			buf[len++] = ',';
+		for (const char *c = base; *c && len < (size_t)width; c++)
+			buf[len++] = (*c > ' ' && *c < 0x7f) ? *c : '?';
+	}
+	buf[len] = '\0';
+	fprintf(f, "%*s ", width, buf);
+}
+
+int diff_write_lkp(const diff_view *v, FILE *f)
+{
+	/* widths: the robot's ABS_WIDTH + ERR_WIDTH, then + REL_WIDTH + 1 */
+	put_title(v, 0, 16, f);
+	put_title(v, 1, 27, f);
+	fputc('\n', f);
+	fputs("---------------- --------------------------- \n", f);
+	size_t shown;
+	if (put_rows(v, false, &shown, f) < 0)
+		return -1;
+	if (shown == 0)
+		put_perf_header(f);
+	return ferror(f) ? -1 : 0;
+}
