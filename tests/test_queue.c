@@ -322,7 +322,8 @@ START_TEST(copy_and_byte_cap)
 	ck_assert_uint_eq(q.bytes_owned, 40);
 	/* entry 1 (copied before the memset) stays queued: freed by free */
 	ck_assert_uint_eq(q.n, 1);
-	ck_assert_uint_eq(q.slots[q.heap[0].slot].data[39], 0xab);
+	ck_assert_uint_eq(q.nruns, 1);
+	ck_assert_uint_eq(q.slots[q.runs[0].keys[q.runs[0].head].slot].data[39], 0xab);
 	pd_queue_free(&q);
 	ck_assert_uint_eq(q.n, 0);
 	ck_assert_uint_eq(q.bytes_owned, 0);

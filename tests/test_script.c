@@ -414,6 +414,7 @@ typedef struct match_stats {
 	size_t frames, frames_matched;
 	size_t kernel_frames, kernel_matched;
 	size_t vdso_explained, pfx_explained, plt_explained;
+	size_t perf_prefix;    /* all perf's frames equal, but ours go on */
 	size_t shown;
 } match_stats;
 
@@ -617,6 +618,7 @@ static void compare(const tsamples *a, tsamples *b, bool kernel_only,
 		while (j < s->n && s->f[j].inlined)
 			j++;
 		if (j < s->n && !kernel_only) {
+			ms->perf_prefix += all;
 			all = false;
 			if (ms->shown++ < 40)
 				fprintf(stderr, "    tid %" PRIu32 " time %" PRIu64
@@ -642,7 +644,7 @@ START_TEST(test_usage)
 	ck_assert_int_eq(st, 0);
 	const char *opts[] = { "--format", "--srcline", "--no-inline", "--perf-compat",
 			       "--symfs", "--kallsyms", "--buildid-dir", "--max-stack",
-			       "--no-demangle", "--comm", "--pid", "--tid", "--cpu",
+			       "--unwinder", "--no-demangle", "--comm", "--pid", "--tid", "--cpu",
 			       "Exit status", "[unknown]" };
 	for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
 		ck_assert_msg(strstr(out, opts[i]), "--help does not mention %s", opts[i]);
@@ -660,7 +662,8 @@ START_TEST(test_usage)
 	const char *bad[] = { "script", "script --bogus x.data", "script a b",
 			      "script --pid=1,,2 x.data", "script --cpu=x x.data",
 			      "script --max-stack=0 x.data", "script --format=xml x.data",
-			      "script --comm", "script /nonexistent/perf.data" };
+			      "script --comm", "script --unwinder=libgcc x.data",
+			      "script /nonexistent/perf.data" };
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		out = perfdiff(bad[i], &st, &err);
 		ck_assert_msg(st == 2, "'%s' gave status %d", bad[i], st);
@@ -1190,6 +1193,139 @@ START_TEST(test_filters)
 }
 END_TEST
 
+/* `perfdiff script --perf-compat --no-inline --unwinder=NAME`, parsed;
+ * false when the build has no such back end. */
+static bool ours_unwound(const char *name, const char *data, tsamples *out)
+{
+	char opts[64];
+	snprintf(opts, sizeof opts, "--perf-compat --no-inline --unwinder=%s", name);
+	int st;
+	char *err;
+	ours(opts, data, out, &st, &err);
+	bool missing = st == 2 && strstr(err, "no libunwind support");
+	ck_assert_msg(missing || st == 0 || st == 1, "%s: status %d: %s", opts, st, err);
+	free(err);
+	return !missing;
+}
+
+/* Samples of `ss` with more than one frame outside the kernel. */
+static size_t deep_stacks(const tsamples *ss)
+{
+	size_t deep = 0;
+	for (size_t i = 0; i < ss->n; i++) {
+		size_t user = 0;
+		for (size_t j = 0; j < ss->v[i].n; j++)
+			user += !is_kernel_dso(ss->v[i].f[j].dso);
+		deep += user > 1;
+	}
+	return deep;
+}
+
+/* Unwound with `name`, `a` has perf's frames: perf 6.1 now and then stops
+ * early (a strict prefix of ours: notes §8.4), in at most 5 % of the
+ * samples. */
+static void check_unwound_vs_perf(const char *name, const tsamples *a, tsamples *perf)
+{
+	match_stats ms;
+	compare(a, perf, false, &ms);
+	size_t deep = deep_stacks(a);
+	fprintf(stderr,
+		"--unwinder=%s vs perf script: %zu/%zu samples equal, %zu more where "
+		"perf's stack is a strict prefix of ours; %zu/%zu frames; %zu samples with "
+		"more than one user frame\n",
+		name, ms.samples_matched, ms.samples, ms.perf_prefix, ms.frames_matched,
+		ms.frames, deep);
+	ck_assert_uint_eq(ms.samples_missing, 0);
+	ck_assert_uint_gt(deep, a->n / 2);
+	ck_assert_uint_eq(ms.samples_matched + ms.perf_prefix, ms.samples);
+	ck_assert_uint_le(20 * ms.perf_prefix, ms.samples);
+}
+
+/*
+ * --unwinder picks how --call-graph=dwarf stacks are unwound.  Oracles:
+ * perf script on the same recording (libdw and libunwind must give perf's
+ * frames, none perf's sample ip and nothing above it in user space), and
+ * the two unwinders each other (the same frames but where one stops early,
+ * in at most 5 % of the samples).
+ */
+START_TEST(test_unwinder)
+{
+	NEED_LAB();
+	char data[PATHMAX], w[2 * PATHMAX];
+	snprintf(data, sizeof data, "%s/dwarf.data", L.dir);
+	snprintf(w, sizeof w, "'%s' 200", L.nor_bin);
+	if (!record(data, "-F 1000 --call-graph dwarf", w))
+		PD_SKIP("perf record --call-graph dwarf failed");
+	tsamples perf;
+	/* perf names some DWARF-unwound frames by their inline function
+	 * alone: --no-inline gives the physical frames ours are */
+	perf_script(data, "comm,tid,time,ip,sym,symoff,dso --no-inline", &perf);
+	ck_assert_uint_gt(perf.n, 50);
+
+	/* libdw is the default */
+	char args[2 * PATHMAX];
+	snprintf(args, sizeof args, "script '%s'", data);
+	int st_def, st_dw;
+	char *def = perfdiff(args, &st_def, NULL);
+	snprintf(args, sizeof args, "script --unwinder=libdw '%s'", data);
+	char *text = perfdiff(args, &st_dw, NULL);
+	ck_assert_int_eq(st_def, st_dw);
+	ck_assert_str_eq(def, text);
+	free(def);
+	free(text);
+
+	tsamples dw, unw, none;
+	ck_assert(ours_unwound("libdw", data, &dw));
+	ck_assert_uint_eq(dw.n, perf.n);
+	check_unwound_vs_perf("libdw", &dw, &perf);
+	if (ours_unwound("libunwind", data, &unw)) {
+		ck_assert_uint_eq(unw.n, perf.n);
+		check_unwound_vs_perf("libunwind", &unw, &perf);
+		/* where they differ, libunwind stops early (in the vdso, as perf
+		 * does): its stack is a prefix of libdw's */
+		match_stats ms;
+		compare(&dw, &unw, false, &ms);
+		fprintf(stderr,
+			"--unwinder=libdw vs libunwind: %zu/%zu samples equal, %zu more "
+			"where libunwind's stack is a strict prefix\n",
+			ms.samples_matched, ms.samples, ms.perf_prefix);
+		ck_assert_uint_eq(ms.samples_matched + ms.perf_prefix, ms.samples);
+		ck_assert_uint_le(20 * ms.perf_prefix, ms.samples);
+		free_samples(&unw);
+	} else {
+		fprintf(stderr, "--unwinder=libunwind: not built in\n");
+	}
+
+	ck_assert(ours_unwound("none", data, &none));
+	ck_assert_uint_eq(none.n, perf.n);
+	ck_assert_uint_eq(deep_stacks(&none), 0);
+	/* perf's kernel frames, else (a sample in user space) its leaf: the
+	 * sample ip is the whole user part, so a sample in the kernel has
+	 * none.  A shallow copy cut short. */
+	tsamples cut = { .n = perf.n, .v = calloc(perf.n, sizeof *cut.v) };
+	ck_assert_ptr_nonnull(cut.v);
+	for (size_t i = 0; i < perf.n; i++) {
+		cut.v[i] = perf.v[i];
+		size_t k = 0;
+		while (k < cut.v[i].n && is_kernel_dso(cut.v[i].f[k].dso))
+			k++;
+		cut.v[i].n = k ? k : cut.v[i].n ? 1 : 0;
+	}
+	match_stats ms;
+	compare(&none, &cut, false, &ms);
+	free(cut.v);
+	fprintf(stderr,
+		"--unwinder=none vs perf script cut after the sample ip: %zu/%zu samples "
+		"equal, %zu/%zu frames\n",
+		ms.samples_matched, ms.samples, ms.frames_matched, ms.frames);
+	ck_assert_uint_eq(ms.samples_missing, 0);
+	ck_assert_uint_eq(ms.samples_matched, ms.samples);
+	free_samples(&none);
+	free_samples(&dw);
+	free_samples(&perf);
+}
+END_TEST
+
 START_TEST(test_missing_binary)
 {
 	NEED_LAB();
@@ -1290,6 +1426,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_noreturn_caller);
 	tcase_add_test(tc, test_kernel_frames_system_wide);
 	tcase_add_test(tc, test_filters);
+	tcase_add_test(tc, test_unwinder);
 	tcase_add_test(tc, test_missing_binary);
 	tcase_add_test(tc, test_json_shape);
 	suite_add_tcase(s, tc);

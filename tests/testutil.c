@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,18 @@ bool pd_test_perf_record(const char *data, const char *args, const char *workloa
 	return pd_test_sh_ok(cmd) && stat(data, &sb) == 0;
 }
 
+bool pd_test_buildid_cache_add(const char *cache, const char *elf)
+{
+	char cmd[16384];
+	snprintf(cmd, sizeof cmd,
+		 "id=$(readelf -n '%s' 2>/dev/null | sed -n 's/^ *Build ID: *//p' | head -1); "
+		 "[ ${#id} -gt 2 ] || exit 1; "
+		 "d='%s'/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-); "
+		 "mkdir -p \"$d\" && cp '%s' \"$d/elf\"",
+		 elf, cache, elf);
+	return pd_test_sh_ok(cmd);
+}
+
 bool pd_test_perf_first_time(const char *data, uint64_t *ns)
 {
 	char cmd[8192];
@@ -264,4 +277,112 @@ int pd_test_main(Suite *s)
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* ------------------------------------------------ perfparser's data */
+
+/* Bigger than any binary or expected output perfparser ships. */
+#define MAX_UNZLIB (512u << 20)
+
+typedef int (*uncompress_fn)(unsigned char *dest, unsigned long *dest_len,
+			     const unsigned char *src, unsigned long src_len);
+
+static uncompress_fn zlib_uncompress(void)
+{
+	void *h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return NULL;
+	uncompress_fn fn;
+	void *sym = dlsym(h, "uncompress");
+	memcpy(&fn, &sym, sizeof fn);
+	return sym ? fn : NULL;
+}
+
+uint8_t *pd_test_load_maybe_zlib(const char *path, size_t *len)
+{
+	uint8_t *d = pd_test_read_file(path, len);
+	if (d) {
+		uint8_t *t = realloc(d, *len + 1);
+		ck_assert_ptr_nonnull(t);
+		t[*len] = '\0';
+		return t;
+	}
+	char zpath[PD_TEST_PATHMAX];
+	snprintf(zpath, sizeof zpath, "%s.zlib", path);
+	size_t zn;
+	uint8_t *z = pd_test_read_file(zpath, &zn);
+	if (!z)
+		return NULL;
+	ck_assert_msg(zn > 4, "%s: too short", zpath);
+	uint32_t want = (uint32_t)z[0] << 24 | (uint32_t)z[1] << 16 |
+			(uint32_t)z[2] << 8 | z[3];
+	ck_assert_msg(want > 0 && want <= MAX_UNZLIB, "%s: length %u", zpath, want);
+	uncompress_fn un = zlib_uncompress();
+	ck_assert_msg(un != NULL, "cannot load zlib (libz.so.1)");
+	unsigned long out_len = want;
+	d = malloc((size_t)want + 1);
+	ck_assert_ptr_nonnull(d);
+	int rc = un(d, &out_len, z + 4, zn - 4);
+	ck_assert_msg(rc == 0 && out_len == want, "%s: inflate rc %d, %lu of %u bytes",
+		      zpath, rc, out_len, want);
+	d[want] = '\0';
+	free(z);
+	*len = want;
+	return d;
+}
+
+void pd_test_mkdirs(const char *path)
+{
+	char buf[PD_TEST_PATHMAX];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(buf, 0755);
+			*p = '/';
+		}
+	mkdir(buf, 0755);
+}
+
+void pd_test_symfs_init(pd_test_symfs *fs, const char *dir, pd_session_options *o)
+{
+	snprintf(fs->root, sizeof fs->root, "%s/symfs", dir);
+	snprintf(fs->nocache, sizeof fs->nocache, "%s/no-buildid-cache", dir);
+	pd_test_mkdirs(fs->root);
+	pd_test_mkdirs(fs->nocache);
+	pd_session_options_init(o);
+	o->symfs = fs->root;
+	o->kallsyms = "/dev/null";
+	o->buildid_dir = fs->nocache;
+	o->jit_dir = dir;
+}
+
+size_t pd_test_symfs_add(const pd_test_symfs *fs, const char *data, const char *name,
+			 const uint8_t *bin, size_t len)
+{
+	pd_reader *r;
+	pd_error err;
+	ck_assert_msg(pd_reader_open(&r, data, NULL, &err) == 0, "%s", err.message);
+	const pd_record *rec;
+	size_t placed = 0;
+	while (pd_reader_next(r, &rec, &err) == 0) {
+		if (rec->type != PD_RECORD_MMAP && rec->type != PD_RECORD_MMAP2)
+			continue;
+		const char *fn = rec->u.mmap.filename;
+		const char *base = fn && fn[0] == '/' ? strrchr(fn, '/') + 1 : NULL;
+		if (!base || strcmp(base, name) != 0)
+			continue;
+		char path[2 * PD_TEST_PATHMAX], dir[2 * PD_TEST_PATHMAX];
+		snprintf(path, sizeof path, "%s%s", fs->root, fn);
+		struct stat st;
+		if (stat(path, &st) == 0)
+			continue;
+		snprintf(dir, sizeof dir, "%s", path);
+		*strrchr(dir, '/') = '\0';
+		pd_test_mkdirs(dir);
+		ck_assert_msg(pd_test_write_file(path, bin, len), "cannot write %s", path);
+		placed++;
+	}
+	pd_reader_free(r);
+	return placed;
 }

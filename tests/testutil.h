@@ -55,6 +55,13 @@ bool pd_test_compile(const char *compiler, const char *flags, const char *out,
  * text), all output discarded; true if it exited 0 and DATA exists. */
 bool pd_test_perf_record(const char *data, const char *args, const char *workload);
 
+/* Copy the ELF file `elf` into `cache`, a private build-id cache laid out
+ * as perf's ~/.debug (.build-id/xx/rest/elf), for the session's
+ * buildid_dir: recordings of a program stay symbolizable after it is
+ * rebuilt at the same path.  Never `perf buildid-cache`, which writes
+ * ~/.debug whatever PERF_BUILDID_DIR says.  True on success. */
+bool pd_test_buildid_cache_add(const char *cache, const char *elf);
+
 /* Time of the first sample `perf script` prints for `data`, in ns; false
  * when it prints none (the suites skip then). */
 bool pd_test_perf_first_time(const char *data, uint64_t *ns);
@@ -81,6 +88,41 @@ void pd_test_lab_close(char *dir);
  * when the command cannot run or stderr holds a sanitizer report, whose
  * exit status 1 would otherwise pass for "read with warnings". */
 char *pd_test_cli(const char *dir, const char *args, int *status, char **err);
+
+/* ---- recordings of binaries that are not on this machine ----
+ * (perfparser's test data: static binaries shipped next to their
+ * `--call-graph dwarf` recordings) */
+
+/* Room for the paths below. */
+#define PD_TEST_PATHMAX 4200
+
+/* The contents of `path`, else of `path`.zlib (a 4-byte big-endian length,
+ * then a zlib stream, as perfparser ships its larger files) inflated; NULL
+ * when neither can be read.  A NUL follows the *len bytes, so text can be
+ * parsed in place.  A malformed .zlib, or no zlib (libz.so.1, loaded at
+ * run time: the tests do not link it) fails the test.  Caller frees. */
+uint8_t *pd_test_load_maybe_zlib(const char *path, size_t *len);
+
+/* mkdir -p; failures show in the writes that follow. */
+void pd_test_mkdirs(const char *path);
+
+/* A --symfs root where the binaries are put at their recorded paths. */
+typedef struct pd_test_symfs {
+	char root[PD_TEST_PATHMAX];     /* DIR/symfs */
+	char nocache[PD_TEST_PATHMAX];  /* DIR/no-buildid-cache, left empty */
+} pd_test_symfs;
+
+/* Make both directories under `dir` and initialise `o` to look code up
+ * there alone: symfs the root, kallsyms /dev/null (kernel frames stay
+ * unnamed, as in perfparser's own test), buildid_dir the empty cache (not
+ * ~/.debug), jit_dir `dir`.  `o` points into `fs`. */
+void pd_test_symfs_init(pd_test_symfs *fs, const char *dir, pd_session_options *o);
+
+/* Write `bin` under the root at every path an MMAP record of `data` gives
+ * for a file whose base name is `name`; a path that already holds a file
+ * is left alone.  Returns how many it wrote. */
+size_t pd_test_symfs_add(const pd_test_symfs *fs, const char *data, const char *name,
+			 const uint8_t *bin, size_t len);
 
 /* Read every record of `path`; fills stats and returns the final code
  * (PD_ITEROVER on success) and the warning count. */

@@ -123,6 +123,14 @@ PD_EXTERN(const char *) pd_profile_run_path(const pd_profile *p, size_t run);
  *  SIZE_MAX: all runs). */
 PD_EXTERN(uint64_t) pd_profile_lost(const pd_profile *p, size_t run);
 
+/**
+ * Recording span of run `run` in ns: the file's SAMPLE_TIME feature (last
+ * minus first sample time), the duration per-second rates are taken over;
+ * 0 when the file has no such feature (pipe mode, old perf).  SIZE_MAX:
+ * the sum over all runs.
+ */
+PD_EXTERN(uint64_t) pd_profile_run_span(const pd_profile *p, size_t run);
+
 /** Number of events. */
 PD_EXTERN(size_t) pd_profile_event_count(const pd_profile *p);
 

@@ -161,6 +161,17 @@ typedef struct pd_unresolved_count {
 PD_EXTERN(size_t) pd_session_unresolved(const pd_session *s,
 					const pd_unresolved_count **out);
 
+/**
+ * Per-dso counts of DWARF-unwound user stacks (`perf record --call-graph
+ * dwarf`) that stopped before their outermost frame: no unwind information
+ * for a pc (JIT code, a missing binary), a stack copy too short for the
+ * stack, or garbage registers.  Such a sample keeps the frames found so
+ * far.  `dso` is the dso of the last frame found ("[unknown]" when it had
+ * no map).  Valid until the next call into the session.
+ */
+PD_EXTERN(size_t) pd_session_truncated(const pd_session *s,
+				       const pd_unresolved_count **out);
+
 #ifdef __cplusplus
 }
 #endif

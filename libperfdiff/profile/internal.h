@@ -286,6 +286,7 @@ struct pd_profile {
 	size_t nruns, cap_runs;
 	char **run_paths;
 	uint64_t *run_lost;
+	uint64_t *run_span;           /* SAMPLE_TIME last - first, ns; 0 unknown */
 	char **warnings;
 	size_t nwarnings, cap_warnings;
 };

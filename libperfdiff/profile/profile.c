@@ -82,6 +82,7 @@ void pd_profile_free(pd_profile *p)
 		free(p->run_paths[i]);
 	free(p->run_paths);
 	free(p->run_lost);
+	free(p->run_span);
 	for (size_t i = 0; i < p->nwarnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
@@ -115,6 +116,10 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 		if (!lost)
 			return PD_ENOMEM;
 		p->run_lost = lost;
+		uint64_t *span = realloc(p->run_span, cap * sizeof *span);
+		if (!span)
+			return PD_ENOMEM;
+		p->run_span = span;
 		p->cap_runs = cap;
 	}
 	char *copy = strdup(path);
@@ -132,6 +137,7 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 	}
 	p->run_paths[p->nruns] = copy;
 	p->run_lost[p->nruns] = 0;
+	p->run_span[p->nruns] = 0;
 	p->nruns = n;
 	pd_events_invalidate(p);
 	return 0;
@@ -177,6 +183,18 @@ uint64_t pd_profile_lost(const pd_profile *p, size_t run)
 	uint64_t sum = 0;
 	for (size_t r = 0; r < p->nruns; r++)
 		sum += p->run_lost[r];
+	return sum;
+}
+
+uint64_t pd_profile_run_span(const pd_profile *p, size_t run)
+{
+	if (!p)
+		return 0;
+	if (run != SIZE_MAX)
+		return run < p->nruns ? p->run_span[run] : 0;
+	uint64_t sum = 0;
+	for (size_t r = 0; r < p->nruns; r++)
+		sum += p->run_span[r];
 	return sum;
 }
 

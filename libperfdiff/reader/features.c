@@ -5,6 +5,7 @@
  * pd_ld32/pd_ld64 and the swap flag).
  */
 #include "internal.h"
+#include "bpf_info.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,7 +390,8 @@ int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
 		      feat == PD_FEAT_EVENT_DESC || feat == PD_FEAT_PMU_MAPPINGS ||
 		      feat == PD_FEAT_SAMPLE_TIME || feat == PD_FEAT_CLOCKID ||
 		      feat == PD_FEAT_COMPRESSED || feat == PD_FEAT_DIR_FORMAT ||
-		      feat == PD_FEAT_BUILD_ID;
+		      feat == PD_FEAT_BUILD_ID || feat == PD_FEAT_BPF_PROG_INFO ||
+		      feat == PD_FEAT_BPF_BTF;
 	if (!wanted)
 		return 0;
 	if (opts && size > opts->max_feature_bytes) {
@@ -410,6 +412,8 @@ int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
 		rc = parse_pmu_mappings(m, &c);
 	else if (feat == PD_FEAT_BUILD_ID)
 		rc = parse_build_ids(m, &c);
+	else if (feat == PD_FEAT_BPF_PROG_INFO || feat == PD_FEAT_BPF_BTF)
+		rc = pd_bpf_feature_parse(m, feat, p, size, swap, why);
 	else
 		rc = parse_fixed(&m->info, feat, &c);
 	if (rc == PD_ENOMEM)

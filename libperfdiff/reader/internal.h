@@ -107,6 +107,15 @@ bool pd_record_peek_id(const uint8_t *p, size_t size, uint32_t type,
 
 /* ------------------------------------------------------------- features.c */
 
+/* BPF_PROG_INFO / BPF_BTF, parsed by bpf_info.c (types in bpf_info.h);
+ * each NULL/0 when absent or skipped. */
+typedef struct pd_bpf_meta {
+	const struct pd_bpf_prog *progs;
+	size_t nr_progs;
+	const struct pd_bpf_btf *btfs;
+	size_t nr_btfs;
+} pd_bpf_meta;
+
 /*
  * Everything the feature sections (or pipe HEADER_* records) establish.
  * Strings and tables live in `arena`.
@@ -132,6 +141,7 @@ typedef struct pd_meta {
 		const char *name;
 	} *pmus;
 	size_t nr_pmus;
+	pd_bpf_meta bpf;
 } pd_meta;
 
 void pd_meta_init(pd_meta *m);
@@ -189,16 +199,28 @@ typedef struct pd_qentry {
 	bool swapped;          /* bytes still in the file's foreign byte order */
 } pd_qentry;
 
-/* Heap key: small, so that sifting moves 16 bytes, not whole entries. */
+/* Sort key: small, so that sorting moves 16 bytes, not whole entries. */
 typedef struct pd_qkey {
 	uint64_t time;
 	uint32_t seq;          /* arrival order, compared modulo 2^32 */
 	uint32_t slot;         /* index into `slots` */
 } pd_qkey;
 
+/* Keys sorted on (time, seq); [head, n) still queued. */
+typedef struct pd_qrun {
+	pd_qkey *keys;
+	size_t head, n, cap;
+} pd_qrun;
+
 typedef struct pd_queue {
-	pd_qkey *heap;         /* min-heap on (time, seq) */
-	size_t n, cap;
+	pd_qrun open;          /* keys queued since the last pop, arrival order */
+	pd_qrun *runs;         /* sorted runs, a min-heap on their head keys */
+	size_t nruns, cap_runs;
+	pd_qkey *tmp;          /* merge buffer, open.cap keys */
+	size_t cap_tmp;
+	pd_qkey *spare;        /* an emptied run's keys, for the next open run */
+	size_t cap_spare;
+	size_t n, cap;         /* entries queued; room in slots and free_slots */
 	pd_qentry *slots;      /* entries; free ones listed in `free_slots` */
 	uint32_t *free_slots;
 	size_t nfree, nslots;

@@ -39,6 +39,9 @@ struct pd_machine {
 	bool have_ktext;
 	pd_mapset *kmaps;     /* modules and other kernel maps */
 	pd_ksymset ksyms;
+	/* Bumped whenever a kernel address could change its map or KSYMBOL:
+	 * what a cache of kernel lookups is validated by. */
+	uint64_t kgen;
 	pd_machine_stats stats;
 };
 
@@ -158,6 +161,7 @@ static int kernel_mmap(pd_machine *m, const pd_record *rec, const char *name,
 	pd_map map = { .start = start, .end = end, .pgoff = mm->pgoff,
 		       .prot = mm->prot, .flags = mm->flags, .dso = dso };
 	m->stats.maps++;
+	m->kgen++;
 	if (text) {
 		m->ktext = map;
 		m->have_ktext = true;
@@ -280,6 +284,7 @@ static int apply_ksymbol(pd_machine *m, const pd_record *rec)
 {
 	const pd_ksymbol *k = &rec->u.ksymbol;
 	uint64_t end = end_of(k->addr, k->len ? k->len : 1);
+	m->kgen++;
 	if (k->flags & 1) {
 		pd_ksymset_remove(&m->ksyms, k->addr, end);
 		return 0;
@@ -389,6 +394,16 @@ void pd_machine_note_sample(pd_machine *m, uint32_t pid, uint8_t cpumode)
 const pd_ksym *pd_machine_find_ksym(const pd_machine *m, uint64_t addr)
 {
 	return pd_ksymset_find(&m->ksyms, addr);
+}
+
+uint64_t pd_machine_kernel_start(const pd_machine *m)
+{
+	return kernel_start(m);
+}
+
+uint64_t pd_machine_kernel_generation(const pd_machine *m)
+{
+	return m->kgen;
 }
 
 const pd_map *pd_machine_kernel_map(const pd_machine *m)

@@ -88,6 +88,20 @@ void pd_machine_note_sample(pd_machine *m, uint32_t pid, uint8_t cpumode);
 /* The KSYMBOL range holding `addr`, or NULL. */
 const pd_ksym *pd_machine_find_ksym(const pd_machine *m, uint64_t addr);
 
+/*
+ * The lowest address taken as kernel whatever the cpumode says: from it
+ * up, pd_machine_find_map() answers the same for every pid and cpumode.
+ */
+uint64_t pd_machine_kernel_start(const pd_machine *m);
+
+/*
+ * A number that changes whenever the answer of pd_machine_find_map() or
+ * pd_machine_find_ksym() for an address at or above
+ * pd_machine_kernel_start() may change (kernel MMAP, KSYMBOL): what
+ * caches of kernel lookups check.
+ */
+uint64_t pd_machine_kernel_generation(const pd_machine *m);
+
 /* The kernel text map ([kernel.kallsyms]_text / _stext), or NULL if none was seen. */
 const pd_map *pd_machine_kernel_map(const pd_machine *m);
 

@@ -316,19 +316,24 @@ static int nesting_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes_out, 
 	return m;
 }
 
-bool pd_dwarf_lookup(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr, bool want_inline,
-		     pd_dwarf_info *out)
+bool pd_dwarf_lookup_flags(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr,
+			   unsigned flags, pd_dwarf_info *out)
 {
 	memset(out, 0, sizeof *out);
+	bool want_inline = (flags & PD_DWARF_INLINE) != 0;
+	/* The address's own line costs the CU's whole line table (read and
+	 * sorted by libdw): fetched only when a frame shows it. */
+	bool have_leaf = (flags & PD_DWARF_FUNC_LINE) != 0;
+	const char *file = NULL;
+	unsigned line = 0;
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = find_cu(mod, addr, &bias);
-	const char *leaf_file;
-	unsigned leaf_line;
-	addr_line(mod, cu, addr, bias, &leaf_file, &leaf_line);
-	out->func_file = leaf_file;
-	out->func_line = leaf_line;
+	if (have_leaf)
+		addr_line(mod, cu, addr, bias, &file, &line);
+	out->func_file = file;
+	out->func_line = line;
 	if (!cu)
-		return leaf_file != NULL;
+		return file != NULL;
 
 	Dwarf_Die buf[PD_MAX_DEPTH];
 	Dwarf_Die *phys = buf, *own = NULL;
@@ -336,11 +341,13 @@ bool pd_dwarf_lookup(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr, boo
 	if (nphys == 0)
 		nphys = nesting_scopes(cu, addr - bias, &phys, &own);
 
-	const char *file = leaf_file;
-	unsigned line = leaf_line;
 	for (int i = 0; i < nphys; i++) {
 		int tag = dwarf_tag(&phys[i]);
 		if (tag == DW_TAG_inlined_subroutine && want_inline) {
+			if (!have_leaf) {
+				addr_line(mod, cu, addr, bias, &file, &line);
+				have_leaf = true;
+			}
 			if (out->ninline < PD_MAX_INLINE) {
 				pd_inline_frame *f = &out->inl[out->ninline++];
 				f->raw = die_name(&phys[i]);
@@ -360,4 +367,11 @@ bool pd_dwarf_lookup(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr, boo
 	out->func_line = line;
 	free(own);
 	return true;
+}
+
+bool pd_dwarf_lookup(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr, bool want_inline,
+		     pd_dwarf_info *out)
+{
+	unsigned flags = PD_DWARF_FUNC_LINE | (want_inline ? PD_DWARF_INLINE : 0);
+	return pd_dwarf_lookup_flags(mod, cache, addr, flags, out);
 }

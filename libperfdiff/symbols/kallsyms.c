@@ -145,26 +145,23 @@ static bool keep_line(const ks_line *l, unsigned flags)
 }
 
 /*
- * Both passes walk the text with this: the first (out == NULL) counts
- * symbols and string bytes so that the second fills allocations of the
- * exact size.  The module of consecutive symbols is stored once.
+ * One pass over the text, which the table then owns: names and modules
+ * are cut out of it in place (a NUL over the byte after each), so nothing
+ * is copied.  `text` has a byte past `len` for the last line's NUL.
  */
 typedef struct ks_scan {
-	size_t kept, bytes, wellformed, skipped;
+	size_t kept, cap, wellformed, skipped;
 	bool all_zero;
 } ks_scan;
 
-static void scan(const char *text, size_t len, unsigned flags, ks_scan *sc, pd_kallsym *out,
-		 char *names)
+static int scan(char *text, size_t len, unsigned flags, ks_scan *sc, pd_kallsym **syms)
 {
 	memset(sc, 0, sizeof *sc);
 	sc->all_zero = true;
-	const char *prev_mod = NULL, *prev_stored = NULL;
-	size_t prev_mod_len = 0;
-	const char *p = text, *end = text + len;
+	char *p = text, *end = text + len;
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *eol = nl ? nl : end;
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *eol = nl ? nl : end;
 		ks_line l;
 		if (eol == p || (eol - p == 1 && *p == '\r')) {
 			/* blank lines carry nothing and are not counted as damage */
@@ -175,39 +172,35 @@ static void scan(const char *text, size_t len, unsigned flags, ks_scan *sc, pd_k
 			if (l.addr != 0)
 				sc->all_zero = false;
 			if (keep_line(&l, flags)) {
-				bool same_mod = l.module && prev_mod && l.module_len == prev_mod_len &&
-						memcmp(l.module, prev_mod, prev_mod_len) == 0;
-				if (out) {
-					pd_kallsym *k = &out[sc->kept];
-					k->start = l.addr;
-					/* file order, the tie-break of the sort; ends come later */
-					k->end = sc->kept;
-					k->type = l.type;
-					memcpy(names + sc->bytes, l.name, l.name_len);
-					names[sc->bytes + l.name_len] = '\0';
-					k->name = names + sc->bytes;
-					k->module = NULL;
-					if (l.module && same_mod) {
-						k->module = prev_stored;
-					} else if (l.module) {
-						char *m = names + sc->bytes + l.name_len + 1;
-						memcpy(m, l.module, l.module_len);
-						m[l.module_len] = '\0';
-						k->module = prev_stored = m;
-					}
+				if (sc->kept == sc->cap) {
+					size_t ncap = sc->cap ? sc->cap * 2 : 4096;
+					if (ncap > SIZE_MAX / sizeof **syms)
+						return PD_ENOMEM;
+					pd_kallsym *n = realloc(*syms, ncap * sizeof **syms);
+					if (!n)
+						return PD_ENOMEM;
+					*syms = n;
+					sc->cap = ncap;
 				}
-				sc->bytes += l.name_len + 1;
-				if (l.module && !same_mod)
-					sc->bytes += l.module_len + 1;
+				pd_kallsym *k = &(*syms)[sc->kept];
+				k->start = l.addr;
+				/* file order, the tie-break of the sort; ends come later */
+				k->end = sc->kept;
+				k->type = l.type;
+				/* the line was parsed whole: its separators may go now */
+				((char *)l.name)[l.name_len] = '\0';
+				k->name = l.name;
+				k->module = NULL;
 				if (l.module) {
-					prev_mod = l.module;
-					prev_mod_len = l.module_len;
+					((char *)l.module)[l.module_len] = '\0';
+					k->module = l.module;
 				}
 				sc->kept++;
 			}
 		}
 		p = nl ? nl + 1 : end;
 	}
+	return 0;
 }
 
 static int cmp_start_then_order(const void *a, const void *b)
@@ -329,39 +322,34 @@ int pd_kallsyms_parse(pd_kallsyms **out, const char *text, size_t len, char *why
 	return pd_kallsyms_parse_flags(out, text, len, 0, why, why_size);
 }
 
-int pd_kallsyms_parse_flags(pd_kallsyms **out, const char *text, size_t len, unsigned flags,
-			    char *why, size_t why_size)
+/* Parse `text` (len bytes and room for one more), which the result owns
+ * from now on, also on failure. */
+static int parse_owned(pd_kallsyms **out, char *text, size_t len, unsigned flags, char *why,
+		       size_t why_size)
 {
 	*out = NULL;
 	if (why && why_size)
 		why[0] = '\0';
-	if (!text) {
-		text = "";
-		len = 0;
+	pd_kallsyms *k = calloc(1, sizeof *k);
+	if (!k) {
+		free(text);
+		return PD_ENOMEM;
 	}
+	k->names = text;
 	ks_scan sc;
-	scan(text, len, flags, &sc, NULL, NULL);
+	if (scan(text, len, flags, &sc, &k->syms) < 0)
+		goto nomem;
 	if (sc.wellformed == 0) {
 		if (why && why_size)
 			snprintf(why, why_size, "no kallsyms line found (%zu malformed)",
 				 sc.skipped);
+		pd_kallsyms_free(k);
 		return PD_ECORRUPT;
 	}
-	pd_kallsyms *k = calloc(1, sizeof *k);
-	if (!k)
-		return PD_ENOMEM;
 	k->skipped = sc.skipped;
 	k->all_zero = sc.all_zero;
 	if (sc.kept) {
-		if (sc.kept > SIZE_MAX / sizeof *k->syms)
-			goto nomem;
-		k->syms = malloc(sc.kept * sizeof *k->syms);
-		k->names = malloc(sc.bytes);
-		if (!k->syms || !k->names)
-			goto nomem;
-		ks_scan again;
-		scan(text, len, flags, &again, k->syms, k->names);
-		size_t n = again.kept;
+		size_t n = sc.kept;
 		pd_kallsym *t = k->syms;
 
 		/* /proc/kallsyms is sorted but for modules; only sort when needed */
@@ -402,6 +390,22 @@ nomem:
 	return PD_ENOMEM;
 }
 
+int pd_kallsyms_parse_flags(pd_kallsyms **out, const char *text, size_t len, unsigned flags,
+			    char *why, size_t why_size)
+{
+	*out = NULL;
+	if (!text)
+		len = 0;
+	if (len == SIZE_MAX)
+		return PD_ENOMEM;
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return PD_ENOMEM;
+	if (len)
+		memcpy(copy, text, len);
+	return parse_owned(out, copy, len, flags, why, why_size);
+}
+
 /* The whole file; /proc files report size 0, so read until EOF. */
 
 int pd_kallsyms_load(pd_kallsyms **out, const char *path, char *why, size_t why_size)
@@ -418,8 +422,13 @@ int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, 
 	int rc = pd_read_file(path, KS_FILE_MAX, &data, &len, why, why_size);
 	if (rc < 0)
 		return rc;
-	rc = pd_kallsyms_parse_flags(out, data, len, flags, why, why_size);
-	free(data);
+	/* room for the last line's NUL; the slack of the read goes back */
+	char *fit = realloc(data, len + 1);
+	if (!fit) {
+		free(data);
+		return PD_ENOMEM;
+	}
+	rc = parse_owned(out, fit, len, flags, why, why_size);
 	if (rc == PD_ECORRUPT && why && why_size) {
 		char tmp[256];
 		snprintf(tmp, sizeof tmp, "%s", why);

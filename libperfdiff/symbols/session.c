@@ -2,17 +2,25 @@
  * pd_session: the reader, the address-space model and the symbolizer put
  * together.  Side-band records update the model; each sample's call chain
  * is walked leaf first, every address placed in its map and named, inline
- * frames expanded.
+ * frames expanded.  Samples recorded with `--call-graph dwarf` get their
+ * user part from the unwinder (unwind/), joined to the kernel part of the
+ * call chain.
  */
 #include "perfdiff/session.h"
 
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "../session/machine.h"
+#include "../unwind/lbr.h"
+#include "../unwind/unwind.h"
+#include "kcache.h"
 #include "symbolizer.h"
 
 #define PD_DEFAULT_MAX_STACK 127
+/* Unwound frames per sample, whatever max_stack asks for. */
+#define PD_MAX_UNWIND_FRAMES 4096
 
 struct pd_session {
 	pd_reader *reader;
@@ -27,6 +35,11 @@ struct pd_session {
 	char comm[32];
 	pd_unresolved_count *unresolved;
 	size_t nunresolved, cap_unresolved;
+	pd_stack_unwinder *unwinder;   /* NULL: PD_UNWINDER_NONE */
+	pd_unwind_frame *uframes;
+	size_t max_uframes;
+	uint16_t e_machine;            /* the recording's, for the register layout */
+	pd_kcache kcache;              /* kernel addresses already named */
 };
 
 void pd_session_options_init(pd_session_options *opts)
@@ -35,6 +48,65 @@ void pd_session_options_init(pd_session_options *opts)
 	opts->version = PD_SESSION_OPTIONS_VERSION;
 	pd_reader_options_init(&opts->reader);
 	opts->max_stack = PD_DEFAULT_MAX_STACK;
+}
+
+/* The recording's architecture (HEADER ARCH is `uname -m`); the host's
+ * when the file does not say. */
+static uint16_t machine_of(const pd_header_info *h)
+{
+	const char *a = h ? h->arch : NULL;
+	if (a) {
+		if (strcmp(a, "x86_64") == 0 || strcmp(a, "amd64") == 0)
+			return EM_X86_64;
+		if (strcmp(a, "aarch64") == 0 || strcmp(a, "arm64") == 0)
+			return EM_AARCH64;
+		if (a[0] == 'i' && strcmp(a + 2, "86") == 0)
+			return EM_386;
+		return EM_NONE;
+	}
+#if defined(__x86_64__)
+	return EM_X86_64;
+#elif defined(__aarch64__)
+	return EM_AARCH64;
+#elif defined(__i386__)
+	return EM_386;
+#else
+	return EM_NONE;
+#endif
+}
+
+/* The unwinders see user maps only, and the ELF files behind them. */
+static const pd_map *env_find_map(void *ctx, uint32_t pid, uint64_t addr)
+{
+	pd_session *s = ctx;
+	const pd_map *m = pd_machine_find_map(s->machine, pid, PD_CPUMODE_USER, addr);
+	return m && !m->dso->kernel ? m : NULL;
+}
+
+static const char *env_elf_path(void *ctx, const pd_dso_id *dso)
+{
+	pd_session *s = ctx;
+	return pd_symbolizer_elf_path(s->symz, dso);
+}
+
+static int open_unwinder(pd_session *s, const char *path, pd_error *err)
+{
+	if (s->opts.unwinder == PD_UNWINDER_NONE)
+		return 0;
+	s->e_machine = machine_of(pd_reader_header(s->reader));
+	s->max_uframes = s->opts.max_stack < PD_MAX_UNWIND_FRAMES ? s->opts.max_stack
+								   : PD_MAX_UNWIND_FRAMES;
+	s->uframes = calloc(s->max_uframes, sizeof *s->uframes);
+	if (!s->uframes)
+		return pd_error_set(err, PD_ENOMEM, path, PD_NO_OFFSET, "out of memory");
+	pd_unwind_env env = { .find_map = env_find_map, .elf_path = env_elf_path, .ctx = s };
+	int rc = pd_unwinder_new(&s->unwinder, s->opts.unwinder, &env);
+	if (rc == PD_EUNSUPPORTED)
+		return pd_error_set(err, rc, path, PD_NO_OFFSET,
+				    "this build has no libunwind support; use the libdw unwinder");
+	if (rc < 0)
+		return pd_error_set(err, rc, path, PD_NO_OFFSET, "cannot set up the unwinder");
+	return 0;
 }
 
 static void find_kernel_build_id(pd_session *s)
@@ -93,6 +165,8 @@ int pd_session_open(pd_session **out, const char *path, const pd_session_options
 	if (rc < 0)
 		goto fail;
 	find_kernel_build_id(s);
+	if ((rc = open_unwinder(s, path, err)) < 0)
+		goto fail;
 	*out = s;
 	return 0;
 fail:
@@ -104,11 +178,14 @@ void pd_session_free(pd_session *s)
 {
 	if (!s)
 		return;
+	pd_unwinder_free(s->unwinder);
+	free(s->uframes);
 	pd_symbolizer_free(s->symz);
 	pd_machine_free(s->machine);
 	pd_reader_free(s->reader);
 	free(s->frames);
 	free(s->unresolved);
+	pd_kcache_free(&s->kcache);
 	free(s);
 }
 
@@ -131,6 +208,11 @@ size_t pd_session_unresolved(const pd_session *s, const pd_unresolved_count **ou
 {
 	*out = s->unresolved;
 	return s->nunresolved;
+}
+
+size_t pd_session_truncated(const pd_session *s, const pd_unresolved_count **out)
+{
+	return pd_unwinder_truncated(s->unwinder, out);
 }
 
 static void count_unresolved(pd_session *s, const char *dso)
@@ -166,6 +248,16 @@ static pd_frame *new_frame(pd_session *s)
 	return f;
 }
 
+/* Append a copy of `f`. */
+static int push_frame(pd_session *s, const pd_frame *f)
+{
+	pd_frame *d = new_frame(s);
+	if (!d)
+		return PD_ENOMEM;
+	*d = *f;
+	return 0;
+}
+
 static bool is_kernel_mode(uint8_t cpumode)
 {
 	return cpumode == PD_CPUMODE_KERNEL || cpumode == PD_CPUMODE_GUEST_KERNEL ||
@@ -174,8 +266,14 @@ static bool is_kernel_mode(uint8_t cpumode)
 
 static bool is_jit_dso(const char *name)
 {
-	return strncmp(name, "//anon", 6) == 0 || strncmp(name, "[anon", 5) == 0 ||
-	       strncmp(name, "/memfd:", 7) == 0 || strncmp(name, "/tmp/perf-", 10) == 0;
+	/* asked for every user frame: the first bytes rule out most paths */
+	if (name[0] == '[')
+		return strncmp(name, "[anon", 5) == 0;
+	if (name[0] != '/')
+		return false;
+	return (name[1] == '/' && strncmp(name, "//anon", 6) == 0) ||
+	       (name[1] == 'm' && strncmp(name, "/memfd:", 7) == 0) ||
+	       (name[1] == 't' && strncmp(name, "/tmp/perf-", 10) == 0);
 }
 
 /*
@@ -188,6 +286,15 @@ static int add_address(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t ad
 	uint64_t look = addr;
 	if (caller && !(s->opts.flags & PD_SESSION_PERF_COMPAT) && addr > 0)
 		look = addr - 1;
+	/* a kernel address is named once per kernel generation (kcache.h) */
+	uint64_t ktag = 0;
+	size_t first = s->out.nframes;
+	if (look >= pd_machine_kernel_start(s->machine)) {
+		ktag = pd_kcache_tag(pd_machine_kernel_generation(s->machine), caller, cpumode);
+		const pd_frame *hit = pd_kcache_get(&s->kcache, addr, ktag);
+		if (hit)
+			return push_frame(s, hit);
+	}
 	const pd_symres *res = NULL;
 	const char *dso = "[unknown]";
 	const pd_map *map = pd_machine_find_map(s->machine, pid, cpumode, look);
@@ -207,6 +314,13 @@ static int add_address(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t ad
 			f->symbol_offset = addr - ks->start;
 			f->dso = ks->ksym_type == 1 ? "[bpf_prog]" : "[kernel.kallsyms]";
 			f->dso_addr = addr;
+			/* BPF: function name and line from BPF_PROG_INFO / BPF_BTF */
+			const pd_symres *b = pd_symbolizer_bpf(s->symz, s->reader, ks, look);
+			if (b) {
+				f->symbol = f->raw_symbol = b->frames[0].name;
+				f->srcfile = b->frames[0].srcfile;
+				f->line = b->frames[0].line;
+			}
 			return 0;
 		}
 		dso = map ? map->dso->name : "[kernel.kallsyms]";
@@ -230,6 +344,8 @@ static int add_address(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t ad
 		f->cpumode = mode;
 		f->dso = dso;
 		f->dso_addr = dso_addr;
+		if (ktag)
+			pd_kcache_put(&s->kcache, addr, ktag, f);
 		return 0;
 	}
 	bool inl = !(s->opts.flags & PD_SESSION_NO_INLINE);
@@ -250,6 +366,104 @@ static int add_address(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t ad
 		f->line = sf->line;
 		f->dso_addr = dso_addr;
 	}
+	if (ktag && s->out.nframes == first + 1)
+		pd_kcache_put(&s->kcache, addr, ktag, &s->frames[first]);
+	return 0;
+}
+
+static bool is_user_mode(uint8_t mode)
+{
+	return mode == PD_CPUMODE_USER || mode == PD_CPUMODE_GUEST_USER;
+}
+
+/*
+ * A `--call-graph dwarf` sample: the call chain's kernel part (the kernel
+ * records no user part then, and one that is there is replaced, as perf
+ * does), then the unwound user stack.  Returns 1 when done, 0 when the
+ * sample cannot be unwound (no user registers: a kernel thread), or
+ * PD_ENOMEM.
+ */
+static int resolve_unwound(pd_session *s, const pd_record *rec)
+{
+	const pd_sample *smp = &rec->u.sample;
+	uint8_t cpumode = rec->misc & PD_MISC_CPUMODE_MASK;
+	uint32_t pid = smp->pid;
+	size_t left = s->opts.max_stack;
+	int rc;
+	bool first = true;
+	if ((smp->sample_type & PD_SAMPLE_CALLCHAIN) && !is_user_mode(cpumode)) {
+		uint8_t mode = cpumode;
+		for (uint64_t i = 0; i < smp->callchain_nr && left > 0; i++) {
+			uint64_t a = smp->callchain[i];
+			if (a >= PD_CONTEXT_MAX) {
+				if (a == PD_CONTEXT_KERNEL)
+					mode = PD_CPUMODE_KERNEL;
+				else if (a == PD_CONTEXT_HV)
+					mode = PD_CPUMODE_HYPERVISOR;
+				else if (a == PD_CONTEXT_GUEST_KERNEL)
+					mode = PD_CPUMODE_GUEST_KERNEL;
+				else
+					break; /* a user part: the unwinder's */
+				continue;
+			}
+			if ((rc = add_address(s, pid, mode, a, !first)) < 0)
+				return rc;
+			first = false;
+			left--;
+		}
+	}
+	if (first && !is_user_mode(cpumode) && (smp->sample_type & PD_SAMPLE_IP) && left > 0) {
+		if ((rc = add_address(s, pid, cpumode, smp->ip, false)) < 0)
+			return rc;
+		left--;
+	}
+	if (left == 0)
+		return 1;
+	int n = pd_unwinder_run(s->unwinder, smp, s->e_machine, s->uframes,
+				left < s->max_uframes ? left : s->max_uframes);
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		s->out.nframes = 0;
+		return 0;
+	}
+	bool compat = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0;
+	for (int i = 0; i < n; i++) {
+		const pd_unwind_frame *f = &s->uframes[i];
+		bool exact = i == 0 || f->activation || f->pc == 0;
+		/* perf's DWARF unwinders keep pc − 1 for a return address, and
+		 * show that; otherwise the return address is shown and
+		 * looked up one byte earlier */
+		if (compat && !exact)
+			rc = add_address(s, pid, PD_CPUMODE_USER, f->pc - 1, false);
+		else
+			rc = add_address(s, pid, PD_CPUMODE_USER, f->pc, !exact);
+		if (rc < 0)
+			return rc;
+	}
+	return 1;
+}
+
+/*
+ * A sample of an event recorded with `--call-graph lbr`: the chain perf
+ * builds from the call-stack LBR (unwind/lbr.h).  Its user addresses are
+ * branch targets and call sites, not return addresses: looked up as they
+ * are.
+ */
+static int resolve_lbr(pd_session *s, const pd_record *rec)
+{
+	const pd_sample *smp = &rec->u.sample;
+	pd_lbr_ip ips[256];
+	size_t n = pd_lbr_callchain(smp, s->opts.max_stack, ips, 256);
+	if (n > s->opts.max_stack)
+		n = s->opts.max_stack;
+	for (size_t i = 0; i < n; i++) {
+		int rc = add_address(s, smp->pid, ips[i].cpumode, ips[i].addr, ips[i].return_addr);
+		if (rc < 0)
+			return rc;
+	}
+	if (s->out.nframes > 0 && !s->frames[0].symbol)
+		count_unresolved(s, s->frames[0].dso);
 	return 0;
 }
 
@@ -257,6 +471,20 @@ static int resolve(pd_session *s, const pd_record *rec)
 {
 	const pd_sample *smp = &rec->u.sample;
 	s->out.nframes = 0;
+	const uint64_t dwarf = PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER;
+	if (s->unwinder && (smp->sample_type & dwarf) == dwarf && smp->regs_user_abi != 0) {
+		int rc = resolve_unwound(s, rec);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			if (s->out.nframes > 0 && !s->frames[0].symbol)
+				count_unresolved(s, s->frames[0].dso);
+			return 0;
+		}
+	}
+	const pd_attr *attr = pd_reader_attr(s->reader, (size_t)rec->attr);
+	if (attr && pd_lbr_applies(attr->branch_sample_type, smp, s->opts.max_stack))
+		return resolve_lbr(s, rec);
 	uint8_t cpumode = rec->misc & PD_MISC_CPUMODE_MASK;
 	uint32_t pid = smp->pid;
 	unsigned left = s->opts.max_stack;
@@ -310,6 +538,29 @@ static int resolve(pd_session *s, const pd_record *rec)
 	return 0;
 }
 
+/* Tell the unwinder which process's maps a side-band record changed. */
+static void note_maps_change(pd_session *s, const pd_record *rec)
+{
+	switch (rec->type) {
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+		if (rec->u.mmap.pid != UINT32_MAX)
+			pd_unwinder_maps_changed(s->unwinder, rec->u.mmap.pid);
+		break;
+	case PD_RECORD_COMM:
+		if (rec->u.comm.exec || (rec->misc & PD_MISC_COMM_EXEC))
+			pd_unwinder_maps_changed(s->unwinder, rec->u.comm.pid);
+		break;
+	case PD_RECORD_FORK:
+	case PD_RECORD_EXIT:
+		if (rec->u.task.pid != rec->u.task.ppid || rec->type == PD_RECORD_EXIT)
+			pd_unwinder_maps_changed(s->unwinder, rec->u.task.pid);
+		break;
+	default:
+		break;
+	}
+}
+
 int pd_session_next(pd_session *s, const pd_resolved_sample **out, pd_error *err)
 {
 	if (!s || !out)
@@ -324,6 +575,8 @@ int pd_session_next(pd_session *s, const pd_resolved_sample **out, pd_error *err
 			if (rec->type < 64 && pd_machine_apply(s->machine, rec) < 0)
 				return pd_error_set(err, PD_ENOMEM, pd_reader_path(s->reader),
 						    rec->offset, "out of memory");
+			if (s->unwinder)
+				note_maps_change(s, rec);
 			continue;
 		}
 		if (rec->attr < 0)

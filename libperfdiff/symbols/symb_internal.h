@@ -176,6 +176,17 @@ void pd_dwarf_cache_free(pd_dwarf_cache *c);
 bool pd_dwarf_lookup(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr, bool want_inline,
 		     pd_dwarf_info *out);
 
+/* What pd_dwarf_lookup_flags() fills in: the inline chain, and the line
+ * of the address in its containing function (func_file/func_line). */
+#define PD_DWARF_INLINE 1u
+#define PD_DWARF_FUNC_LINE 2u
+/* pd_dwarf_lookup() with the parts asked for: without PD_DWARF_FUNC_LINE
+ * an address with no inline frame costs no line table, and the result
+ * then says nothing about lines (false and func_file NULL when the
+ * module has no CU there). */
+bool pd_dwarf_lookup_flags(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr,
+			   unsigned flags, pd_dwarf_info *out);
+
 /* ---- demangling ---- */
 
 /*
@@ -209,6 +220,13 @@ int pd_vmlinux_load(const char *path, struct pd_kallsyms **out, bool *have_text,
 typedef struct pd_dsostate pd_dsostate;
 typedef struct pd_kstate pd_kstate;
 
+/* The state last found for an identity pointer (symbolizer.c state_for). */
+#define PD_DSO_MEMO 64
+typedef struct pd_dso_memo {
+	const pd_dso_id *id;
+	pd_dsostate *st;
+} pd_dso_memo;
+
 struct pd_symbolizer {
 	pd_symbolizer_config cfg;  /* strings copied into `arena` */
 	char *buildid_dir;         /* resolved: cfg, $PERF_BUILDID_DIR or ~/.debug */
@@ -217,6 +235,7 @@ struct pd_symbolizer {
 	pd_arena arena;            /* results, names, paths */
 
 	pd_symhash dsos;           /* identity hash → pd_dsostate (chained) */
+	pd_dso_memo dso_memo[PD_DSO_MEMO];
 	pd_dsostate *dso_list;
 	pd_symhash results;        /* (pd_dsostate *, file offset) → pd_symres */
 	pd_symhash demangled;      /* (raw name pointer, 0) → demangled name */
@@ -228,6 +247,9 @@ struct pd_symbolizer {
 	pd_symhash kresults;       /* (kernel view, address) → pd_symres */
 	pd_symhash jits;           /* (pid, 0) → JIT map state */
 	pd_symhash jresults;       /* (JIT map state, address) → pd_symres */
+	struct pd_bpf_lines *bpf;  /* BPF programs of bpf_reader (bpf_symbolize.c) */
+	const void *bpf_reader, *bpf_progs, *bpf_btfs;
+	pd_symhash bresults;       /* (BPF program, address) → pd_symres */
 
 	char **warnings;
 	size_t nwarnings, capwarnings;
@@ -242,5 +264,6 @@ pd_symres *pd_symres_new(pd_symbolizer *z, size_t nframes, pd_symframe **frames)
 /* The "nothing found" result for `addr` (never NULL). */
 const pd_symres *pd_symres_unknown(pd_symbolizer *z, uint64_t addr);
 void pd_symbolizer_free_kernel(pd_symbolizer *z);
+void pd_symbolizer_free_bpf(pd_symbolizer *z);
 
 #endif

@@ -298,6 +298,7 @@ void pd_symbolizer_free(pd_symbolizer *z)
 		free(st);
 	}
 	pd_symbolizer_free_kernel(z);
+	pd_symbolizer_free_bpf(z);
 	pd_symhash_free(&z->dsos);
 	pd_symhash_free(&z->results);
 	pd_symhash_free(&z->demangled);
@@ -328,7 +329,7 @@ static bool same_identity(const pd_dsostate *st, const pd_dso_id *d)
 	       st->min == d->min && st->ino == d->ino && st->ino_generation == d->ino_generation;
 }
 
-static pd_dsostate *state_for(pd_symbolizer *z, const pd_dso_id *d)
+static pd_dsostate *state_for_slow(pd_symbolizer *z, const pd_dso_id *d)
 {
 	uint64_t key = identity_key(d);
 	pd_dsostate *head = pd_symhash_get(&z->dsos, key, 0);
@@ -353,6 +354,24 @@ static pd_dsostate *state_for(pd_symbolizer *z, const pd_dso_id *d)
 	st->next_hash = head;
 	st->next_all = z->dso_list;
 	z->dso_list = st;
+	return st;
+}
+
+/*
+ * Hashing an identity (a path's every byte) for each frame would cost more
+ * than the lookup it leads to; callers pass interned identities, so the
+ * pointer finds its state again and one comparison confirms it.
+ */
+static pd_dsostate *state_for(pd_symbolizer *z, const pd_dso_id *d)
+{
+	pd_dso_memo *m = &z->dso_memo[((uintptr_t)d >> 4) % PD_DSO_MEMO];
+	if (m->id == d && same_identity(m->st, d))
+		return m->st;
+	pd_dsostate *st = state_for_slow(z, d);
+	if (st) {
+		m->id = d;
+		m->st = st;
+	}
 	return st;
 }
 
@@ -534,7 +553,9 @@ static const pd_symres *resolve(pd_symbolizer *z, pd_dsostate *st, uint64_t off)
 		st->last_use = ++z->tick;
 		if (!st->dwarf)
 			st->dwarf = pd_dwarf_cache_new();  /* NULL: slower, still right */
-		if (pd_dwarf_lookup(st->mod, st->dwarf, a, z->cfg.inline_frames, &dibuf))
+		unsigned flags = (z->cfg.inline_frames ? PD_DWARF_INLINE : 0) |
+				 (z->cfg.srcline ? PD_DWARF_FUNC_LINE : 0);
+		if (pd_dwarf_lookup_flags(st->mod, st->dwarf, a, flags, &dibuf))
 			di = &dibuf;
 	}
 
@@ -583,4 +604,18 @@ const pd_symres *pd_symbolizer_lookup(pd_symbolizer *z, const pd_dso_id *dso, ui
 	if (r != &no_result)
 		pd_symhash_put(&z->results, (uintptr_t)st, file_off, (void *)r);
 	return r;
+}
+
+const char *pd_symbolizer_elf_path(pd_symbolizer *z, const pd_dso_id *dso)
+{
+	if (!z || !dso)
+		return NULL;
+	pd_dsostate *st = state_for(z, dso);
+	if (!st)
+		return NULL;
+	if (!st->loaded)
+		load_state(z, st, dso);
+	/* a debug file standing in for a missing binary has no .eh_frame
+	 * contents, but libdw can still use its .debug_frame */
+	return st->elf_path;
 }

@@ -80,6 +80,28 @@ const pd_symres *pd_symbolizer_kernel(pd_symbolizer *z, const pd_map *kernel_map
 /* Name an address in JIT code of process `pid` from perf-PID.map. */
 const pd_symres *pd_symbolizer_jit(pd_symbolizer *z, uint32_t pid, uint64_t addr);
 
+/*
+ * Complete the KSYMBOL name of a BPF program frame (`ks`, ksym_type 1,
+ * holding `addr`) from the recording's BPF_PROG_INFO / BPF_BTF features
+ * (those `reader` parsed): the sub-program's BTF function name when the
+ * KSYMBOL name is a bare "bpf_prog_<tag>", and with cfg.srcline the source
+ * line of `addr` from the program's jited line info.  One frame; NULL when
+ * there is nothing to add (no such program recorded, or nothing asked).
+ * Valid until pd_symbolizer_free(); `reader` must outlive the symbolizer's
+ * use of it.
+ */
+const pd_symres *pd_symbolizer_bpf(pd_symbolizer *z, const pd_reader *reader,
+				   const pd_ksym *ks, uint64_t addr);
+
+/*
+ * The ELF file holding `dso`'s code (found as for lookups: build-id cache,
+ * symfs + recorded path with a matching build-id, ...), or NULL when there
+ * is none or it is only reachable as an in-memory image (the vdso).  For
+ * the unwinders, which open it themselves.  Valid until
+ * pd_symbolizer_free().
+ */
+const char *pd_symbolizer_elf_path(pd_symbolizer *z, const pd_dso_id *dso);
+
 /* Warnings so far ("libfoo.so: build-id mismatch ...", one per dso). */
 size_t pd_symbolizer_warning_count(const pd_symbolizer *z);
 const char *pd_symbolizer_warning(const pd_symbolizer *z, size_t i);

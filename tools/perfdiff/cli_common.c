@@ -67,6 +67,39 @@ bool cli_parse_format(const char *s, enum cli_format *out)
 	return true;
 }
 
+int cli_value_opt_match(const cli_value_opt *opts, size_t n, const char *cmd,
+			int argc, char **argv, int *i, int *kind, const char **value)
+{
+	for (size_t k = 0; k < n; k++) {
+		int m = cli_opt_value(argc, argv, i, opts[k].name, value);
+		if (m == 0)
+			continue;
+		if (m < 0) {
+			cli_usage_error(cmd, "option '%s' needs a value", opts[k].name);
+			return -1;
+		}
+		*kind = opts[k].kind;
+		return 1;
+	}
+	return 0;
+}
+
+int cli_format_opt(const char *cmd, int argc, char **argv, int *i,
+		   enum cli_format *out)
+{
+	const char *val;
+	int m = cli_opt_value(argc, argv, i, "--format", &val);
+	if (m < 0) {
+		cli_usage_error(cmd, "option '--format' needs a value (text or json)");
+		return -1;
+	}
+	if (m > 0 && !cli_parse_format(val, out)) {
+		cli_usage_error(cmd, "unknown format '%s' (use text or json)", val);
+		return -1;
+	}
+	return m;
+}
+
 const char *cli_mode_name(pd_input_mode m)
 {
 	switch (m) {

@@ -43,8 +43,31 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_opt_value(int argc, char **argv, int *i, const char *name,
 		  const char **value);
 
+/* One entry of a table of options that take a value; `kind` is the
+ * command's own enum. */
+typedef struct cli_value_opt {
+	const char *name;
+	int kind;
+} cli_value_opt;
+
+/*
+ * Match argv[*i] against the `n` options of `opts` (as cli_opt_value).
+ * 1: matched, *kind and *value set; 0: none of them; -1: the value is
+ * missing, a usage error already printed for command `cmd`.
+ */
+int cli_value_opt_match(const cli_value_opt *opts, size_t n, const char *cmd,
+			int argc, char **argv, int *i, int *kind, const char **value);
+
 /* "text" / "json"; false for anything else. */
 bool cli_parse_format(const char *s, enum cli_format *out);
+
+/*
+ * --format=text|json, for the commands that have just these two (`dump`,
+ * `script`).  1: taken, *out set; 0: argv[*i] is not --format; -1: a
+ * usage error, already printed for command `cmd`.
+ */
+int cli_format_opt(const char *cmd, int argc, char **argv, int *i,
+		   enum cli_format *out);
 
 /* "file", "pipe", "directory". */
 const char *cli_mode_name(pd_input_mode m);

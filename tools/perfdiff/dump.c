@@ -100,7 +100,6 @@ static int parse_args(int argc, char **argv, dump_opts *o)
 	bool no_more_opts = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char *val;
 		int m;
 		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0) {
 			if (o->path)
@@ -118,13 +117,9 @@ static int parse_args(int argc, char **argv, dump_opts *o)
 			o->no_symbols = true;
 		} else if (strcmp(a, "--ordered") == 0) {
 			o->ordered = true;
-		} else if ((m = cli_opt_value(argc, argv, &i, "--format", &val))) {
+		} else if ((m = cli_format_opt("dump", argc, argv, &i, &o->format))) {
 			if (m < 0)
-				return cli_usage_error("dump",
-					"option '--format' needs a value (text or json)");
-			if (!cli_parse_format(val, &o->format))
-				return cli_usage_error("dump",
-					"unknown format '%s' (use text or json)", val);
+				return CLI_EXIT_ERROR;
 		} else {
 			return cli_usage_error("dump", "unknown option '%s'", a);
 		}

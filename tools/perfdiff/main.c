@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "diff_cli.h"
 #include "dump.h"
 #include "report.h"
 #include "script.h"
@@ -24,6 +25,8 @@ static const command commands[] = {
 	  cmd_script, script_usage },
 	{ "report", "children/self profile with call chains, like perf report --children",
 	  cmd_report, report_usage },
+	{ "diff", "compare two profiles: aligned trees, explained shifts, significance",
+	  cmd_diff, diff_usage },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -39,6 +42,8 @@ static const command *find_command(const char *name)
 static void usage(FILE *f)
 {
 	fputs("Usage: perfdiff COMMAND [OPTIONS] [ARGS]\n"
+	      "       perfdiff BASE.data NEW.data [OPTIONS]  (perfdiff diff ...)\n"
+	      "       perfdiff BASE1 BASE2... -- NEW1 NEW2... [OPTIONS]\n"
 	      "       perfdiff help COMMAND\n"
 	      "       perfdiff --help | --version\n"
 	      "\n"
@@ -56,7 +61,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "Exit status:\n"
 	      "  0  success\n"
-	      "  1  the input was read (possibly only up to a cut), with warnings\n"
+	      "  1  the input was read (possibly only up to a cut), with warnings;\n"
+	      "     diff: a significant change above --fail-on (diff's warnings\n"
+	      "     do not change its status)\n"
 	      "  2  usage error, the input could not be opened, or it is corrupt\n"
 	      "\n"
 	      "Messages go to standard error, prefixed 'perfdiff: '.\n"
@@ -109,7 +116,10 @@ int main(int argc, char **argv)
 	if (a[0] == '-')
 		return cli_usage_error(NULL, "unknown option '%s'", a);
 	const command *c = find_command(a);
-	if (!c)
+	if (c)
+		return finish(c->run(argc - 1, argv + 1));
+	/* "perfdiff BASE NEW ...": a diff; a lone word is a mistyped command */
+	if (argc == 2)
 		return cli_usage_error(NULL, "unknown command '%s'", a);
-	return finish(c->run(argc - 1, argv + 1));
+	return finish(cmd_diff(argc, argv));
 }

@@ -7,11 +7,11 @@
  * (0) from one with warnings (1) and from an error (2).
  */
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_profile_opts.h"
 #include "report.h"
 #include "report_lkp.h"
 
@@ -78,27 +78,10 @@ void report_usage(FILE *f)
 "                     --sort=self), and JSON tree nodes below it; also the\n"
 "                     chain threshold unless --threshold is given\n"
 "  --sort=KEY         children (default) or self\n"
-"  --weight=W         folded: period (default) or samples\n"
-"  --keep-suffixes    keep clone suffixes: foo.isra.0 stays apart from foo\n"
-"  -U, --hide-unresolved  as perf -U: drop samples whose leaf has no symbol\n"
-"                     (they leave the total) and skip unnamed frames in chains\n"
-"  --perf-compat      name frames exactly as perf 6.1 does for comparisons:\n"
-"                     return addresses without - 1, no inline frames\n"
-"  --no-inline        no inline frames (by default a sample in inlined code\n"
-"                     has the inline function as its leaf, 'f (inlined)')\n"
-"  --no-demangle      keep C++/Rust symbol names mangled\n"
-"  --max-stack=N      keep at most N frames per sample (default 127)\n"
-"  --symfs=DIR, --kallsyms=FILE, --vmlinux=FILE, --buildid-dir=DIR,\n"
-"  --jit-dir=DIR\n"
-"                     where code is looked up, as for 'perfdiff script'\n"
-"  --comm=NAME[,NAME] only samples of threads with these command names\n"
-"  --pid=N[,N]        only samples of these processes\n"
-"  --tid=N[,N]        only samples of these threads\n"
-"  --cpu=N[,N]        only samples taken on these CPUs\n"
-"  --dso=NAME[,NAME]  only samples whose leaf frame is in these dsos (full\n"
-"                     path or file name, e.g. libc.so.6, [kernel.kallsyms])\n"
-"  --time=START,END   only samples with START <= time <= END (seconds, as\n"
-"                     perf script prints them; either may be left empty)\n"
+"  --weight=W         folded: period (default) or samples\n",
+	      f);
+	cli_profile_opts_usage(f);
+	fputs(
 "  -h, --help         show this help and exit\n"
 "  --                 end of options\n"
 "  Options that take a value accept '--opt=VALUE' and '--opt VALUE'; list\n"
@@ -117,29 +100,12 @@ void report_usage(FILE *f)
 
 typedef struct cli_report {
 	report_opts ro;
-	pd_profile_options popts;
+	cli_profile_opts po;       /* filters, naming, lookup, --event */
 	const char **paths;
 	size_t npaths;
-	char *lists[5];            /* comm, pid, tid, cpu, dso: joined with ',' */
-	const char *event_name;
 	bool threshold_set;
 	bool lkp, mean;            /* --format=lkp (report_lkp.h), --mean */
 } cli_report;
-
-enum { L_COMM, L_PID, L_TID, L_CPU, L_DSO };
-
-static bool append_list(char **list, const char *val)
-{
-	size_t old = *list ? strlen(*list) : 0, add = strlen(val);
-	char *s = realloc(*list, old + add + 2);
-	if (!s)
-		return false;
-	if (old)
-		s[old++] = ',';
-	memcpy(s + old, val, add + 1);
-	*list = s;
-	return true;
-}
 
 static bool parse_pct(const char *s, double *out)
 {
@@ -152,72 +118,18 @@ static bool parse_pct(const char *s, double *out)
 	return true;
 }
 
-/* "SECS[.FRACTION]" as nanoseconds, exactly (no floating point). */
-static bool parse_secs(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t secs = 0, ns = 0;
-	size_t i = 0;
-	if (n == 0)
-		return false;
-	for (; i < n && s[i] != '.'; i++) {
-		if (s[i] < '0' || s[i] > '9' || secs > UINT64_MAX / 10 / 1000000000u)
-			return false;
-		secs = secs * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (i < n) {
-		uint64_t scale = 100000000u;
-		if (++i == n)
-			return false;
-		for (; i < n; i++) {
-			if (s[i] < '0' || s[i] > '9')
-				return false;
-			ns += (uint64_t)(s[i] - '0') * scale;
-			scale /= 10;
-		}
-	}
-	if (secs > (UINT64_MAX - ns) / 1000000000u)
-		return false;
-	*out = secs * 1000000000u + ns;
-	return true;
-}
-
-static bool parse_time(const char *s, pd_profile_options *o)
-{
-	const char *comma = strchr(s, ',');
-	if (!comma || strchr(comma + 1, ','))
-		return false;
-	size_t n1 = (size_t)(comma - s), n2 = strlen(comma + 1);
-	if (n1 == 0 && n2 == 0)
-		return false;
-	o->time_start = o->time_end = 0;
-	if (n1 && !parse_secs(s, n1, &o->time_start))
-		return false;
-	if (n2 && !parse_secs(comma + 1, n2, &o->time_end))
-		return false;
-	/* 0 means open: a range starting at 0 is the same as an open start */
-	return !(o->time_end && o->time_start > o->time_end);
-}
-
 typedef enum opt_kind {
-	OPT_FORMAT, OPT_EVENT, OPT_ORDER, OPT_THRESHOLD, OPT_PERCENT_LIMIT, OPT_SORT,
-	OPT_WEIGHT, OPT_MAX_STACK, OPT_SYMFS, OPT_KALLSYMS, OPT_VMLINUX, OPT_BUILDID_DIR,
-	OPT_JIT_DIR, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU, OPT_DSO, OPT_TIME,
+	OPT_FORMAT, OPT_ORDER, OPT_THRESHOLD, OPT_PERCENT_LIMIT, OPT_SORT, OPT_WEIGHT,
 } opt_kind;
 
+/* report's own options; the rest are cli_profile_opts' */
 static const struct {
 	const char *name;
 	opt_kind kind;
 } value_opts[] = {
-	{ "--format", OPT_FORMAT },       { "--event", OPT_EVENT },
-	{ "--order", OPT_ORDER },         { "--threshold", OPT_THRESHOLD },
-	{ "--percent-limit", OPT_PERCENT_LIMIT }, { "--sort", OPT_SORT },
-	{ "--weight", OPT_WEIGHT },       { "--max-stack", OPT_MAX_STACK },
-	{ "--symfs", OPT_SYMFS },         { "--kallsyms", OPT_KALLSYMS },
-	{ "--vmlinux", OPT_VMLINUX },
-	{ "--buildid-dir", OPT_BUILDID_DIR }, { "--jit-dir", OPT_JIT_DIR },
-	{ "--comm", OPT_COMM },           { "--pid", OPT_PID },
-	{ "--tid", OPT_TID },             { "--cpu", OPT_CPU },
-	{ "--dso", OPT_DSO },             { "--time", OPT_TIME },
+	{ "--format", OPT_FORMAT },       { "--order", OPT_ORDER },
+	{ "--threshold", OPT_THRESHOLD }, { "--percent-limit", OPT_PERCENT_LIMIT },
+	{ "--sort", OPT_SORT },           { "--weight", OPT_WEIGHT },
 };
 
 #define NELEMS(a) (sizeof (a) / sizeof (a)[0])
@@ -226,7 +138,6 @@ static const struct {
 static int apply_value(cli_report *c, const char *name, opt_kind kind, const char *val)
 {
 	report_opts *ro = &c->ro;
-	pd_session_options *so = &c->popts.session;
 	switch (kind) {
 	case OPT_FORMAT:
 		c->lkp = strcmp(val, "lkp") == 0;
@@ -243,9 +154,6 @@ static int apply_value(cli_report *c, const char *name, opt_kind kind, const cha
 		else
 			return cli_usage_error(CMD,
 				"unknown format '%s' (use text, json, csv, folded or lkp)", val);
-		break;
-	case OPT_EVENT:
-		c->event_name = val;
 		break;
 	case OPT_ORDER:
 		if (strcmp(val, "caller") == 0)
@@ -285,66 +193,9 @@ static int apply_value(cli_report *c, const char *name, opt_kind kind, const cha
 		else
 			return cli_usage_error(CMD, "--weight is period or samples, not '%s'", val);
 		break;
-	case OPT_MAX_STACK: {
-		char *end;
-		errno = 0;
-		unsigned long long n = strtoull(val, &end, 10);
-		if (val[0] < '0' || val[0] > '9' || *end || errno || n == 0 || n > UINT_MAX)
-			return cli_usage_error(CMD,
-				"--max-stack needs a positive number, not '%s'", val);
-		so->max_stack = (unsigned)n;
-		break;
-	}
-	case OPT_SYMFS:
-		so->symfs = val;
-		break;
-	case OPT_KALLSYMS:
-		so->kallsyms = val;
-		break;
-	case OPT_VMLINUX:
-		so->vmlinux = val;
-		break;
-	case OPT_BUILDID_DIR:
-		so->buildid_dir = val;
-		break;
-	case OPT_JIT_DIR:
-		so->jit_dir = val;
-		break;
-	case OPT_COMM:
-	case OPT_PID:
-	case OPT_TID:
-	case OPT_CPU:
-	case OPT_DSO: {
-		int l = kind == OPT_COMM ? L_COMM : kind == OPT_PID ? L_PID
-		      : kind == OPT_TID ? L_TID : kind == OPT_CPU ? L_CPU : L_DSO;
-		if (!append_list(&c->lists[l], val)) {
-			cli_error("out of memory");
-			return CLI_EXIT_ERROR;
-		}
-		break;
-	}
-	case OPT_TIME:
-		if (!parse_time(val, &c->popts))
-			return cli_usage_error(CMD,
-				"bad --time '%s' (START,END in seconds, e.g. 405.5,406.25)", val);
-		break;
 	}
 	return -1;
 }
-
-static const struct {
-	const char *name;
-	unsigned session_flag, profile_flag;
-	bool no_chains;
-} flag_opts[] = {
-	{ "--no-inline", PD_SESSION_NO_INLINE, 0, false },
-	{ "--perf-compat", PD_SESSION_PERF_COMPAT | PD_SESSION_NO_INLINE, 0, false },
-	{ "--no-demangle", PD_SESSION_NO_DEMANGLE, 0, false },
-	{ "--keep-suffixes", 0, PD_PROFILE_KEEP_SUFFIXES, false },
-	{ "--hide-unresolved", 0, PD_PROFILE_HIDE_UNRESOLVED, false },
-	{ "-U", 0, PD_PROFILE_HIDE_UNRESOLVED, false },
-	{ "--no-chains", 0, 0, true },
-};
 
 /* Returns -1 to continue, else an exit status. */
 static int parse_args(int argc, char **argv, cli_report *c)
@@ -373,21 +224,22 @@ static int parse_args(int argc, char **argv, cli_report *c)
 			c->mean = true;
 			continue;
 		}
+		if (strcmp(a, "--no-chains") == 0) {
+			c->ro.chains = false;
+			continue;
+		}
+		int m = cli_profile_opts_parse(&c->po, CMD, argc, argv, &i);
+		if (m < 0)
+			return CLI_EXIT_ERROR;
+		if (m > 0)
+			continue;
 		bool done = false;
-		for (size_t k = 0; k < NELEMS(flag_opts) && !done; k++)
-			if (strcmp(a, flag_opts[k].name) == 0) {
-				c->popts.session.flags |= flag_opts[k].session_flag;
-				c->popts.flags |= flag_opts[k].profile_flag;
-				if (flag_opts[k].no_chains)
-					c->ro.chains = false;
-				done = true;
-			}
 		for (size_t k = 0; k < NELEMS(value_opts) && !done; k++) {
 			const char *val;
-			int m = cli_opt_value(argc, argv, &i, value_opts[k].name, &val);
-			if (m == 0)
+			int vm = cli_opt_value(argc, argv, &i, value_opts[k].name, &val);
+			if (vm == 0)
 				continue;
-			if (m < 0)
+			if (vm < 0)
 				return cli_usage_error(CMD, "option '%s' needs a value",
 						       value_opts[k].name);
 			int st = apply_value(c, value_opts[k].name, value_opts[k].kind, val);
@@ -407,15 +259,11 @@ static int parse_args(int argc, char **argv, cli_report *c)
 		return cli_usage_error(CMD, "standard input ('-') can be read only once");
 	if (!c->threshold_set && c->ro.percent_limit > 0)
 		c->ro.threshold = c->ro.percent_limit;
-	c->popts.comms = c->lists[L_COMM];
-	c->popts.pids = c->lists[L_PID];
-	c->popts.tids = c->lists[L_TID];
-	c->popts.cpus = c->lists[L_CPU];
-	c->popts.dsos = c->lists[L_DSO];
+	cli_profile_opts_finish(&c->po);
 	if (c->mean && !c->lkp)
 		return cli_usage_error(CMD, "--mean goes with --format=lkp");
 	if (c->lkp)
-		pd_lkp_profile_options(&c->popts);
+		pd_lkp_profile_options(&c->po.popts);
 	return -1;
 }
 
@@ -502,7 +350,7 @@ static int run(cli_report *c)
 	pd_profile *p = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);
-	if (pd_profile_new(&p, &c->popts, &err) < 0) {
+	if (pd_profile_new(&p, &c->po.popts, &err) < 0) {
 		cli_error("%s", err.message);
 		return CLI_EXIT_ERROR;
 	}
@@ -525,10 +373,10 @@ static int run(cli_report *c)
 		}
 	}
 	c->ro.event = -1;
-	if (c->event_name) {
-		c->ro.event = pd_profile_find_event(p, c->event_name);
+	if (c->po.event) {
+		c->ro.event = pd_profile_find_event(p, c->po.event);
 		if (c->ro.event < 0) {
-			cli_error("no event '%s' in the input", c->event_name);
+			cli_error("no event '%s' in the input", c->po.event);
 			pd_profile_free(p);
 			return CLI_EXIT_ERROR;
 		}
@@ -592,13 +440,12 @@ int cmd_report(int argc, char **argv)
 	c.ro.chains = true;
 	c.ro.threshold = 0.5;
 	c.ro.event = -1;
-	c.ro.popts = &c.popts;
-	pd_profile_options_init(&c.popts);
+	c.ro.popts = &c.po.popts;
+	cli_profile_opts_init(&c.po);
 	int st = parse_args(argc, argv, &c);
 	if (st < 0)
 		st = run(&c);
-	for (size_t i = 0; i < NELEMS(c.lists); i++)
-		free(c.lists[i]);
+	cli_profile_opts_free(&c.po);
 	free(c.paths);
 	return st;
 }

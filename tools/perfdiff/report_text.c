@@ -98,13 +98,14 @@ static int put_chains(outbuf *b, const pd_chain_tree *t, uint64_t total)
 		const pd_chain_node *k = pd_chain_tree_node(t, ki);
 		size_t plen = w->plen;
 		size_t child_plen;
-		if (!ob_reserve(b, plen + 64))
+		/* the branch below writes the prefix twice */
+		if (!ob_reserve(b, 2 * plen + 64))
 			goto out;
 		if (c->nchildren == 1 && k->total == c->total) {
 			/* the whole weight goes on: straight down, no branch */
 			ob_putn_r(b, pf.s, plen);
 			put_name(b, k->symbol, k->inlined);
-			ob_putc_r(b, '\n');
+			rb_putc(b, '\n');
 			child_plen = plen;
 		} else {
 			ob_putn_r(b, pf.s, plen);

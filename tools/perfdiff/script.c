@@ -2,16 +2,17 @@
  * `perfdiff script [options] FILE`: every sample of a perf.data input with
  * its call chain named (symbol, dso, inline frames, source lines), laid out
  * like `perf script` or as JSON lines.  Options map onto
- * pd_session_options; filters pick samples by command, process, thread and
- * CPU.  The exit status tells a clean read (0) from one with warnings (1)
- * and from an error (2), as for `dump`.
+ * pd_session_options (parsed as for `report`, cli_profile_opts.h);
+ * filters pick samples by command, process, thread and CPU.  The exit
+ * status tells a clean read (0) from one with warnings (1) and from an
+ * error (2), as for `dump`.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_profile_opts.h"
 #include "script.h"
 
 #define CMD "script"
@@ -67,24 +68,13 @@ void script_usage(FILE *f)
 "                     srcfile/line for every frame (JSON)\n"
 "  --full-source-path show the full path of source files (text)\n"
 "  --ns               print times with nanoseconds (text)\n"
-"  --no-inline        no inline frames\n"
 "  --perf-compat      name return addresses as perf does (no - 1) and drop\n"
 "                     C++ parameter lists, to reproduce perf's names exactly\n"
-"  --no-demangle      keep C++/Rust symbol names mangled\n"
-"  --max-stack=N      keep at most N frames per sample (default 127)\n"
-"  --symfs=DIR        look every file up under DIR\n"
-"  --kallsyms=FILE    kernel symbols from FILE (default: perf's build-id\n"
-"                     cache, then /proc/kallsyms when the running kernel is\n"
-"                     the recorded one)\n"
-"  --vmlinux=FILE     core kernel symbols from this vmlinux (its build-id must\n"
-"                     be the recorded kernel's); modules still from kallsyms\n"
-"  --buildid-dir=DIR  perf's build-id cache (default $PERF_BUILDID_DIR, else\n"
-"                     ~/.debug)\n"
-"  --jit-dir=DIR      where perf-PID.map files are (default /tmp)\n"
-"  --comm=NAME[,NAME] only samples of threads with these command names\n"
-"  --pid=N[,N]        only samples of these processes\n"
-"  --tid=N[,N]        only samples of these threads\n"
-"  --cpu=N[,N]        only samples taken on these CPUs\n"
+"                     (inline frames stay unless --no-inline)\n",
+	      f);
+	cli_session_opts_usage(f);
+	cli_filter_opts_usage(f);
+	fputs(
 "  -h, --help         show this help and exit\n"
 "  --                 end of options (for a FILE that starts with '-')\n"
 "  Options that take a value accept '--opt=VALUE' and '--opt VALUE'.\n"
@@ -213,89 +203,62 @@ static bool wanted(const script_opts *o, const pd_resolved_sample *rs,
 
 /* ------------------------------------------------------------- options */
 
-typedef enum opt_kind {
-	OPT_FORMAT, OPT_MAX_STACK, OPT_SYMFS, OPT_KALLSYMS, OPT_VMLINUX, OPT_BUILDID_DIR,
-	OPT_JIT_DIR, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
-} opt_kind;
+/* script's own value options; --format and the session's are shared
+ * (cli_common.h, cli_profile_opts.h) */
+typedef enum opt_kind { OPT_COMM, OPT_PID, OPT_TID, OPT_CPU } opt_kind;
 
-static const struct {
-	const char *name;
-	opt_kind kind;
-} value_opts[] = {
-	{ "--format", OPT_FORMAT },       { "--max-stack", OPT_MAX_STACK },
-	{ "--symfs", OPT_SYMFS },         { "--kallsyms", OPT_KALLSYMS },
-	{ "--vmlinux", OPT_VMLINUX },
-	{ "--buildid-dir", OPT_BUILDID_DIR }, { "--jit-dir", OPT_JIT_DIR },
-	{ "--comm", OPT_COMM },           { "--pid", OPT_PID },
-	{ "--tid", OPT_TID },             { "--cpu", OPT_CPU },
-};
-
-static const struct {
-	const char *name;
-	unsigned flag;
-} flag_opts[] = {
-	{ "--no-inline", PD_SESSION_NO_INLINE },
-	{ "--perf-compat", PD_SESSION_PERF_COMPAT },
-	{ "--no-demangle", PD_SESSION_NO_DEMANGLE },
-	{ "--srcline", PD_SESSION_SRCLINE },
+/* in opt_kind order: apply_filter finds a name by its kind */
+static const cli_value_opt value_opts[] = {
+	{ "--comm", OPT_COMM }, { "--pid", OPT_PID },
+	{ "--tid", OPT_TID },   { "--cpu", OPT_CPU },
 };
 
 #define NELEMS(a) (sizeof (a) / sizeof (a)[0])
 
-/* Apply option `kind` with `val`; returns -1 to continue, else an exit
- * status. */
-static int apply_value(script_opts *o, const char *name, opt_kind kind,
-		       const char *val)
+/* 1, or -1 after printing the error. */
+static int apply_filter(script_opts *o, opt_kind kind, const char *val)
 {
-	switch (kind) {
-	case OPT_FORMAT:
-		if (!cli_parse_format(val, &o->format))
-			return cli_usage_error(CMD,
-				"unknown format '%s' (use text or json)", val);
-		break;
-	case OPT_MAX_STACK: {
-		char *end;
-		errno = 0;
-		unsigned long long n = strtoull(val, &end, 10);
-		if (val[0] < '0' || val[0] > '9' || *end || errno || n == 0 ||
-		    n > UINT_MAX)
-			return cli_usage_error(CMD,
-				"--max-stack needs a positive number, not '%s'", val);
-		o->session.max_stack = (unsigned)n;
-		break;
-	}
-	case OPT_SYMFS:
-		o->session.symfs = val;
-		break;
-	case OPT_KALLSYMS:
-		o->session.kallsyms = val;
-		break;
-	case OPT_VMLINUX:
-		o->session.vmlinux = val;
-		break;
-	case OPT_BUILDID_DIR:
-		o->session.buildid_dir = val;
-		break;
-	case OPT_JIT_DIR:
-		o->session.jit_dir = val;
-		break;
-	case OPT_COMM:
-		if (!parse_names(val, &o->comms))
-			return cli_usage_error(CMD,
-				"bad %s list '%s' (NAME[,NAME...])", name, val);
-		break;
-	case OPT_PID:
-	case OPT_TID:
-	case OPT_CPU: {
-		id_list *l = kind == OPT_PID ? &o->pids
-			   : kind == OPT_TID ? &o->tids : &o->cpus;
-		if (!parse_ids(val, l))
-			return cli_usage_error(CMD,
-				"bad %s list '%s' (N[,N...])", name, val);
-		break;
-	}
-	}
+	const char *name = value_opts[kind].name;
+	bool ok;
+	if (kind == OPT_COMM)
+		ok = parse_names(val, &o->comms);
+	else
+		ok = parse_ids(val, kind == OPT_PID ? &o->pids
+				    : kind == OPT_TID ? &o->tids : &o->cpus);
+	if (ok)
+		return 1;
+	cli_usage_error(CMD, "bad %s list '%s' (%s)", name, val,
+			kind == OPT_COMM ? "NAME[,NAME...]" : "N[,N...]");
 	return -1;
+}
+
+/* Any option but --help and --; 1: taken, 0: unknown, -1: a usage error,
+ * already printed. */
+static int parse_option(script_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	if (strcmp(a, "--full-source-path") == 0) {
+		o->text.full_path = true;
+		return 1;
+	}
+	if (strcmp(a, "--ns") == 0) {
+		o->text.ns = true;
+		return 1;
+	}
+	if (strcmp(a, "--srcline") == 0) {
+		o->session.flags |= PD_SESSION_SRCLINE;
+		return 1;
+	}
+	int m = cli_format_opt(CMD, argc, argv, i, &o->format);
+	if (m == 0)
+		m = cli_session_opts_parse(&o->session, CMD, argc, argv, i);
+	if (m != 0)
+		return m;
+	int kind;
+	const char *val;
+	m = cli_value_opt_match(value_opts, NELEMS(value_opts), CMD, argc, argv, i, &kind,
+				&val);
+	return m > 0 ? apply_filter(o, (opt_kind)kind, val) : m;
 }
 
 /* Returns -1 to continue, else an exit status. */
@@ -319,35 +282,10 @@ static int parse_args(int argc, char **argv, script_opts *o)
 			script_usage(stdout);
 			return CLI_EXIT_OK;
 		}
-		if (strcmp(a, "--full-source-path") == 0) {
-			o->text.full_path = true;
-			continue;
-		}
-		if (strcmp(a, "--ns") == 0) {
-			o->text.ns = true;
-			continue;
-		}
-		bool done = false;
-		for (size_t k = 0; k < NELEMS(flag_opts) && !done; k++)
-			if (strcmp(a, flag_opts[k].name) == 0) {
-				o->session.flags |= flag_opts[k].flag;
-				done = true;
-			}
-		for (size_t k = 0; k < NELEMS(value_opts) && !done; k++) {
-			const char *val;
-			int m = cli_opt_value(argc, argv, &i, value_opts[k].name, &val);
-			if (m == 0)
-				continue;
-			if (m < 0)
-				return cli_usage_error(CMD, "option '%s' needs a value",
-						       value_opts[k].name);
-			int st = apply_value(o, value_opts[k].name,
-					     value_opts[k].kind, val);
-			if (st >= 0)
-				return st;
-			done = true;
-		}
-		if (!done)
+		int m = parse_option(o, argc, argv, &i);
+		if (m < 0)
+			return CLI_EXIT_ERROR;
+		if (m == 0)
 			return cli_usage_error(CMD, "unknown option '%s'", a);
 	}
 	if (!o->path)

@@ -1,0 +1,82 @@
+/*
+ * The options that say how perf.data files become a profile — which
+ * samples count (filters, --time), how frames are named (--perf-compat,
+ * --no-inline, -U, ...), where code is looked up (--symfs, --kallsyms,
+ * ...) and which event is meant — shared by every command that builds a
+ * pd_profile (`report`, `diff`), so that they accept the same spellings
+ * and print the same errors.  Their session part (naming and lookup) is
+ * also `script`'s: cli_session_opts_parse() below.
+ *
+ *     cli_profile_opts po;
+ *     cli_profile_opts_init(&po);
+ *     for (int i = 1; i < argc; i++) {
+ *         ...the command's own options...
+ *         int m = cli_profile_opts_parse(&po, "report", argc, argv, &i);
+ *         if (m < 0) return CLI_EXIT_ERROR;   // already reported
+ *         if (m > 0) continue;
+ *         ...unknown option...
+ *     }
+ *     cli_profile_opts_finish(&po);            // po.popts ready
+ *     ...
+ *     cli_profile_opts_free(&po);
+ */
+#ifndef PERFDIFF_CLI_PROFILE_OPTS_H
+#define PERFDIFF_CLI_PROFILE_OPTS_H
+
+#include <stdio.h>
+
+#include "perfdiff/profile.h"
+#include "perfdiff/session.h"
+
+enum { CPO_COMM, CPO_PID, CPO_TID, CPO_CPU, CPO_DSO, CPO_NLISTS };
+
+typedef struct cli_profile_opts {
+	pd_profile_options popts;  /* filled by parse and finish */
+	const char *event;         /* --event NAME, or NULL */
+	char *lists[CPO_NLISTS];   /* repeated list options joined with ',' */
+} cli_profile_opts;
+
+/* pd_profile_options_init() and no event, no lists. */
+void cli_profile_opts_init(cli_profile_opts *po);
+
+/*
+ * Try argv[*i] as one of the shared options ("--opt=V" or "--opt V", then
+ * *i advances past V).  1: taken; 0: not one of them (nothing changed);
+ * -1: a usage error or out of memory, already printed for command `cmd`
+ * (the command exits with CLI_EXIT_ERROR).
+ */
+int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char **argv,
+			   int *i);
+
+/* Point the filter fields of popts at the joined lists.  Call once all
+ * options are parsed. */
+void cli_profile_opts_finish(cli_profile_opts *po);
+
+void cli_profile_opts_free(cli_profile_opts *po);
+
+/* The help lines of the shared options except --event, whose meaning each
+ * command words itself: from --keep-suffixes to --time. */
+void cli_profile_opts_usage(FILE *f);
+
+/*
+ * The session part alone, for a command that reads samples without
+ * building a profile (`script`): --no-inline, --perf-compat, --no-demangle,
+ * --max-stack, --symfs, --kallsyms, --vmlinux, --buildid-dir, --jit-dir,
+ * --unwinder, into `so`.  Here --perf-compat sets PD_SESSION_PERF_COMPAT
+ * alone: a profile's --perf-compat also drops inline frames, as perf
+ * report shows none, while perf script's own inline frames are left to
+ * --no-inline.  Returns as cli_profile_opts_parse.
+ */
+int cli_session_opts_parse(pd_session_options *so, const char *cmd, int argc,
+			   char **argv, int *i);
+
+/* The help lines of cli_session_opts_parse's options, from --no-inline to
+ * --unwinder, without --perf-compat, whose meaning differs (see there):
+ * each command words that one itself. */
+void cli_session_opts_usage(FILE *f);
+
+/* The help lines of --comm, --pid, --tid and --cpu, which `script` filters
+ * by itself (they mean the same there). */
+void cli_filter_opts_usage(FILE *f);
+
+#endif
