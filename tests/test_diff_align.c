@@ -512,6 +512,77 @@ START_TEST(test_unresolved_never_renamed)
 }
 END_TEST
 
+/* BPF programs: the kernel's KSYMBOL name "bpf_prog_<tag>_<name>" (the
+ * form of kernel/bpf/core.c's bpf_get_prog_name(): the 8-byte tag as 16
+ * lower-case hex digits) changes its tag with every rebuild. */
+#define BPF_A "bpf_prog_6deef7357e7b4530_sd_fw_ingress"
+#define BPF_B "bpf_prog_0123456789abcdef_sd_fw_ingress"
+
+START_TEST(test_bpf_tag_keys)
+{
+	dt_keytab t;
+	dt_keytab_init(&t);
+	const char *dso = "[bpf_prog]";
+	uint32_t a = dt_keytab_get(&t, BPF_A, dso, false);
+	ck_assert_uint_ne(a, DT_NONE);
+	/* another tag, the same program: the key, spelled as first seen */
+	ck_assert_uint_eq(dt_keytab_get(&t, BPF_B, dso, false), a);
+	ck_assert_uint_eq(dt_keytab_get(&t, "bpf_prog_sd_fw_ingress", dso, false), a);
+	ck_assert_uint_eq(dt_keytab_find(&t, BPF_B, "[bpf_prog]"), a);
+	ck_assert_str_eq(t.v[a].sym, BPF_A);
+	ck_assert(!t.v[a].has_suffix);
+	/* not one program: another name, another dso */
+	static const char *const others[] = {
+		"bpf_prog_6deef7357e7b4530_sd_fw_egress",
+		"bpf_prog_6deef7357e7b4530_sd_fw_ingress2",
+		"bpf_prog_6deef7357e7b4530",            /* no name: the tag is all */
+		"bpf_prog_0123456789abcdef",
+		"bpf_prog_6deef7357e7b4530_",           /* empty name */
+		"bpf_prog_6DEEF7357E7B4530_sd_fw_ingress", /* not the kernel's hex */
+		"bpf_prog_6deef7357e7b453_sd_fw_ingress",  /* 15 digits */
+		"bpf_prog_6deef7357e7b4530xsd_fw_ingress",
+		"sd_fw_ingress",
+		"bpf_trampoline_6deef7357e7b4530_sd_fw_ingress",
+	};
+	uint32_t ids[sizeof others / sizeof *others];
+	for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+		ids[i] = dt_keytab_get(&t, others[i], dso, false);
+		ck_assert_msg(ids[i] != DT_NONE && ids[i] != a, "%s keyed as %s", others[i],
+			      BPF_A);
+		ck_assert_str_eq(t.v[ids[i]].sym, others[i]);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_msg(ids[i] != ids[j], "%s keyed as %s", others[i], others[j]);
+	}
+	/* tags of programs without a name still tell them apart */
+	ck_assert_uint_ne(dt_keytab_get(&t, "bpf_prog_fedcba9876543210", dso, false), ids[2]);
+	ck_assert_uint_ne(dt_keytab_get(&t, BPF_B, "[other]", false), a);
+	dt_keytab_free(&t);
+}
+END_TEST
+
+START_TEST(test_bpf_rebuilt_program_matches)
+{
+	/* a program reloaded after a rebuild (new tag) under the same caller:
+	 * an exact match, not a rename; its callee matches below it */
+	fixture f;
+	fx_init(&f);
+	uint32_t bm = addb(&f, 0, "__sys_bpf", 10);
+	uint32_t bp = addb(&f, bm, BPF_A, 400), bh = addb(&f, bp, "bpf_map_lookup_elem", 100);
+	addb(&f, bm, "other_work", 300);
+	uint32_t nm = addn(&f, 0, "__sys_bpf", 10);
+	uint32_t np = addn(&f, nm, BPF_B, 420), nh = addn(&f, np, "bpf_map_lookup_elem", 90);
+	addn(&f, nm, "other_work", 290);
+	run_align(&f);
+	ck_assert_uint_eq(f.b.n[bp].key, f.n.n[np].key);
+	ck_assert_uint_eq(f.b.n[bp].partner, np);
+	ck_assert_uint_eq(f.n.n[np].partner, bp);
+	ck_assert_uint_eq(f.b.n[bh].partner, nh);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	ck_assert_str_eq(dt_node_sym(&f.n, np), BPF_A);  /* the base's spelling */
+	fx_free(&f);
+}
+END_TEST
+
 START_TEST(test_name_similarity)
 {
 	ck_assert(fabs(dt_name_similarity("foo", "foo") - 1) < 1e-12);
@@ -934,6 +1005,8 @@ static Suite *suite(void)
 	tcase_add_test(a, test_no_align_flag);
 	tcase_add_test(a, test_unresolved_keyed_by_dso);
 	tcase_add_test(a, test_unresolved_never_renamed);
+	tcase_add_test(a, test_bpf_tag_keys);
+	tcase_add_test(a, test_bpf_rebuilt_program_matches);
 	tcase_add_test(a, test_name_similarity);
 	tcase_add_test(a, test_dso_pairing);
 	tcase_add_test(a, test_dso_pairing_needs_names);

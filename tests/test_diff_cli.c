@@ -617,6 +617,264 @@ START_TEST(test_unknown_per_dso)
 }
 END_TEST
 
+/* ------------------------------------------------ a recorded rename */
+
+/*
+ * tests/workloads/diff_rename.c built as old/app and, with hash_chunk
+ * renamed hash_block (-DPD_NEW), as new/app, each recorded twice: the
+ * example of examples/rename-diff.sh.  Recorded once for the tests of
+ * the "recorded" case.
+ */
+#define WORKLOAD PD_TEST_DATA_DIR "/../workloads/diff_rename.c"
+#define WFLAGS "-O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls"
+
+static struct pair {
+	const char *skip;
+	char *dir;
+	char runs[2][2][PATHMAX];  /* [side][run] */
+} P;
+
+static void pair_setup(void)
+{
+	memset(&P, 0, sizeof P);
+	P.skip = pd_test_lab_open(true, &P.dir);
+	if (P.skip)
+		return;
+	/* ~1200 samples a run; a kernel that lowered
+	 * perf_event_max_sample_rate refuses -F 4000: perf's default then */
+	const char *args = "-q -N -e cpu-clock -g -F 4000";
+	char probe[PATHMAX];
+	snprintf(probe, sizeof probe, "%s/probe.data", P.dir);
+	if (!pd_test_perf_record(probe, args, "true"))
+		args = "-q -N -e cpu-clock -g";
+	for (int side = 0; side < 2; side++) {
+		char bin[PATHMAX], w[PATHMAX + 16];
+		snprintf(bin, sizeof bin, "%s/%s", P.dir, side ? "new" : "old");
+		pd_test_mkdirs(bin);
+		strcat(bin, "/app");
+		if (!pd_test_compile("cc", side ? WFLAGS " -DPD_NEW" : WFLAGS, bin, WORKLOAD)) {
+			P.skip = "cannot build tests/workloads/diff_rename.c";
+			return;
+		}
+		snprintf(w, sizeof w, "'%s' 300", bin);
+		for (int r = 0; r < 2; r++) {
+			snprintf(P.runs[side][r], PATHMAX, "%s/%s%d.data", P.dir,
+				 side ? "new" : "old", r + 1);
+			if (!pd_test_perf_record(P.runs[side][r], args, w)) {
+				P.skip = "perf record failed";
+				return;
+			}
+		}
+	}
+}
+
+static void pair_teardown(void)
+{
+	pd_test_lab_close(P.dir);
+	memset(&P, 0, sizeof P);
+}
+
+#define PAIR(opts)                                                            \
+	run("diff %s '%s' '%s' -- '%s' '%s'", opts, P.runs[0][0], P.runs[0][1], P.runs[1][0], \
+	    P.runs[1][1])
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+	return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* How many lines of perf script's symbols of `data` name `sym`. */
+static int perf_script_count(const char *data, const char *sym)
+{
+	char cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd, "perf script -F ip,sym -i '%s' 2>/dev/null | grep -cw '%s'", data,
+		 sym);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	int n = out ? atoi(out) : -1;
+	free(out);
+	return n;
+}
+
+/* The tag a table line of the renamed pair must end in; NULL: none. */
+static const char *want_tag(const char *key)
+{
+	static const char *const metrics[] = { "children", "self", "calltrace" };
+	for (size_t m = 0; m < 3; m++) {
+		char pre[64];
+		snprintf(pre, sizeof pre, "perf-profile.%s.cpu-clock.", metrics[m]);
+		if (strncmp(key, pre, strlen(pre)) != 0)
+			continue;
+		const char *k = key + strlen(pre);
+		/* the row's own symbol is renamed: the other name */
+		if (strncmp(k, "hash_chunk", 10) == 0 && (k[10] == '\0' || k[10] == '.' || k[10] == ' '))
+			return "  (renamed -> hash_block)";
+		if (strncmp(k, "hash_block", 10) == 0 && (k[10] == '\0' || k[10] == '.' || k[10] == ' '))
+			return "  (renamed <- hash_chunk)";
+		/* a frame of its path is: the whole relation */
+		if (strstr(k, ".hash_chunk.") || strstr(k, ".hash_block."))
+			return "  (renamed hash_chunk -> hash_block)";
+	}
+	return NULL;
+}
+
+START_TEST(test_relation_tags)
+{
+	PD_SKIP_IF(P.skip);
+	/* the independent part: each name is sampled on its side only */
+	ck_assert_int_gt(perf_script_count(P.runs[0][0], "hash_chunk"), 100);
+	ck_assert_int_eq(perf_script_count(P.runs[0][0], "hash_block"), 0);
+	ck_assert_int_gt(perf_script_count(P.runs[1][0], "hash_block"), 100);
+	ck_assert_int_eq(perf_script_count(P.runs[1][0], "hash_chunk"), 0);
+
+	res r = PAIR("");
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	fprintf(stderr, "renamed pair, text:\n%s", r.out);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  hash_chunk -> hash_block (renamed)  "));
+	size_t tagged = 0, rows = 0;
+	bool children[2] = { false, false };
+	char *save = NULL;
+	for (char *line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *key = strstr(line, "  perf-profile.");
+		if (!key)
+			continue;
+		key += 2;
+		rows++;
+		const char *want = want_tag(key);
+		if (!want) {
+			ck_assert_msg(!strstr(key, "  ("), "a tag on a row of no shift: %s", line);
+			continue;
+		}
+		ck_assert_msg(ends_with(key, want), "'%s' does not end in '%s'", line, want);
+		tagged++;
+		children[0] |= strcmp(key, "perf-profile.children.cpu-clock.hash_chunk  "
+					   "(renamed -> hash_block)") == 0;
+		children[1] |= strcmp(key, "perf-profile.children.cpu-clock.hash_block  "
+					   "(renamed <- hash_chunk)") == 0;
+	}
+	ck_assert_msg(children[0] && children[1], "children rows of both names, tagged");
+	ck_assert_uint_ge(tagged, 4);
+	ck_assert_uint_ge(rows, tagged);
+	res_free(&r);
+
+	/* the robot's layout has no tags, and is otherwise the text table of
+	 * the robot's keys line for line */
+	res lkp = PAIR("--format=lkp");
+	res txt = PAIR("--lkp-keys");
+	ck_assert_int_eq(lkp.status, 0);
+	ck_assert_int_eq(txt.status, 0);
+	ck_assert_ptr_null(strstr(lkp.out, "(renamed"));
+	ck_assert_ptr_null(strstr(lkp.out, "  ("));
+	char *ls = NULL, *ts = NULL;
+	char *l = strtok_r(lkp.out, "\n", &ls);
+	for (int i = 0; i < 2 && l; i++)  /* past the names and the dashes */
+		l = strtok_r(NULL, "\n", &ls);
+	char *t = strtok_r(txt.out, "\n", &ts);
+	for (int i = 0; i < 2; i++) {  /* the %stddev header */
+		ck_assert_msg(l && t && strcmp(l, t) == 0, "headers '%s' vs '%s'", l, t);
+		l = strtok_r(NULL, "\n", &ls);
+		t = strtok_r(NULL, "\n", &ts);
+	}
+	size_t same = 0, ttags = 0;
+	for (; l && t && strstr(t, "perf-profile."); l = strtok_r(NULL, "\n", &ls),
+						     t = strtok_r(NULL, "\n", &ts)) {
+		size_t n = strlen(l);
+		ck_assert_msg(strncmp(t, l, n) == 0, "lkp '%s' vs text '%s'", l, t);
+		if (t[n]) {
+			ck_assert_msg(strncmp(t + n, "  (renamed ", 11) == 0 && ends_with(t, ")"),
+				      "text '%s' adds more than a tag", t);
+			ttags++;
+		}
+		same++;
+	}
+	ck_assert_uint_ge(same, 4);
+	ck_assert_uint_ge(ttags, 4);
+	ck_assert_msg(!l, "lkp has rows the text lacks: %s", l);
+	res_free(&lkp);
+	res_free(&txt);
+}
+END_TEST
+
+/* Warnings that `perfdiff report FILE` prints for one file, "FILE: text",
+ * each text appended to texts[] (when new) with the files that give it. */
+typedef struct warn_oracle {
+	char *text[64];
+	const char *files[64][4];
+	size_t nfiles[64], n;
+} warn_oracle;
+
+static void oracle_add(warn_oracle *o, const char *file, const char *opts)
+{
+	res r = run("report %s '%s'", opts, file);
+	ck_assert_msg(r.status == 0 || r.status == 1, "report: exit %d", r.status);
+	char pre[PATHMAX + 32];
+	snprintf(pre, sizeof pre, "perfdiff: warning: %s: ", file);
+	char *save = NULL;
+	for (char *line = strtok_r(r.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		ck_assert_msg(strncmp(line, pre, strlen(pre)) == 0, "report: %s", line);
+		const char *text = line + strlen(pre);
+		size_t i = 0;
+		while (i < o->n && strcmp(o->text[i], text) != 0)
+			i++;
+		if (i == o->n) {
+			ck_assert_uint_lt(o->n, 64);
+			o->text[o->n++] = strdup(text);
+		}
+		if (o->nfiles[i] == 0 || o->files[i][o->nfiles[i] - 1] != file)
+			o->files[i][o->nfiles[i]++] = file;
+	}
+	res_free(&r);
+}
+
+START_TEST(test_warnings_collapsed)
+{
+	PD_SKIP_IF(P.skip);
+	/* an empty --symfs: every file warns of its binaries, the shared
+	 * libraries in all four, each build's program in two */
+	char fs[PATHMAX + 8], opts[PATHMAX + 32];
+	snprintf(fs, sizeof fs, "%s/emptyfs", P.dir);
+	pd_test_mkdirs(fs);
+	snprintf(opts, sizeof opts, "--symfs='%s'", fs);
+	warn_oracle o;
+	memset(&o, 0, sizeof o);
+	for (int side = 0; side < 2; side++)
+		for (int r = 0; r < 2; r++)
+			oracle_add(&o, P.runs[side][r], opts);
+	size_t shared = 0;
+	for (size_t i = 0; i < o.n; i++)
+		shared += o.nfiles[i] > 1;
+	ck_assert_msg(shared > 0, "no warning that two files give");
+
+	res r = PAIR(opts);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	fprintf(stderr, "renamed pair, warnings with an empty symfs:\n%s", r.err);
+	size_t lines = 0;
+	for (const char *c = r.err; (c = strstr(c, "perfdiff: warning: ")); c++)
+		lines++;
+	ck_assert_uint_eq(lines, o.n);  /* one line per text */
+	for (size_t i = 0; i < o.n; i++) {
+		char want[4 * PATHMAX + 1024];
+		if (o.nfiles[i] == 1) {
+			snprintf(want, sizeof want, "perfdiff: warning: %s: %s\n", o.files[i][0],
+				 o.text[i]);
+		} else {
+			int at = snprintf(want, sizeof want, "perfdiff: warning: %s (%zu files: ",
+					  o.text[i], o.nfiles[i]);
+			for (size_t k = 0; k < o.nfiles[i]; k++)
+				at += snprintf(want + at, sizeof want - (size_t)at, "%s%s",
+					       k ? ", " : "", o.files[i][k]);
+			snprintf(want + at, sizeof want - (size_t)at, ")\n");
+		}
+		const char *hit = strstr(r.err, want);
+		ck_assert_msg(hit, "stderr lacks '%s'", want);
+		ck_assert_msg(!strstr(hit + 1, want), "'%s' twice", want);
+		free(o.text[i]);
+	}
+	res_free(&r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diff_cli");
@@ -634,6 +892,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_text);
 	tcase_add_test(tc, test_unknown_per_dso);
 	suite_add_tcase(s, tc);
+	TCase *rec = tcase_create("recorded");
+	tcase_add_unchecked_fixture(rec, pair_setup, pair_teardown);
+	tcase_set_timeout(rec, 300);
+	tcase_add_test(rec, test_relation_tags);
+	tcase_add_test(rec, test_warnings_collapsed);
+	suite_add_tcase(s, rec);
 	return s;
 }
 

@@ -90,6 +90,15 @@
  * then share keys, named by the base's dso, and renames inside them are
  * found (pd_diff_dso_pair_at(); relations in them say so).
  *
+ * BPF programs.  The kernel names a program "bpf_prog_<tag>_<name>", the
+ * tag 16 hex digits of a hash of its instructions that any rebuild
+ * changes.  Keys compare such names as "bpf_prog_<name>", so a program
+ * recorded before and after a rebuild is one row, never a rename; rows
+ * and relations spell it as the base does, tag included (the name perf
+ * report shows for the base; the new side's when only it has the
+ * program).  A program without a name keeps its tag.  With
+ * PD_DIFF_LKP_KEYS rows are the robot's keys, which keep the tags.
+ *
  *     pd_profile *base, *new;            // one or more runs each
  *     ...
  *     pd_diff_options o;

@@ -11,6 +11,14 @@
  * dso's unresolved frames share the key ("[unknown]", dso), as perf diff
  * merges them; the key stays marked unresolved so that it never takes
  * part in renames or moves, only in exact matches along aligned paths.
+ *
+ * A BPF program is named "bpf_prog_<tag>_<name>" by its KSYMBOL record,
+ * the tag being 16 hex digits of a hash of its instructions: every
+ * rebuild, however small, changes it, and the program would pair only
+ * through the rename pass, or not at all.  Keys compare such names as
+ * "bpf_prog_<name>" and keep the first spelling seen (the base's) to
+ * show.  A program without a name ("bpf_prog_<tag>") has nothing else to
+ * be told apart by and keeps its tag.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +49,46 @@ const char *dt_basename(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+#define BPF_PREFIX "bpf_prog_"
+#define BPF_PREFIX_LEN 9
+#define BPF_TAG_LEN 16
+
+/*
+ * What a key compares of `sym`: (BPF_PREFIX when *bpf) + the returned
+ * string.  "bpf_prog_<tag>_<name>" gives <name>; any other name starting
+ * with BPF_PREFIX (a canonical name already, or one without a name) what
+ * follows the prefix, so both spellings of a program meet.
+ */
+static const char *compared_part(const char *sym, bool *bpf)
+{
+	*bpf = strncmp(sym, BPF_PREFIX, BPF_PREFIX_LEN) == 0;
+	if (!*bpf)
+		return sym;
+	const char *tag = sym + BPF_PREFIX_LEN;
+	for (size_t i = 0; i < BPF_TAG_LEN; i++)
+		/* the kernel prints the tag with %02x: lower case only */
+		if (!((tag[i] >= '0' && tag[i] <= '9') || (tag[i] >= 'a' && tag[i] <= 'f')))
+			return tag;
+	if (tag[BPF_TAG_LEN] != '_' || tag[BPF_TAG_LEN + 1] == '\0')
+		return tag;
+	return tag + BPF_TAG_LEN + 1;
+}
+
+static bool same_sym(const char *a, const char *b)
+{
+	bool ba, bb;
+	const char *pa = compared_part(a, &ba), *pb = compared_part(b, &bb);
+	return ba == bb && strcmp(pa, pb) == 0;
+}
+
 static uint64_t key_hash(const char *sym, const char *dbase)
 {
-	uint64_t h = pd_hash_str(PD_HASH_INIT, sym);
+	bool bpf;
+	const char *part = compared_part(sym, &bpf);
+	uint64_t h = PD_HASH_INIT;
+	if (bpf)
+		h = pd_hash_bytes(h, BPF_PREFIX, BPF_PREFIX_LEN);
+	h = pd_hash_str(h, part);
 	h = pd_hash_bytes(h, "\0", 1);
 	return pd_mix64(pd_hash_str(h, dbase));
 }
@@ -62,8 +107,9 @@ static int stem_of(dt_keytab *t, const char *sym, const char *dbase, uint64_t *s
 		t->cap_scratch = cap;
 		pd_symbol_canonical(sym, t->scratch, t->cap_scratch);
 	}
-	*stem = key_hash(t->scratch, dbase);
+	/* the BPF tag is no clone suffix: compared, not counted as one */
 	*differs = strcmp(t->scratch, sym) != 0;
+	*stem = key_hash(t->scratch, dbase);
 	return 0;
 }
 
@@ -81,7 +127,7 @@ static uint32_t find(const dt_keytab *t, const char *sym, const char *dbase, uin
 {
 	uintptr_t head = (uintptr_t)pd_u64map_get(&t->index, h);
 	for (uint32_t i = head ? (uint32_t)(head - 1) : DT_NONE; i != DT_NONE; i = t->v[i].next)
-		if (strcmp(t->v[i].sym, sym) == 0 && strcmp(t->v[i].dbase, dbase) == 0)
+		if (same_sym(t->v[i].sym, sym) && strcmp(t->v[i].dbase, dbase) == 0)
 			return i;
 	return DT_NONE;
 }

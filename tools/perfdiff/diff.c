@@ -60,8 +60,13 @@ void diff_usage(FILE *f)
 "then tree rows; each block by change, most negative first; a\n"
 "' [dso]' suffix where two rows of a metric share a key and on every\n"
 "'[unknown]' row -- a dso's frames without a symbol, whatever their\n"
-"addresses; ± shown above 2 %), then the explained shifts of the rows\n"
-"shown, one per line:\n"
+"addresses; ± shown above 2 %; a tag naming the explained shift on\n"
+"each row that one explains, from the row's side:\n"
+"  perf-profile.children.cpu-clock.hash_chunk  (renamed -> hash_block)\n"
+"  perf-profile.children.cpu-clock.hash_block  (renamed <- hash_chunk)\n"
+"  also '(inlined into CALLER)', '(CALLEE inlined here)', '(split -> a +\n"
+"  a.cold)', '(moved from CALLER to CALLER)'), then the explained shifts\n"
+"of the rows shown, one per line:\n"
 "  __fget_light -> __fdget (renamed)  -12.1 -> +14.9  net +2.8\n"
 "with the evidence under each, then the files, runs, samples and totals\n"
 "of each side, the dsos taken for one program under two names\n"
@@ -114,7 +119,9 @@ void diff_usage(FILE *f)
 "\n"
 "Exit status:\n"
 "  0  compared (warnings of the reader and the symbolizer go to stderr as\n"
-"     'perfdiff: warning: ...' and do not change the status)\n"
+"     'perfdiff: warning: ...', a text that several files give once with\n"
+"     the files: '... (4 files: a.data, ...)', and do not change the\n"
+"     status)\n"
 "  1  with --fail-on: a significant row changed by more than POINTS\n"
 "  2  usage error, an input could not be opened or is corrupt (what was\n"
 "     read before the error is still compared), or the event is missing\n"
@@ -325,33 +332,34 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 
 /* ------------------------------------------------------------- running */
 
-static void print_warnings(const pd_profile *p, size_t *shown)
+static void hold_warnings(const pd_profile *p, const char *file, size_t *seen,
+			  diff_warnings *w)
 {
-	for (; *shown < pd_profile_warning_count(p); (*shown)++) {
-		const char *w = pd_profile_warning(p, *shown);
-		if (w)
-			cli_warning("%s", w);
-	}
+	for (; *seen < pd_profile_warning_count(p); (*seen)++)
+		diff_warnings_add(w, file, pd_profile_warning(p, *seen));
 }
 
 /* One side's profile.  0; 1 when a file broke off (it is kept as far as
- * it was read); -1 when nothing can be compared (already printed). */
-static int build_side(cli_diff *c, int side, pd_profile **out)
+ * it was read); -1 when nothing can be compared (already printed).
+ * Warnings go to `w`, printed before any error. */
+static int build_side(cli_diff *c, int side, pd_profile **out, diff_warnings *w)
 {
 	pd_error err;
 	memset(&err, 0, sizeof err);
 	*out = NULL;
 	if (pd_profile_new(out, &c->po.popts, &err) < 0) {
+		diff_warnings_flush(w);
 		cli_error("%s", err.message);
 		return -1;
 	}
-	size_t shown = 0;
+	size_t seen = 0;
 	for (size_t i = 0; i < c->npaths[side]; i++) {
 		size_t runs = pd_profile_run_count(*out);
 		memset(&err, 0, sizeof err);
 		int rc = pd_profile_add_file(*out, c->paths[side][i], &err);
-		print_warnings(*out, &shown);
+		hold_warnings(*out, c->paths[side][i], &seen, w);
 		if (rc < 0) {
+			diff_warnings_flush(w);
 			cli_print_pd_error(c->paths[side][i], &err);
 			if (pd_profile_run_count(*out) == runs) {
 				pd_profile_free(*out);
@@ -378,15 +386,20 @@ static int run(cli_diff *c)
 {
 	pd_profile *p[2] = { NULL, NULL };
 	int st = CLI_EXIT_OK;
+	diff_warnings w;
+	diff_warnings_init(&w);
 	for (int side = 0; side < 2; side++) {
-		int rc = build_side(c, side, &p[side]);
+		int rc = build_side(c, side, &p[side], &w);
 		if (rc < 0) {
+			diff_warnings_free(&w);
 			pd_profile_free(p[0]);
 			return CLI_EXIT_ERROR;
 		}
 		if (rc > 0)
 			st = CLI_EXIT_ERROR;
 	}
+	diff_warnings_flush(&w);
+	diff_warnings_free(&w);
 	pd_diff *d = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);

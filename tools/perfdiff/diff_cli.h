@@ -57,6 +57,27 @@ static inline bool dv_shown(const diff_view *v, const pd_diff_row *r)
  * memory runs out. */
 char *diff_row_key(const diff_view *v, const pd_diff_row *r);
 
+/* The text table's mark of a row that a relation explains,
+ * "  (renamed -> hash_block)" (diff_tag.c); nothing when it has none. */
+void diff_put_relation_tag(const pd_diff_row *r, FILE *f);
+
+/* Warnings of the files read, held so that one text that several files
+ * give is printed once, naming them (diff_warn.c). */
+typedef struct diff_warning diff_warning;
+typedef struct diff_warnings {
+	diff_warning *v;
+	size_t n, cap;
+} diff_warnings;
+
+void diff_warnings_init(diff_warnings *w);
+/* Hold `warning`, a pd_profile_warning() of `file` ("FILE: text"); `file`
+ * must outlive `w`. */
+void diff_warnings_add(diff_warnings *w, const char *file, const char *warning);
+/* Print the warnings held (as cli_warning()) and forget them. */
+void diff_warnings_flush(diff_warnings *w);
+/* Forget the warnings held without printing them. */
+void diff_warnings_free(diff_warnings *w);
+
 /* Each writer returns 0, or -1 when writing failed or memory ran out. */
 int diff_write_text(const diff_view *v, FILE *f);
 int diff_write_lkp(const diff_view *v, FILE *f);

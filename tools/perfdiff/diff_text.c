@@ -2,8 +2,9 @@
  * `perfdiff diff` as text: the kernel test robot's compare table (so that
  * a comparison reads like the robot's e-mails and lines up with them),
  * then what the robot cannot say — which -X/+X pairs are one shift of
- * cost — and what the numbers rest on.  --format=lkp is the table alone,
- * with the robot's own header.
+ * cost, on the rows (diff_tag.c) and below them — and what the numbers
+ * rest on.  --format=lkp is the table alone, with the robot's own header
+ * and no tags.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,9 +75,10 @@ static bool *shared_keys(const pd_diff *d)
 	return dup;
 }
 
-/* One table row, with the dso when `with_dso` and a "(n.s.)" mark when
- * asked; no newline.  -1 when memory runs out. */
-static int put_row(const diff_view *v, const pd_diff_row *r, bool with_dso, bool mark_ns,
+/* One table row, with the dso when `with_dso`, and when `marks` the
+ * relation's tag and a "(n.s.)" mark (--all); no newline.  -1 when
+ * memory runs out. */
+static int put_row(const diff_view *v, const pd_diff_row *r, bool with_dso, bool marks,
 		   FILE *f)
 {
 	char *key = diff_row_key(v, r);
@@ -105,7 +107,9 @@ static int put_row(const diff_view *v, const pd_diff_row *r, bool with_dso, bool
 		fprintf(f, sd[0] == '[' ? " %s" : " [%s]", dso);
 		free(dso);
 	}
-	if (mark_ns && !r->significant)
+	if (marks)
+		diff_put_relation_tag(r, f);
+	if (marks && v->all && !r->significant)
 		fputs("  (n.s.)", f);
 	return 0;
 }
@@ -134,7 +138,7 @@ static int put_rows(const diff_view *v, bool text, size_t *shown, FILE *f)
 			put_perf_header(f);
 		/* "[unknown]" alone says nothing: which dso it is in does */
 		bool unknown = r->symbol && strcmp(r->symbol, "[unknown]") == 0;
-		rc = put_row(v, r, (dup && dup[i]) || (text && unknown), text && v->all, f);
+		rc = put_row(v, r, (dup && dup[i]) || (text && unknown), text, f);
 		fputc('\n', f);
 	}
 	free(dup);
