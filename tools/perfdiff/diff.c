@@ -8,6 +8,7 @@
  * significant change above --fail-on, 2 trouble.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -332,42 +333,75 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 
 /* ------------------------------------------------------------- running */
 
-static void hold_warnings(const pd_profile *p, const char *file, size_t *seen,
-			  diff_warnings *w)
+/*
+ * One side's profile, built on its own thread: the two sides are
+ * independent (each profile has its own reader, address spaces and
+ * symbolizer; the library keeps no global state), and reading and
+ * symbolizing dominate a comparison, so on two cores both sides take
+ * little more than one.  Nothing is printed on the thread: the warnings
+ * of each file and the error, if any, are kept for the main thread, which
+ * prints them in command-line order.
+ */
+typedef struct side_job {
+	cli_diff *c;
+	int side;
+	pd_profile *p;
+	int rc;              /* 0; 1 a file broke off (kept as read); -1 nothing to compare */
+	bool new_failed;     /* pd_profile_new() failed: `err` says why */
+	size_t nread;        /* files whose reading was attempted */
+	size_t *warn_end;    /* per file: the profile's warning count after it */
+	pd_error err;
+} side_job;
+
+static void *build_side(void *arg)
 {
-	for (; *seen < pd_profile_warning_count(p); (*seen)++)
-		diff_warnings_add(w, file, pd_profile_warning(p, *seen));
+	side_job *j = arg;
+	cli_diff *c = j->c;
+	memset(&j->err, 0, sizeof j->err);
+	if (pd_profile_new(&j->p, &c->po.popts, &j->err) < 0) {
+		j->p = NULL;
+		j->new_failed = true;
+		j->rc = -1;
+		return NULL;
+	}
+	for (size_t i = 0; i < c->npaths[j->side]; i++) {
+		size_t runs = pd_profile_run_count(j->p);
+		memset(&j->err, 0, sizeof j->err);
+		int rc = pd_profile_add_file(j->p, c->paths[j->side][i], &j->err);
+		j->warn_end[i] = pd_profile_warning_count(j->p);
+		j->nread = i + 1;
+		if (rc < 0) {
+			j->rc = pd_profile_run_count(j->p) == runs ? -1 : 1;
+			return NULL;
+		}
+	}
+	return NULL;
 }
 
-/* One side's profile.  0; 1 when a file broke off (it is kept as far as
- * it was read); -1 when nothing can be compared (already printed).
- * Warnings go to `w`, printed before any error. */
-static int build_side(cli_diff *c, int side, pd_profile **out, diff_warnings *w)
+/* Hand a finished side's warnings to `w`, file by file. */
+static void hold_warnings(const side_job *j, diff_warnings *w)
 {
-	pd_error err;
-	memset(&err, 0, sizeof err);
-	*out = NULL;
-	if (pd_profile_new(out, &c->po.popts, &err) < 0) {
-		diff_warnings_flush(w);
-		cli_error("%s", err.message);
+	size_t k = 0;
+	for (size_t i = 0; i < j->nread; i++)
+		for (; k < j->warn_end[i]; k++)
+			diff_warnings_add(w, j->c->paths[j->side][i], pd_profile_warning(j->p, k));
+}
+
+/* Print a side's error after the warnings held so far.  0 when the side
+ * can be compared, else -1 (the profile is freed). */
+static int report_side(side_job *j, diff_warnings *w)
+{
+	if (j->rc == 0)
+		return 0;
+	diff_warnings_flush(w);
+	if (j->new_failed)
+		cli_error("%s", j->err.message);
+	else
+		cli_print_pd_error(j->c->paths[j->side][j->nread - 1], &j->err);
+	if (j->rc < 0) {
+		pd_profile_free(j->p);
+		j->p = NULL;
 		return -1;
-	}
-	size_t seen = 0;
-	for (size_t i = 0; i < c->npaths[side]; i++) {
-		size_t runs = pd_profile_run_count(*out);
-		memset(&err, 0, sizeof err);
-		int rc = pd_profile_add_file(*out, c->paths[side][i], &err);
-		hold_warnings(*out, c->paths[side][i], &seen, w);
-		if (rc < 0) {
-			diff_warnings_flush(w);
-			cli_print_pd_error(c->paths[side][i], &err);
-			if (pd_profile_run_count(*out) == runs) {
-				pd_profile_free(*out);
-				*out = NULL;
-				return -1;
-			}
-			return 1;
-		}
 	}
 	return 0;
 }
@@ -386,17 +420,44 @@ static int run(cli_diff *c)
 {
 	pd_profile *p[2] = { NULL, NULL };
 	int st = CLI_EXIT_OK;
-	diff_warnings w;
-	diff_warnings_init(&w);
+	side_job jobs[2];
+	memset(jobs, 0, sizeof jobs);
 	for (int side = 0; side < 2; side++) {
-		int rc = build_side(c, side, &p[side], &w);
-		if (rc < 0) {
-			diff_warnings_free(&w);
-			pd_profile_free(p[0]);
+		jobs[side].c = c;
+		jobs[side].side = side;
+		jobs[side].warn_end = calloc(c->npaths[side] ? c->npaths[side] : 1,
+					     sizeof *jobs[side].warn_end);
+		if (!jobs[side].warn_end) {
+			free(jobs[0].warn_end);
+			cli_error("out of memory");
 			return CLI_EXIT_ERROR;
 		}
-		if (rc > 0)
+	}
+	pthread_t tid;
+	bool threaded = pthread_create(&tid, NULL, build_side, &jobs[1]) == 0;
+	build_side(&jobs[0]);
+	if (threaded)
+		pthread_join(tid, NULL);
+	else
+		build_side(&jobs[1]);
+	diff_warnings w;
+	diff_warnings_init(&w);
+	int bad = 0;
+	for (int side = 0; side < 2 && !bad; side++) {
+		hold_warnings(&jobs[side], &w);
+		if (jobs[side].rc > 0)
 			st = CLI_EXIT_ERROR;
+		bad = report_side(&jobs[side], &w);
+	}
+	p[0] = jobs[0].p;
+	p[1] = jobs[1].p;
+	free(jobs[0].warn_end);
+	free(jobs[1].warn_end);
+	if (bad) {
+		diff_warnings_free(&w);
+		pd_profile_free(p[0]);
+		pd_profile_free(p[1]);
+		return CLI_EXIT_ERROR;
 	}
 	diff_warnings_flush(&w);
 	diff_warnings_free(&w);
