@@ -536,15 +536,23 @@ static bool pfx_explained(const tframe *x, const tframe *y)
  * PLT stubs whose relocation perf 6.1 cannot name (IRELATIVE slots, and
  * libc's own .plt.sec entries) print as a bare "@plt"; libperfdiff names
  * them after the slot's target, as objdump does ("memcpy@plt").  Explained
- * when perf's frame is exactly "@plt" at the same offset and dso.
+ * when perf's frame is exactly "@plt" at the same offset and dso, or
+ * "_init" stretched over the stub (below).
  */
 static bool plt_explained(const tframe *x, const tframe *y)
 {
-	if (!x || !x->sym || !y->sym || strcmp(y->sym, "@plt") != 0)
+	if (!x || !x->sym || !y->sym)
 		return false;
 	size_t n = strlen(x->sym);
-	return n > 4 && strcmp(x->sym + n - 4, "@plt") == 0 && x->off == y->off &&
-	       str_eq(x->dso, y->dso);
+	if (n <= 4 || strcmp(x->sym + n - 4, "@plt") != 0 || !str_eq(x->dso, y->dso))
+		return false;
+	if (strcmp(y->sym, "@plt") == 0)
+		return x->off == y->off;
+	/* when perf 6.1 synthesizes no PLT symbols for a dso (its .plt has
+	 * no .rela.plt it understands), a stub's address falls past `_init`
+	 * in .init, the section before .plt, and perf stretches `_init` over
+	 * it: "_init+0x50" where we say "clock_gettime@plt+0x0" */
+	return strcmp(y->sym, "_init") == 0 && y->off > x->off;
 }
 
 /*

@@ -61,6 +61,10 @@ enum pd_session_flag {
 	                                       demangle C++ without parameter lists, as perf */
 	PD_SESSION_SRCLINE = 1u << 2,     /**< fill file:line of every frame */
 	PD_SESSION_NO_DEMANGLE = 1u << 3, /**< keep C++/Rust names mangled */
+	PD_SESSION_NO_INLINE_LINES = 1u << 4, /**< inline frames without file:line (srcfile
+	                                       NULL, line 0) unless PD_SESSION_SRCLINE: a
+	                                       line costs its CU's whole line table, so a
+	                                       caller that shows no lines should set this */
 };
 
 /**
@@ -104,7 +108,8 @@ typedef struct pd_frame {
 	const char *raw_symbol;   /**< the name as in the ELF/kallsyms (mangled) */
 	uint64_t symbol_offset;   /**< addr − symbol start (as perf prints it) */
 	const char *dso;          /**< "/usr/lib/…/libc.so.6", "[kernel.kallsyms]", "[unknown]" */
-	const char *srcfile;      /**< with PD_SESSION_SRCLINE (or for inline frames): file, else NULL */
+	const char *srcfile;      /**< with PD_SESSION_SRCLINE (or for inline frames, unless
+	                               PD_SESSION_NO_INLINE_LINES): file, else NULL */
 	unsigned line;
 	uint64_t dso_addr;        /**< the address within its dso as perf prints it: for a
 	                               user map addr − start + pgoff; kernel: addr */

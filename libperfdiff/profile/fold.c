@@ -415,7 +415,10 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
 				    "no profile or path given");
 	pd_session *s;
-	int rc = pd_session_open(&s, path, &p->opts.session, err);
+	/* folding keys frames by name: their source lines are never used */
+	pd_session_options so = p->opts.session;
+	so.flags |= PD_SESSION_NO_INLINE_LINES;
+	int rc = pd_session_open(&s, path, &so, err);
 	if (rc < 0)
 		return rc;
 	if ((rc = pd_profile_begin_run(p, path)) < 0) {

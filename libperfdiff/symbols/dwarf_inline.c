@@ -321,6 +321,7 @@ bool pd_dwarf_lookup_flags(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t add
 {
 	memset(out, 0, sizeof *out);
 	bool want_inline = (flags & PD_DWARF_INLINE) != 0;
+	bool lines = (flags & (PD_DWARF_FUNC_LINE | PD_DWARF_INLINE_LINES)) != 0;
 	/* The address's own line costs the CU's whole line table (read and
 	 * sorted by libdw): fetched only when a frame shows it. */
 	bool have_leaf = (flags & PD_DWARF_FUNC_LINE) != 0;
@@ -344,7 +345,7 @@ bool pd_dwarf_lookup_flags(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t add
 	for (int i = 0; i < nphys; i++) {
 		int tag = dwarf_tag(&phys[i]);
 		if (tag == DW_TAG_inlined_subroutine && want_inline) {
-			if (!have_leaf) {
+			if (lines && !have_leaf) {
 				addr_line(mod, cu, addr, bias, &file, &line);
 				have_leaf = true;
 			}
@@ -354,7 +355,9 @@ bool pd_dwarf_lookup_flags(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t add
 				f->file = file;
 				f->line = line;
 			}
-			call_site(&phys[i], &file, &line);
+			/* the call site's file also needs the line table */
+			if (lines)
+				call_site(&phys[i], &file, &line);
 		} else if (tag == DW_TAG_subprogram) {
 			out->func_raw = die_name(&phys[i]);
 			Dwarf_Addr low;
@@ -372,6 +375,7 @@ bool pd_dwarf_lookup_flags(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t add
 bool pd_dwarf_lookup(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr, bool want_inline,
 		     pd_dwarf_info *out)
 {
-	unsigned flags = PD_DWARF_FUNC_LINE | (want_inline ? PD_DWARF_INLINE : 0);
+	unsigned flags = PD_DWARF_FUNC_LINE | PD_DWARF_INLINE_LINES |
+			 (want_inline ? PD_DWARF_INLINE : 0);
 	return pd_dwarf_lookup_flags(mod, cache, addr, flags, out);
 }

@@ -200,7 +200,7 @@ static int collect(Dwfl_Module *mod, builder *b, label **labels, size_t *nlabels
 	return 0;
 }
 
-pd_symtab *pd_symtab_build(Dwfl_Module *mod, pd_strpool *pool, pd_arena *arena)
+pd_symtab *pd_symtab_build(Dwfl_Module *mod, pd_arena *arena)
 {
 	pd_symtab *t = calloc(1, sizeof *t);
 	if (!t)
@@ -233,7 +233,9 @@ pd_symtab *pd_symtab_build(Dwfl_Module *mod, pd_strpool *pool, pd_arena *arena)
 		/* sorted best-first within one start: the first is perf's pick */
 		if (i > 0 && b.c[i].start == b.c[i - 1].start)
 			continue;
-		const char *name = pd_strpool_intern(pool, arena, b.c[i].name);
+		/* copied, not pooled: a pool probe per name is a cache miss in a
+		 * table of every name, and names of different dsos rarely meet */
+		const char *name = pd_arena_strndup(arena, b.c[i].name, SIZE_MAX);
 		if (!name)
 			goto fail;
 		t->syms[t->n] = (pd_esym){ .start = b.c[i].start, .end = b.c[i].end,
@@ -252,7 +254,7 @@ pd_symtab *pd_symtab_build(Dwfl_Module *mod, pd_strpool *pool, pd_arena *arena)
 				t->labels[k++] = t->labels[i];
 		t->nlabels = k;
 		for (size_t i = 0; i < k; i++)
-			if (!(t->labels[i].name = pd_strpool_intern(pool, arena, t->labels[i].name)))
+			if (!(t->labels[i].name = pd_arena_strndup(arena, t->labels[i].name, SIZE_MAX)))
 				goto fail_labels;
 	}
 	return t;

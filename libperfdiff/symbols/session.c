@@ -156,6 +156,7 @@ int pd_session_open(pd_session **out, const char *path, const pd_session_options
 		.jit_dir = s->opts.jit_dir,
 		.inline_frames = !(s->opts.flags & PD_SESSION_NO_INLINE),
 		.srcline = (s->opts.flags & PD_SESSION_SRCLINE) != 0,
+		.no_inline_lines = (s->opts.flags & PD_SESSION_NO_INLINE_LINES) != 0,
 		.demangle = !(s->opts.flags & PD_SESSION_NO_DEMANGLE),
 		.demangle_no_params = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
 		.kernel_padding_names = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
@@ -165,6 +166,9 @@ int pd_session_open(pd_session **out, const char *path, const pd_session_options
 	if (rc < 0)
 		goto fail;
 	find_kernel_build_id(s);
+	/* the sampled dsos open on a thread of their own meanwhile (prefetch.c) */
+	const pd_header_info *hi = pd_reader_header(s->reader);
+	pd_symbolizer_prefetch(s->symz, hi->build_ids, hi->nr_build_ids);
 	if ((rc = open_unwinder(s, path, err)) < 0)
 		goto fail;
 	*out = s;

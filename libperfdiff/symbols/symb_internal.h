@@ -112,10 +112,9 @@ typedef struct pd_esym {
 typedef struct pd_symtab pd_symtab;
 
 /* Build the table of `mod` (symbols, labels, x86-64 PLT entries).  Every
- * name is copied through `pool` into `arena`: the table outlives the Dwfl.
- * NULL on allocation failure; a module without symbols gives an empty
- * table. */
-pd_symtab *pd_symtab_build(Dwfl_Module *mod, pd_strpool *pool, pd_arena *arena);
+ * name is copied into `arena`: the table outlives the Dwfl.  NULL on
+ * allocation failure; a module without symbols gives an empty table. */
+pd_symtab *pd_symtab_build(Dwfl_Module *mod, pd_arena *arena);
 void pd_symtab_free(pd_symtab *t);
 
 /* The symbol holding module address `addr` (a label's end is where the
@@ -176,14 +175,17 @@ void pd_dwarf_cache_free(pd_dwarf_cache *c);
 bool pd_dwarf_lookup(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr, bool want_inline,
 		     pd_dwarf_info *out);
 
-/* What pd_dwarf_lookup_flags() fills in: the inline chain, and the line
- * of the address in its containing function (func_file/func_line). */
+/* What pd_dwarf_lookup_flags() fills in: the inline chain, the file:line
+ * of its frames, and the line of the address in its containing function
+ * (func_file/func_line). */
 #define PD_DWARF_INLINE 1u
 #define PD_DWARF_FUNC_LINE 2u
-/* pd_dwarf_lookup() with the parts asked for: without PD_DWARF_FUNC_LINE
- * an address with no inline frame costs no line table, and the result
- * then says nothing about lines (false and func_file NULL when the
- * module has no CU there). */
+#define PD_DWARF_INLINE_LINES 4u
+/* pd_dwarf_lookup() with the parts asked for.  A line costs its CU's
+ * whole line table: without PD_DWARF_FUNC_LINE an address with no inline
+ * frame reads none, without either line flag no address does.  Lines not
+ * asked for are NULL/0 (and the result is false when the module has no CU
+ * at the address). */
 bool pd_dwarf_lookup_flags(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr,
 			   unsigned flags, pd_dwarf_info *out);
 
@@ -253,7 +255,28 @@ struct pd_symbolizer {
 
 	char **warnings;
 	size_t nwarnings, capwarnings;
+	struct pd_prefetch *prefetch;  /* NULL: none running (prefetch.c) */
 };
+
+/* ---- DWARF opened ahead (prefetch.c) ---- */
+
+/* The Dwfl (and symbol table, NULL if none was built) the prefetch thread
+ * made of `d`, when it found the same `elf_path` and `debug_path`; waits
+ * if the thread is at it.  False when there is none: not prefetched,
+ * other files, or not started yet (then the thread leaves it alone). */
+bool pd_prefetch_take(pd_symbolizer *z, const pd_dso_id *d, const char *elf_path,
+		      const char *debug_path, Dwfl **dwfl, Dwfl_Module **mod,
+		      pd_symtab **symtab);
+/* Stop the thread and free what was not taken. */
+void pd_prefetch_free(pd_symbolizer *z);
+
+/* For the prefetch thread (symbolizer.c): a state find_debuginfo can read
+ * (name, debug_path, symfs only; free() it), and a Dwfl of `elf_path`
+ * (with its DWARF loaded if `dwarf`), made without touching `z` but for
+ * its callbacks (*dwfl NULL on failure). */
+pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const char *symfs);
+void pd_dwfl_open_detached(pd_symbolizer *z, pd_dsostate *shadow, const char *elf_path,
+			   bool dwarf, Dwfl **dwfl, Dwfl_Module **mod);
 
 void pd_symbolizer_warn(pd_symbolizer *z, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

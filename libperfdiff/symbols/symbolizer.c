@@ -290,6 +290,7 @@ void pd_symbolizer_free(pd_symbolizer *z)
 {
 	if (!z)
 		return;
+	pd_prefetch_free(z);
 	for (pd_dsostate *st = z->dso_list, *next; st; st = next) {
 		next = st->next_all;
 		close_dwfl(z, st);
@@ -457,6 +458,62 @@ static bool open_dwfl(pd_symbolizer *z, pd_dsostate *st, int fd)
 	return true;
 }
 
+pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const char *symfs)
+{
+	pd_dsostate *st = calloc(1, sizeof *st);
+	if (st) {
+		st->name = name;
+		st->debug_path = debug_path;
+		st->symfs = symfs;
+	}
+	return st;
+}
+
+void pd_dwfl_open_detached(pd_symbolizer *z, pd_dsostate *shadow, const char *elf_path,
+			   bool dwarf, Dwfl **dwfl, Dwfl_Module **mod)
+{
+	*dwfl = NULL;
+	*mod = NULL;
+	Dwfl *d = dwfl_begin(&z->callbacks);
+	if (!d)
+		return;
+	dwfl_report_begin(d);
+	Dwfl_Module *m = dwfl_report_elf(d, shadow->name, elf_path, -1, 0, false);
+	if (dwfl_report_end(d, NULL, NULL) != 0 || !m) {
+		dwfl_end(d);
+		return;
+	}
+	void **userdata;
+	dwfl_module_info(m, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = shadow;
+	Dwarf_Addr bias;
+	if (dwarf)
+		(void)dwfl_module_getdwarf(m, &bias);  /* the decompression */
+	*dwfl = d;
+	*mod = m;
+}
+
+/* The prefetch thread's Dwfl (and table, into *symtab) for `st`, if it
+ * made one of these files. */
+static bool take_prefetched(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d,
+			    pd_symtab **symtab)
+{
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	*symtab = NULL;
+	if (st->pinned ||
+	    !pd_prefetch_take(z, d, st->elf_path, st->debug_path, &dwfl, &mod, symtab))
+		return false;
+	make_room(z);
+	st->dwfl = dwfl;
+	st->mod = mod;
+	z->open_dwfls++;
+	void **userdata;
+	dwfl_module_info(st->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = st;
+	return true;
+}
+
 static bool want_dwarf(const pd_symbolizer *z)
 {
 	return z->cfg.inline_frames || z->cfg.srcline;
@@ -479,7 +536,8 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 	st->symfs = z->cfg.symfs;
 	/* a memfd cannot be reopened: the vdso's Dwfl stays */
 	st->pinned = f.vdso_fd >= 0;
-	if (!open_dwfl(z, st, f.vdso_fd))
+	pd_symtab *ready = NULL;
+	if (!take_prefetched(z, st, d, &ready) && !open_dwfl(z, st, f.vdso_fd))
 		return;
 
 	GElf_Addr bias = 0;
@@ -488,10 +546,11 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 		pd_symbolizer_warn(z, "%s: %s is not a loadable ELF file; frames stay [unknown]",
 				   st->name, st->elf_path ? st->elf_path : "[vdso]");
 		close_dwfl(z, st);
+		pd_symtab_free(ready);
 		return;
 	}
 	st->bias = bias;
-	st->symtab = pd_symtab_build(st->mod, &z->strings, &z->arena);
+	st->symtab = ready ? ready : pd_symtab_build(st->mod, &z->arena);
 	if (!want_dwarf(z))
 		close_dwfl(z, st);
 	st->failed = st->symtab == NULL;
@@ -554,7 +613,9 @@ static const pd_symres *resolve(pd_symbolizer *z, pd_dsostate *st, uint64_t off)
 		if (!st->dwarf)
 			st->dwarf = pd_dwarf_cache_new();  /* NULL: slower, still right */
 		unsigned flags = (z->cfg.inline_frames ? PD_DWARF_INLINE : 0) |
-				 (z->cfg.srcline ? PD_DWARF_FUNC_LINE : 0);
+				 (z->cfg.srcline ? PD_DWARF_FUNC_LINE : 0) |
+				 (z->cfg.srcline || !z->cfg.no_inline_lines ? PD_DWARF_INLINE_LINES
+									     : 0);
 		if (pd_dwarf_lookup_flags(st->mod, st->dwarf, a, flags, &dibuf))
 			di = &dibuf;
 	}

@@ -19,6 +19,7 @@ typedef struct pd_symbolizer_config {
 	const char *jit_dir;      /* NULL: /tmp */
 	bool inline_frames;       /* find inline chains */
 	bool srcline;             /* file:line for every frame, not only inline ones */
+	bool no_inline_lines;     /* inline frames without file:line (unless srcline) */
 	bool demangle;
 	/* perf's default: C++ names without their parameter lists */
 	bool demangle_no_params;
@@ -103,6 +104,16 @@ const pd_symres *pd_symbolizer_bpf(pd_symbolizer *z, const pd_reader *reader,
 const char *pd_symbolizer_elf_path(pd_symbolizer *z, const pd_dso_id *dso);
 
 /* Warnings so far ("libfoo.so: build-id mismatch ...", one per dso). */
+/*
+ * The recording's BUILD_ID entries (the dsos with samples): they are
+ * opened on a thread of their own from now on, those with separate debug
+ * files first (their DWARF is decompressed when inline frames or source
+ * lines are wanted), and their symbol tables built, so that the first
+ * lookup in each need not wait for that.  Only a hint: results and
+ * warnings are the same without it.  `ids` need not outlive the call.
+ */
+void pd_symbolizer_prefetch(pd_symbolizer *z, const pd_build_id *ids, size_t n);
+
 size_t pd_symbolizer_warning_count(const pd_symbolizer *z);
 const char *pd_symbolizer_warning(const pd_symbolizer *z, size_t i);
 

@@ -99,19 +99,9 @@ static unsigned hex_len(uint64_t v)
 	return v ? 16 - (unsigned)__builtin_clzll(v) / 4 : 1;
 }
 
-/* "000102…feff": a byte's two digits in one copy. */
-static const char hex_pairs[513] =
-	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-
 void ob_hex_r(outbuf *b, uint64_t v, unsigned width)
 {
+	static const char digits[] = "0123456789abcdef";
 	unsigned n = hex_len(v);
 	char *o = b->p + b->len;
 	if (width > n) {
@@ -119,13 +109,14 @@ void ob_hex_r(outbuf *b, uint64_t v, unsigned width)
 		o += width - n;
 	}
 	b->len = (size_t)(o + n - b->p);
+	/* A byte (two digits) per step. */
 	char *p = o + n;
 	for (; p - o >= 2; v >>= 8) {
-		p -= 2;
-		memcpy(p, hex_pairs + 2 * (v & 0xff), 2);
+		*--p = digits[v & 15];
+		*--p = digits[(v >> 4) & 15];
 	}
 	if (p > o)
-		*--p = hex_pairs[2 * (v & 15) + 1];
+		*--p = digits[v & 15];
 }
 
 void ob_put_escaped(outbuf *b, const char *s)

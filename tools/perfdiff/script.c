@@ -292,6 +292,9 @@ static int parse_args(int argc, char **argv, script_opts *o)
 		return cli_usage_error(CMD,
 			"script needs a FILE (or '-' for standard input)");
 	o->text.srcline = (o->session.flags & PD_SESSION_SRCLINE) != 0;
+	/* text shows an inline frame's line only with --srcline */
+	if (o->format == CLI_FORMAT_TEXT)
+		o->session.flags |= PD_SESSION_NO_INLINE_LINES;
 	return -1;
 }
 

@@ -1,0 +1,242 @@
+/*
+ * Dsos opened ahead of need.  libdw decompresses a debug file's sections
+ * whole when it opens them (libc's: 3.8 MB of zlib into 10 MB, ~40 ms),
+ * and the first sample in the dso waits for it; each dso's symbol table
+ * costs up to ~10 ms more.  The recording's BUILD_ID table names the dsos
+ * that have samples before any record is read, so a thread opens them
+ * meanwhile, those with separate debug files first: the session is busy
+ * with other first-use work then (the kernel's symbol table), and the two
+ * overlap instead of following one another.
+ *
+ * The thread works on Dwfls and tables of its own and nothing else of
+ * the symbolizer: paths are found again with a private arena (which also
+ * holds the tables' names, until the symbolizer is freed), warnings are
+ * dropped (the session's own lookup makes them, at the usual point).
+ * load_state() takes a dso over when its own file search found the same
+ * files; one the thread has not started on yet it opens itself as before.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symb_internal.h"
+
+/* Dsos opened ahead at most: each holds descriptors and mappings until
+ * it is taken over (or the symbolizer is freed). */
+#define PD_PREFETCH_MAX 48
+
+enum { JOB_PENDING, JOB_RUNNING, JOB_DONE, JOB_SKIPPED };
+
+typedef struct pf_job {
+	pd_dso_id id;
+	int state;                           /* under mu */
+	const char *elf_path, *debug_path;   /* as found by the thread */
+	pd_dsostate *shadow;                 /* find_debuginfo's view during the open */
+	Dwfl *dwfl;                          /* NULL: nothing to take over */
+	Dwfl_Module *mod;
+	pd_symtab *symtab;                   /* NULL: not built */
+} pf_job;
+
+struct pd_prefetch {
+	pd_symbolizer *z;        /* read only: callbacks and config */
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool cancel;             /* under mu */
+	pf_job *jobs;
+	size_t n;
+	pd_arena arena;          /* the thread's strings, then the jobs' */
+};
+
+static bool exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+/* A separate debug file may exist: the cheap test before the real search. */
+static bool may_have_debug(const pd_symbolizer *z, const pd_dso_id *id)
+{
+	char hex[2 * PD_BUILD_ID_MAX + 1];
+	pd_hex(hex, id->build_id, id->build_id_size);
+	char p[4400];
+	snprintf(p, sizeof p, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 z->cfg.symfs ? z->cfg.symfs : "", hex, hex + 2);
+	if (exists(p))
+		return true;
+	if (!z->buildid_dir)
+		return false;
+	snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/debug", z->buildid_dir, hex, hex + 2);
+	return exists(p);
+}
+
+static void open_one(struct pd_prefetch *pf, pf_job *j)
+{
+	pd_symbolizer *z = pf->z;
+	pd_dsofiles f;
+	char warn[1024];
+	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, &j->id, &pf->arena, &f, warn,
+			      sizeof warn) < 0)
+		return;
+	if (f.vdso_fd >= 0)
+		close(f.vdso_fd);
+	if (!f.elf_path || f.vdso_fd >= 0)
+		return;
+	j->shadow = pd_dsostate_shadow(j->id.name, f.debug_path, z->cfg.symfs);
+	if (!j->shadow)
+		return;
+	j->elf_path = f.elf_path;
+	j->debug_path = f.debug_path;
+	bool dwarf = f.debug_path && (z->cfg.inline_frames || z->cfg.srcline);
+	pd_dwfl_open_detached(z, j->shadow, f.elf_path, dwarf, &j->dwfl, &j->mod);
+	if (j->mod)
+		j->symtab = pd_symtab_build(j->mod, &pf->arena);
+}
+
+static void *run(void *arg)
+{
+	struct pd_prefetch *pf = arg;
+	for (size_t i = 0; i < pf->n; i++) {
+		pf_job *j = &pf->jobs[i];
+		pthread_mutex_lock(&pf->mu);
+		bool go = !pf->cancel && j->state == JOB_PENDING;
+		if (go)
+			j->state = JOB_RUNNING;
+		pthread_mutex_unlock(&pf->mu);
+		if (!go)
+			continue;
+		open_one(pf, j);
+		pthread_mutex_lock(&pf->mu);
+		j->state = JOB_DONE;
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+	}
+	return NULL;
+}
+
+static bool same_id(const pd_dso_id *a, const pd_dso_id *b)
+{
+	return a->build_id_size && a->build_id_size == b->build_id_size &&
+	       memcmp(a->build_id, b->build_id, a->build_id_size) == 0;
+}
+
+void pd_symbolizer_prefetch(pd_symbolizer *z, const pd_build_id *ids, size_t n)
+{
+	if (!z || z->prefetch || !ids || n == 0)
+		return;
+	struct pd_prefetch *pf = calloc(1, sizeof *pf);
+	if (!pf)
+		return;  /* only an optimisation */
+	pf->z = z;
+	pd_arena_init(&pf->arena);
+	pf->jobs = calloc(n < PD_PREFETCH_MAX ? n : PD_PREFETCH_MAX, sizeof *pf->jobs);
+	if (!pf->jobs)
+		goto fail;
+	/* debug files first: they are the long ones */
+	for (size_t k = 0; k < 2 * n && pf->n < PD_PREFETCH_MAX; k++) {
+		bool first_pass = k < n;
+		const pd_build_id *b = &ids[first_pass ? k : k - n];
+		uint16_t mode = b->misc & PD_MISC_CPUMODE_MASK;
+		/* user dsos by path; the kernel and its modules are named elsewhere */
+		if (!b->path || b->path[0] != '/' || b->size == 0 || mode == PD_CPUMODE_KERNEL ||
+		    mode == PD_CPUMODE_GUEST_KERNEL)
+			continue;
+		pd_dso_id id = { .name = b->path };
+		id.build_id_size = b->size < PD_BUILD_ID_MAX ? b->size : PD_BUILD_ID_MAX;
+		memcpy(id.build_id, b->id, id.build_id_size);
+		bool dup = false;
+		for (size_t k = 0; k < pf->n && !dup; k++)
+			dup = same_id(&pf->jobs[k].id, &id);
+		if (dup || may_have_debug(z, &id) != first_pass)
+			continue;
+		/* the header's strings are the reader's: the thread copies */
+		id.name = pd_arena_strndup(&pf->arena, b->path, strlen(b->path));
+		if (!id.name)
+			goto fail;
+		pf->jobs[pf->n++].id = id;
+	}
+	if (pf->n == 0)
+		goto fail;
+	if (pthread_mutex_init(&pf->mu, NULL) != 0)
+		goto fail;
+	if (pthread_cond_init(&pf->cv, NULL) != 0) {
+		pthread_mutex_destroy(&pf->mu);
+		goto fail;
+	}
+	if (pthread_create(&pf->thread, NULL, run, pf) != 0) {
+		pthread_cond_destroy(&pf->cv);
+		pthread_mutex_destroy(&pf->mu);
+		goto fail;
+	}
+	z->prefetch = pf;
+	return;
+fail:
+	free(pf->jobs);
+	pd_arena_free(&pf->arena);
+	free(pf);
+}
+
+static bool same_path(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool pd_prefetch_take(pd_symbolizer *z, const pd_dso_id *d, const char *elf_path,
+		      const char *debug_path, Dwfl **dwfl, Dwfl_Module **mod,
+		      pd_symtab **symtab)
+{
+	struct pd_prefetch *pf = z->prefetch;
+	if (!pf || !elf_path)
+		return false;
+	pf_job *j = NULL;
+	for (size_t i = 0; i < pf->n && !j; i++)
+		if (same_id(&pf->jobs[i].id, d))
+			j = &pf->jobs[i];
+	if (!j)
+		return false;
+	pthread_mutex_lock(&pf->mu);
+	/* not started: quicker to do it here than to wait for the jobs before */
+	if (j->state == JOB_PENDING)
+		j->state = JOB_SKIPPED;
+	while (j->state == JOB_RUNNING)
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	bool done = j->state == JOB_DONE;
+	pthread_mutex_unlock(&pf->mu);
+	if (!done || !j->dwfl || !same_path(j->elf_path, elf_path) ||
+	    !same_path(j->debug_path, debug_path))
+		return false;
+	*dwfl = j->dwfl;
+	*mod = j->mod;
+	*symtab = j->symtab;
+	j->dwfl = NULL;
+	j->mod = NULL;
+	j->symtab = NULL;
+	return true;
+}
+
+void pd_prefetch_free(pd_symbolizer *z)
+{
+	/* the tables taken over keep their names in pf->arena: this runs
+	 * when the symbolizer is freed */
+	struct pd_prefetch *pf = z->prefetch;
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->mu);
+	pf->cancel = true;
+	pthread_mutex_unlock(&pf->mu);
+	pthread_join(pf->thread, NULL);
+	pthread_cond_destroy(&pf->cv);
+	pthread_mutex_destroy(&pf->mu);
+	for (size_t i = 0; i < pf->n; i++) {
+		if (pf->jobs[i].dwfl)
+			dwfl_end(pf->jobs[i].dwfl);
+		pd_symtab_free(pf->jobs[i].symtab);
+		free(pf->jobs[i].shadow);
+	}
+	free(pf->jobs);
+	pd_arena_free(&pf->arena);
+	free(pf);
+	z->prefetch = NULL;
+}
