@@ -589,11 +589,15 @@ START_TEST(build_id_interning)
 	ck_assert_ptr_ne(libc2, libc);
 	ck_assert_str_eq(libc2->name, "/usr/lib/libc.so.6");
 	ck_assert_uint_eq(libc2->build_id[0], 0xb0);
-	/* the same bytes at another path are the same dso */
+	/* the same bytes at another path are another dso, as in perf (which
+	 * keys dsos by path): samples name the path their process mapped */
 	r.u.mmap.pid = 103;
 	r.u.mmap.filename = "/elsewhere/libc.so.6";
 	apply(m, r);
-	ck_assert_ptr_eq(dso_at(m, 103, U, 0x1000), libc2);
+	const pd_dso_id *moved = dso_at(m, 103, U, 0x1000);
+	ck_assert_ptr_ne(moved, libc2);
+	ck_assert_str_eq(moved->name, "/elsewhere/libc.so.6");
+	ck_assert_mem_eq(moved->build_id, libc2->build_id, 20);
 	/* a shorter build-id (MD5 style, 16 bytes) is another identity */
 	r.u.mmap.pid = 104;
 	r.u.mmap.build_id_size = 16;

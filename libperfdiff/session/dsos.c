@@ -134,18 +134,21 @@ static int header_build_id(pd_intern *in, const char *path, int32_t pid,
 }
 
 /*
- * With a build-id the identity is the build-id: the same bytes at two paths
- * are one dso to symbolize.  Without one it is the path and the inode; the
- * inode generation is kept but not compared, because perf's synthesized
- * MMAP2 records (from /proc/PID/maps) carry 0 there while the kernel's
- * carry the real value, and the same file would otherwise count twice.
+ * With a build-id the identity is the build-id and the path, as perf keys
+ * dsos by path: a program and its stripped copy share a build-id, but each
+ * sample must name the file its process mapped (the symbolizer shares the
+ * per-build-id work between them).  Without one it is the path and the
+ * inode; the inode generation is kept but not compared, because perf's
+ * synthesized MMAP2 records (from /proc/PID/maps) carry 0 there while the
+ * kernel's carry the real value, and the same file would otherwise count
+ * twice.
  */
 static uint64_t dso_hash(const pd_dso_id *d)
 {
 	uint64_t h = pd_hash_bytes(PD_HASH_INIT, &d->kernel, 1);
+	h = pd_hash_str(h, d->name);
 	if (d->build_id_size)
 		return pd_hash_bytes(h, d->build_id, d->build_id_size);
-	h = pd_hash_str(h, d->name);
 	uint64_t dev[3] = { d->maj, d->min, d->ino };
 	return pd_hash_bytes(h, dev, sizeof dev);
 }
@@ -154,10 +157,11 @@ static bool dso_eq(const pd_dso_id *a, const pd_dso_id *b)
 {
 	if (a->kernel != b->kernel || a->build_id_size != b->build_id_size)
 		return false;
+	if (strcmp(a->name, b->name) != 0)
+		return false;
 	if (a->build_id_size)
 		return memcmp(a->build_id, b->build_id, a->build_id_size) == 0;
-	return a->maj == b->maj && a->min == b->min && a->ino == b->ino &&
-	       strcmp(a->name, b->name) == 0;
+	return a->maj == b->maj && a->min == b->min && a->ino == b->ino;
 }
 
 const pd_dso_id *pd_intern_dso(pd_intern *in, const pd_dso_id *want, int32_t pid)

@@ -12,8 +12,10 @@
 
 /*
  * A dso's identity, interned by the machine (equal identities share one
- * pointer for the machine's lifetime): build-id when known, else path +
- * device/inode.  `name` is the path as recorded ("/usr/lib/x/libc.so.6",
+ * pointer for the machine's lifetime): path + build-id when the build-id
+ * is known, else path + device/inode.  Copies of one build at two paths
+ * (a program and its stripped copy) are two dsos, as in perf; the
+ * symbolizer shares their symbols.  `name` is the path as recorded ("/usr/lib/x/libc.so.6",
  * "[kernel.kallsyms]", "[vdso]", "//anon", "/tmp/perf-123.map"...).
  */
 typedef struct pd_dso_id {

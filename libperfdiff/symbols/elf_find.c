@@ -247,8 +247,62 @@ static bool is_regular(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* A stripped copy and its original differ only here. */
+bool pd_elf_has_func_symbols(const char *path)
+{
+	int fd = open_regular(path);
+	if (fd < 0)
+		return false;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	bool found = false;
+	for (Elf_Scn *scn = elf && elf_kind(elf) == ELF_K_ELF ? elf_nextscn(elf, NULL) : NULL;
+	     scn && !found; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t esz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+		size_t n = d && esz ? d->d_size / esz : 0;
+		for (size_t i = 1; i < n && !found; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)i, &sym))
+				break;
+			int t = GELF_ST_TYPE(sym.st_info);
+			found = (t == STT_FUNC || t == STT_GNU_IFUNC) && sym.st_shndx != SHN_UNDEF;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/* A recorded name as a file to open: without the " (deleted)" the kernel
+ * appends, inside the symfs; NULL in *out for names that are no path. */
+static int recorded_path(pd_arena *arena, const char *symfs, const char *name, char **out)
+{
+	*out = NULL;
+	if (name[0] != '/' || strncmp(name, "//anon", 6) == 0)
+		return 0;
+	size_t n = strlen(name);
+	static const char del[] = " (deleted)";
+	if (n > sizeof del - 1 && strcmp(name + n - (sizeof del - 1), del) == 0)
+		n -= sizeof del - 1;
+	char *bare = pd_arena_strndup(arena, name, n);
+	if (!bare || !(*out = join(arena, symfs, bare)))
+		return PD_ENOMEM;
+	return 0;
+}
+
 int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
 		      pd_arena *arena, pd_dsofiles *out, char *warn, size_t warn_size)
+{
+	return pd_find_dso_files_among(symfs, buildid_dir, dso, NULL, 0, arena, out, warn,
+				       warn_size);
+}
+
+int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
+			    const char *const *others, size_t nothers, pd_arena *arena,
+			    pd_dsofiles *out, char *warn, size_t warn_size)
 {
 	memset(out, 0, sizeof *out);
 	out->vdso_fd = -1;
@@ -256,17 +310,9 @@ int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_i
 	const char *name = dso->name ? dso->name : "";
 	bool vdso = strcmp(name, "[vdso]") == 0;
 
-	/* The recorded path, without the " (deleted)" the kernel appends. */
-	char *path = NULL;
-	if (name[0] == '/' && strncmp(name, "//anon", 6) != 0) {
-		size_t n = strlen(name);
-		static const char del[] = " (deleted)";
-		if (n > sizeof del - 1 && strcmp(name + n - (sizeof del - 1), del) == 0)
-			n -= sizeof del - 1;
-		char *bare = pd_arena_strndup(arena, name, n);
-		if (!bare || !(path = join(arena, symfs, bare)))
-			return PD_ENOMEM;
-	}
+	char *path;
+	if (recorded_path(arena, symfs, name, &path) < 0)
+		return PD_ENOMEM;
 
 	if (dso->build_id_size == 0) {
 		if (path && is_regular(path)) {
@@ -327,14 +373,39 @@ int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_i
 			out->debug_path = d;
 	}
 
-	/* 3. The recorded path, only if it still holds the recorded build. */
+	/*
+	 * 3. The recorded paths, only where they still hold the recorded
+	 * build: this dso's own, then the other paths the same build was
+	 * mapped from.  Without a debug file to name the code, the first
+	 * with function symbols wins (a stripped copy loses to the
+	 * original, as does a stripped file in the build-id cache).
+	 */
 	char file_hex[2 * 64 + 1] = "";
-	if (!out->elf_path && path) {
+	/* a symbol check reads a whole symbol table: only where another
+	 * candidate could replace the file */
+	bool more = path || nothers;
+	bool searching = !out->debug_path &&
+			 (!out->elf_path || (more && !pd_elf_has_func_symbols(out->elf_path)));
+	char *first = out->elf_path;
+	for (size_t i = 0; i <= nothers && searching; i++) {
+		char *p = path;
+		if (i > 0 && recorded_path(arena, symfs, others[i - 1] ? others[i - 1] : "", &p) < 0)
+			return PD_ENOMEM;
+		if (!p)
+			continue;
 		uint8_t id[64];
-		int n = pd_elf_file_build_id(path, id, sizeof id);
+		int n = pd_elf_file_build_id(p, id, sizeof id);
 		if (same_id(id, n, dso)) {
-			out->elf_path = path;
-		} else if (n >= 0) {
+			bool last = i == nothers;
+			if (!first) {
+				first = p;
+				searching = !last && !pd_elf_has_func_symbols(p);
+			} else {
+				searching = !pd_elf_has_func_symbols(p);
+			}
+			if (!searching)
+				out->elf_path = p;
+		} else if (n >= 0 && i == 0 && !first) {
 			out->mismatch = true;
 			if (n > 0)
 				pd_hex(file_hex, id, (size_t)n);
@@ -342,6 +413,12 @@ int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_i
 				strcpy(file_hex, "none");
 		}
 	}
+	if (!out->elf_path && first) {
+		out->elf_path = first;
+		out->mismatch = false;
+	}
+	if (!out->elf_path && out->debug_path && path && id_is(path, dso))
+		out->elf_path = path;
 
 	if (!out->elf_path && vdso)
 		out->vdso_fd = running_vdso(dso, true);

@@ -67,6 +67,13 @@ void pd_hex(char *out, const uint8_t *p, size_t n);
  */
 int pd_elf_file_build_id(const char *path, uint8_t *out, size_t out_size);
 
+/*
+ * Whether `path` has a defined function symbol in .symtab or .dynsym: a
+ * stripped executable keeps only undefined imports in .dynsym.  Reads the
+ * symbol tables: for choosing between files, not for every lookup.
+ */
+bool pd_elf_has_func_symbols(const char *path);
+
 /* True when `path` has a .gnu_debugaltlink naming `name` (a dwz common
  * file), i.e. a debuginfo request for `name` asks for that, not for the
  * module's own debug file. */
@@ -100,6 +107,15 @@ typedef struct pd_dsofiles {
  */
 int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
 		      pd_arena *arena, pd_dsofiles *out, char *warn, size_t warn_size);
+/*
+ * The same, with `others`: further recorded paths of the same build-id (a
+ * program and its stripped copy).  Without a debug file, the first of the
+ * build-id cache's file, the dso's path and `others` that has function
+ * symbols is used, else the first that holds the build at all.
+ */
+int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
+			    const char *const *others, size_t nothers, pd_arena *arena,
+			    pd_dsofiles *out, char *warn, size_t warn_size);
 
 /* ---- sorted symbol table of one Dwfl module ---- */
 

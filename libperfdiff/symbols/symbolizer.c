@@ -2,9 +2,10 @@
  * The symbolizer object and user-space lookups.
  *
  * Per dso (keyed by build-id, else path + inode, so the two sides of a
- * diff share the work) one Dwfl with one module reported at base 0: its
- * symtab is turned into a sorted table once, DWARF is opened only when
- * lines or inline frames are asked for.  A query's file offset becomes an
+ * diff and copies of one build at several paths share the work) one Dwfl
+ * with one module reported at base 0: its symtab is turned into a sorted
+ * table once, DWARF is opened only when lines or inline frames are asked
+ * for.  A query's file offset becomes an
  * ELF address through the PT_LOAD that holds it, which is right for any
  * linker (p_vaddr - p_offset need not be 0).  Results are cached by
  * (dso state, file offset) and live in the arena until the end.
@@ -22,6 +23,12 @@ typedef struct pd_load {
 	uint64_t offset, filesz, vaddr;
 } pd_load;
 
+/* A recorded path of the state's build, in the order seen. */
+typedef struct pd_dsopath {
+	const char *name;
+	struct pd_dsopath *next;
+} pd_dsopath;
+
 struct pd_dsostate {
 	pd_dsostate *next_hash, *next_all;
 	uint64_t key;
@@ -31,6 +38,8 @@ struct pd_dsostate {
 	const char *name;
 	uint32_t maj, min;
 	uint64_t ino, ino_generation;
+	pd_dsopath *paths;       /* every name seen with this build-id, `name` first */
+	bool retired;            /* replaced: a path with symbols came after loading */
 
 	bool loaded, failed;
 	Dwfl *dwfl;
@@ -330,13 +339,26 @@ static bool same_identity(const pd_dsostate *st, const pd_dso_id *d)
 	       st->min == d->min && st->ino == d->ino && st->ino_generation == d->ino_generation;
 }
 
-static pd_dsostate *state_for_slow(pd_symbolizer *z, const pd_dso_id *d)
+/* Remember `name` as a path of `st`'s build; true when it is new. */
+static bool add_path(pd_symbolizer *z, pd_dsostate *st, const char *name)
 {
-	uint64_t key = identity_key(d);
-	pd_dsostate *head = pd_symhash_get(&z->dsos, key, 0);
-	for (pd_dsostate *st = head; st; st = st->next_hash)
-		if (same_identity(st, d))
-			return st;
+	pd_dsopath **tail = &st->paths;
+	for (; *tail; tail = &(*tail)->next)
+		if (strcmp((*tail)->name, name) == 0)
+			return false;
+	pd_dsopath *p = pd_arena_alloc(&z->arena, sizeof *p);
+	const char *copy = p ? pd_arena_strndup(&z->arena, name, strlen(name)) : NULL;
+	if (!copy)
+		return false;   /* only a candidate less */
+	p->name = copy;
+	p->next = NULL;
+	*tail = p;
+	return true;
+}
+
+static pd_dsostate *new_state(pd_symbolizer *z, const pd_dso_id *d, uint64_t key,
+			      pd_dsostate *head)
+{
 	pd_dsostate *st = calloc(1, sizeof *st);
 	const char *name = d->name ? d->name : "";
 	if (st)
@@ -359,6 +381,54 @@ static pd_dsostate *state_for_slow(pd_symbolizer *z, const pd_dso_id *d)
 }
 
 /*
+ * A build loaded from a file without symbols (a stripped copy seen first)
+ * gets a fresh state when another path of it turns up, so that the next
+ * load can pick that path; the old state keeps its cached results (they
+ * are keyed by state) and is skipped from now on.
+ */
+static pd_dsostate *replace_state(pd_symbolizer *z, pd_dsostate *old, const pd_dso_id *d)
+{
+	pd_dsostate *head = pd_symhash_get(&z->dsos, old->key, 0);
+	pd_dsostate *st = new_state(z, d, old->key, head);
+	if (!st)
+		return old;
+	st->paths = old->paths;
+	old->retired = true;
+	for (size_t i = 0; i < PD_DSO_MEMO; i++)
+		if (z->dso_memo[i].st == old)
+			z->dso_memo[i] = (pd_dso_memo){ 0 };
+	return st;
+}
+
+/* Loaded from a file that names nothing (its table may still hold the
+ * synthesized PLT entries, so it is the file that is asked). */
+static bool lacks_symbols(const pd_dsostate *st)
+{
+	if (!st->loaded || st->pinned)
+		return false;
+	return st->failed ||
+	       (!st->debug_path && st->elf_path && !pd_elf_has_func_symbols(st->elf_path));
+}
+
+static pd_dsostate *state_for_slow(pd_symbolizer *z, const pd_dso_id *d)
+{
+	uint64_t key = identity_key(d);
+	pd_dsostate *head = pd_symhash_get(&z->dsos, key, 0);
+	const char *name = d->name ? d->name : "";
+	for (pd_dsostate *st = head; st; st = st->next_hash) {
+		if (st->retired || !same_identity(st, d))
+			continue;
+		if (add_path(z, st, name) && st->build_id_size && lacks_symbols(st))
+			return replace_state(z, st, d);
+		return st;
+	}
+	pd_dsostate *st = new_state(z, d, key, head);
+	if (st)
+		add_path(z, st, name);
+	return st;
+}
+
+/*
  * Hashing an identity (a path's every byte) for each frame would cost more
  * than the lookup it leads to; callers pass interned identities, so the
  * pointer finds its state again and one comparison confirms it.
@@ -366,7 +436,7 @@ static pd_dsostate *state_for_slow(pd_symbolizer *z, const pd_dso_id *d)
 static pd_dsostate *state_for(pd_symbolizer *z, const pd_dso_id *d)
 {
 	pd_dso_memo *m = &z->dso_memo[((uintptr_t)d >> 4) % PD_DSO_MEMO];
-	if (m->id == d && same_identity(m->st, d))
+	if (m->id == d && m->st && !m->st->retired && same_identity(m->st, d))
 		return m->st;
 	pd_dsostate *st = state_for_slow(z, d);
 	if (st) {
@@ -525,7 +595,15 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 	st->failed = true;
 	pd_dsofiles f;
 	char warn[1024];
-	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, d, &z->arena, &f, warn, sizeof warn) < 0)
+	/* the other recorded paths of this build, in the order seen */
+	const char *others[16];
+	size_t nothers = 0;
+	const char *name = d->name ? d->name : "";
+	for (const pd_dsopath *p = st->paths; p && nothers < 16; p = p->next)
+		if (strcmp(p->name, name) != 0)
+			others[nothers++] = p->name;
+	if (pd_find_dso_files_among(z->cfg.symfs, z->buildid_dir, d, others, nothers, &z->arena,
+				    &f, warn, sizeof warn) < 0)
 		return;
 	if (warn[0])
 		pd_symbolizer_warn(z, "%s", warn);
