@@ -292,6 +292,90 @@ static double branch_pct(const char *text, const char *sym, const char *child)
 	return strtod(dash, NULL);
 }
 
+/* The chain lines under the row of `sym` (dso `dso`) as "name" or
+ * "P%--name" tokens, the drawing's bars and indentation dropped. */
+typedef struct ctoks {
+	char **name;
+	double *pct;      /* -1 on a line that continues straight down */
+	size_t n;
+} ctoks;
+
+static void chain_tokens(const char *text, const char *dso, const char *sym, ctoks *out)
+{
+	memset(out, 0, sizeof *out);
+	char *copy = xstrdup(text);
+	char want[256];
+	snprintf(want, sizeof want, "] %s", sym);
+	bool in = false, seen = false;
+	for (char *line = copy, *nl; line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		size_t len = strlen(line);
+		while (len && line[len - 1] == ' ')
+			line[--len] = '\0';
+		if (!in) {
+			size_t wl = strlen(want);
+			in = !seen && line[0] == ' ' && len > wl && strcmp(line + len - wl, want) == 0 &&
+			     strstr(line, dso);
+			seen |= in;
+			continue;
+		}
+		if (len == 0)
+			break;   /* the blank line that ends the row's chains */
+		const char *t = line + strspn(line, " |");
+		if (*t == '\0')
+			continue;
+		double pct = -1;
+		if (strncmp(t, "---", 3) == 0) {
+			t += 3;
+		} else if (strncmp(t, "--", 2) == 0) {
+			char *end;
+			pct = strtod(t + 2, &end);
+			ck_assert_msg(strncmp(end, "%--", 3) == 0, "bad chain line '%s'", line);
+			t = end + 3;
+		}
+		out->name = realloc(out->name, (out->n + 1) * sizeof *out->name);
+		out->pct = realloc(out->pct, (out->n + 1) * sizeof *out->pct);
+		ck_assert(out->name && out->pct);
+		out->name[out->n] = xstrdup(t);
+		out->pct[out->n++] = pct;
+	}
+	free(copy);
+}
+
+static void free_tokens(ctoks *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->name[i]);
+	free(c->name);
+	free(c->pct);
+}
+
+/* Our caller-order chains under `sym` line for line as perf draws them
+ * (--sort dso,sym prints each chain's first frame); returns the number of
+ * lines. */
+static size_t compare_caller_graph(const char *ours, const char *perf, const char *sym)
+{
+	ctoks o, p;
+	chain_tokens(ours, "profile", sym, &o);
+	chain_tokens(perf, "profile", sym, &p);
+	ck_assert_msg(o.n == p.n, "%s: %zu chain lines, perf %zu", sym, o.n, p.n);
+	for (size_t i = 0; i < o.n; i++) {
+		ck_assert_msg(strcmp(o.name[i], p.name[i]) == 0, "%s: line %zu: %s, perf %s", sym, i,
+			      o.name[i], p.name[i]);
+		ck_assert_msg((o.pct[i] < 0) == (p.pct[i] < 0) &&
+				      o.pct[i] - p.pct[i] <= 0.01 + 1e-6 &&
+				      p.pct[i] - o.pct[i] <= 0.01 + 1e-6,
+			      "%s: line %zu (%s): %.2f%%, perf %.2f%%", sym, i, o.name[i], o.pct[i],
+			      p.pct[i]);
+	}
+	size_t n = o.n;
+	free_tokens(&o);
+	free_tokens(&p);
+	return n;
+}
+
 START_TEST(test_text_chains)
 {
 	NEED_LAB();
@@ -313,6 +397,27 @@ START_TEST(test_text_chains)
 		      "top -> path_a %.2f, perf children of path_a %.2f", a, pa->children);
 	ck_assert_msg(b - pb->children <= 0.01 + 1e-6 && pb->children - b <= 0.01 + 1e-6,
 		      "top -> path_b %.2f, perf children of path_b %.2f", b, pb->children);
+	/* rows with samples whose leaf they are: perf hangs those by their
+	 * whole outermost → leaf chain, beside the chains from the row's
+	 * symbol down (leaf_a: leaf only; path_a, rec: both, rec under
+	 * recursion); the rest as a check that nothing else moved */
+	char cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd,
+		 "perf report -i '%s' --children --sort dso,sym -g graph,0,caller --stdio "
+		 "--percent-limit 0 --time %s 2>/dev/null",
+		 L.fp, L.win);
+	int st;
+	char *pg = pd_test_run(cmd, &st);
+	ck_assert_msg(pg && st == 0, "%s", cmd);
+	ck_assert_ptr_nonnull(strstr(pg, "--__libc_start_call_main\n"));
+	static const char *const graph_rows[] = { "leaf_a", "path_a", "rec",  "leaf_b",
+						  "top",    "path_b", "main" };
+	size_t lines = 0;
+	for (size_t i = 0; i < sizeof graph_rows / sizeof graph_rows[0]; i++)
+		lines += compare_caller_graph(out, pg, graph_rows[i]);
+	fprintf(stderr, "caller chains: %zu lines under %zu rows as perf\n", lines,
+		sizeof graph_rows / sizeof graph_rows[0]);
+	free(pg);
 	free(out);
 
 	/* callee order: under leaf_a, its two callers with perf's chains */
@@ -320,12 +425,10 @@ START_TEST(test_text_chains)
 		 L.fp);
 	out = report_ok(args);
 	ck_assert_ptr_nonnull(strstr(out, "# Chains: callee order"));
-	char cmd[2 * PATHMAX];
 	snprintf(cmd, sizeof cmd,
 		 "perf report -i '%s' --children --sort dso,sym -g folded,0,callee --stdio "
 		 "--time %s 2>/dev/null | grep '^[0-9.]*%% leaf_a;path_'",
 		 L.fp, L.win);
-	int st;
 	char *pc = pd_test_run(cmd, &st);
 	ck_assert_ptr_nonnull(pc);
 	double want_a = -1, want_b = -1;

@@ -231,11 +231,14 @@ typedef enum pd_chain_order {
  * contain the entry, merged by frame, as `perf report --children` builds
  * them: each sample counts once, from the occurrence of the entry perf
  * would take (callee order: the one nearest the leaf; caller order: the
- * one nearest the root).  One difference from perf, in caller order: perf
- * hangs the samples whose leaf is the entry by their whole root → leaf
- * chain; here they end at the entry's node like every other chain that
- * ends there (node 0's `self`, or a deeper node of the entry's symbol
- * under recursion).
+ * one nearest the root).  Node 0 is the entry, the root of those chains.
+ *
+ * Caller order, as perf: a sample whose leaf is the entry is hung by its
+ * whole outermost → leaf chain instead, even under recursion.  Such chains
+ * are further roots (parent SIZE_MAX, depth 0), the nodes right after
+ * node 0, one per outermost frame; node 0's total is then the entry's
+ * children less its self, and may be 0.  The totals of all roots add up to
+ * the entry's children.  Callee order has node 0 as its only root.
  */
 typedef struct pd_chain_node {
 	const char *symbol, *dso;
@@ -243,8 +246,8 @@ typedef struct pd_chain_node {
 	uint64_t total;           /**< period of the chains through this node */
 	uint64_t self;            /**< period of the chains that end here (perf's own
 	                               hits: the row of `-g folded` printing this path) */
-	size_t parent;            /**< index of the parent; SIZE_MAX for node 0, the entry */
-	size_t depth;             /**< 0 for the entry */
+	size_t parent;            /**< index of the parent; SIZE_MAX for a root */
+	size_t depth;             /**< 0 for a root */
 	size_t nchildren;
 	const size_t *children;   /**< indices of the children, by total descending */
 } pd_chain_node;
@@ -255,8 +258,10 @@ typedef struct pd_chain_tree pd_chain_tree;
  * Build the chains under entry `entry` (an index into pd_profile_flat()'s
  * array) of event `ev`, for run `run` (SIZE_MAX: all runs).  Nodes whose
  * total is below `min_total` are left out (their period still counts in
- * their parents); node 0 is always there.  Children are listed after their
- * parent.  Free with pd_chain_tree_free().  0, PD_EINVAL or PD_ENOMEM.
+ * their parents, when they have one); node 0 is always there.
+ * Children are listed after their parent, roots (see pd_chain_node) right
+ * after node 0.  Free with pd_chain_tree_free().  0, PD_EINVAL or
+ * PD_ENOMEM.
  */
 PD_EXTERN(int) pd_profile_chains(pd_profile *p, size_t ev, size_t entry,
 				 pd_chain_order order, size_t run, uint64_t min_total,

@@ -9,21 +9,31 @@
  *                 the tree that sample's weight is the node's total minus
  *                 what passes through a deeper node of the same symbol.
  *   caller order  first occurrence from the root: the topmost node of the
- *                 symbol, and everything below it.
+ *                 symbol, and everything below it.  Except for a sample
+ *                 whose leaf is the entry: perf adds the leaf's entry
+ *                 before walking the cursor, with the cursor's whole root
+ *                 → leaf chain, and the walk then skips the entry as
+ *                 already credited.  Those samples make further roots
+ *                 (their outermost frames); below the topmost node their
+ *                 weight is taken out ("deduct") of every node from the
+ *                 leaf up to that topmost node.
  *
  * Both are built from the tree and the same-frame ancestor links of
  * flat.c, never from samples.  A chain node stands for a set of tree
  * positions with weights; its children are those positions' next steps
  * (callees, or the caller) grouped by frame.  Expanding only groups that
  * reach `min_total` keeps the cost proportional to what is kept, which
- * matters because a report asks for the chains of every row.
+ * matters because a report asks for the chains of every row.  The whole
+ * chains of leaf samples are followed along copies of their root → leaf
+ * paths instead (one per tree node of the entry with self period), so
+ * their positions carry exactly the leaf's weight.
  */
 #include <stdlib.h>
 
 #include "internal.h"
 
 typedef struct item {
-	uint32_t node;      /* tree position */
+	uint32_t node;      /* tree position; in a whole chain, index in the paths */
 	uint32_t frame;     /* its frame, the grouping key */
 	uint64_t w;         /* period carried through it */
 } item;
@@ -35,6 +45,7 @@ typedef struct cnode {
 	uint32_t first, nkids;     /* children: ids first .. first + nkids - 1 */
 	size_t items, nitems;      /* range in the item buffer */
 	uint64_t total, self;
+	bool whole;                /* on a leaf sample's whole chain */
 } cnode;
 
 struct pd_chain_tree {
@@ -66,6 +77,13 @@ typedef struct builder {
 	const pd_pevent *e;
 	size_t run;
 	pd_chain_order order;
+	uint32_t entry;            /* the entry's frame */
+	uint32_t virt;             /* the parent of the whole chains' roots, or PD_NO_ID */
+	pd_idmap deduct_at;        /* tree node → index in deduct */
+	uint64_t *deduct;          /* leaf samples' period under a node, caller order */
+	size_t ndeduct, capdeduct;
+	uint32_t *paths;           /* 0, root → leaf path, PD_NO_ID; per leaf node */
+	size_t npaths, cappaths;
 	uint64_t min_total;
 	cnode *v;
 	uint32_t n, cap;
@@ -109,8 +127,17 @@ static uint32_t new_cnode(builder *b, uint32_t frame, uint32_t parent)
 	}
 	uint32_t id = b->n++;
 	b->v[id] = (cnode){ frame, parent, parent == PD_NO_ID ? 0 : b->v[parent].depth + 1,
-			    0, 0, 0, 0, 0, 0 };
+			    0, 0, 0, 0, 0, 0, parent != PD_NO_ID && b->v[parent].whole };
 	return id;
+}
+
+/* The period through tree node `id` that caller-order chains from the
+ * entry carry: its total less the entry's leaf samples below it. */
+static uint64_t caller_weight(const builder *b, uint32_t id)
+{
+	uint64_t w = pd_cct_total_of(&b->e->tree, id, b->run);
+	uint32_t k = pd_idmap_get(&b->deduct_at, id);
+	return k == PD_NO_ID ? w : w - b->deduct[k];
 }
 
 /* Self of chain node `c` and the next steps of its positions into scratch. */
@@ -121,12 +148,23 @@ static int next_steps(builder *b, uint32_t c)
 	uint64_t self = 0;
 	for (size_t i = 0; i < b->v[c].nitems; i++) {
 		item x = b->it[b->v[c].items + i];
+		if (b->v[c].whole) {
+			uint32_t next = b->paths[x.node + 1];
+			if (next == PD_NO_ID)
+				self += x.w;
+			else if (push_item(&b->scratch, &b->nscratch, &b->capscratch,
+					   (item){ x.node + 1, t->nodes[next].frame, x.w }) < 0)
+				return PD_ENOMEM;
+			continue;
+		}
 		const pd_cct_node *tn = &t->nodes[x.node];
 		if (b->order == PD_CHAIN_CALLER) {
-			self += pd_cct_self_of(t, x.node, b->run);
+			/* a leaf of the entry's frame is on a whole chain instead */
+			if (tn->frame != b->entry)
+				self += pd_cct_self_of(t, x.node, b->run);
 			for (uint32_t k = 0; k < tn->nchild; k++) {
 				uint32_t ch = t->child_ids[tn->child0 + k];
-				uint64_t w = pd_cct_total_of(t, ch, b->run);
+				uint64_t w = caller_weight(b, ch);
 				if (w && push_item(&b->scratch, &b->nscratch, &b->capscratch,
 						   (item){ ch, t->nodes[ch].frame, w }) < 0)
 					return PD_ENOMEM;
@@ -229,8 +267,66 @@ static int expand(builder *b, uint32_t c)
 	return 0;
 }
 
+static int add_deduct(builder *b, uint32_t node, uint64_t w)
+{
+	uint32_t k = pd_idmap_get(&b->deduct_at, node);
+	if (k == PD_NO_ID) {
+		if (b->ndeduct >= PD_ID_LIMIT ||
+		    reserve((void **)&b->deduct, &b->capdeduct, b->ndeduct + 1, sizeof *b->deduct) < 0)
+			return PD_ENOMEM;
+		k = (uint32_t)b->ndeduct;
+		if (pd_idmap_put(&b->deduct_at, node, k) < 0)
+			return PD_ENOMEM;
+		b->deduct[b->ndeduct++] = 0;
+	}
+	b->deduct[k] += w;
+	return 0;
+}
+
+/*
+ * Caller order: the samples whose leaf is the entry.  Their period leaves
+ * every node from the leaf up to the entry's topmost node above it, and
+ * each leaf node's root → leaf path is copied for its whole chain.
+ * Returns the sum of their period, or PD_ENOMEM as a negative value
+ * through *rc.
+ */
+static uint64_t leaf_samples(builder *b, const uint32_t *nodes, size_t n, int *rc)
+{
+	const pd_pevent *e = b->e;
+	const pd_cct *t = &e->tree;
+	uint64_t sum = 0;
+	*rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t m = nodes[i];
+		uint64_t s = pd_cct_self_of(t, m, b->run);
+		if (s == 0)
+			continue;
+		for (uint32_t u = m; u != 0; u = t->nodes[u].parent) {
+			if ((*rc = add_deduct(b, u, s)) < 0)
+				return 0;
+			if (t->nodes[u].frame == b->entry && e->same_anc[u] == PD_NO_ID)
+				break;
+		}
+		size_t d = t->nodes[m].depth, at = b->npaths;
+		if (at + d + 2 > PD_ID_LIMIT ||
+		    reserve((void **)&b->paths, &b->cappaths, at + d + 2, sizeof *b->paths) < 0) {
+			*rc = PD_ENOMEM;
+			return 0;
+		}
+		b->paths[at] = 0;
+		size_t k = at + d;
+		for (uint32_t u = m; u != 0 && k > at; u = t->nodes[u].parent)
+			b->paths[k--] = u;
+		b->paths[at + d + 1] = PD_NO_ID;
+		b->npaths = at + d + 2;
+		sum += s;
+	}
+	return sum;
+}
+
 /* The entry's own positions: topmost nodes (caller) or every node with
- * the period for which it is the deepest (callee). */
+ * the period for which it is the deepest (callee).  In caller order the
+ * whole chains of leaf samples hang from a virtual node, b->virt. */
 static int seed(builder *b, uint32_t f)
 {
 	const pd_pevent *e = b->e;
@@ -243,14 +339,43 @@ static int seed(builder *b, uint32_t f)
 	b->v[root].items = 0;
 	uint64_t total = 0;
 	if (b->order == PD_CHAIN_CALLER) {
+		int rc;
+		uint64_t leaves = leaf_samples(b, nodes, n, &rc);
+		if (rc < 0)
+			return rc;
 		for (size_t i = 0; i < n; i++) {
-			uint64_t w = pd_cct_total_of(t, nodes[i], b->run);
-			if (e->same_anc[nodes[i]] != PD_NO_ID || w == 0)
+			if (e->same_anc[nodes[i]] != PD_NO_ID)
+				continue;
+			uint64_t w = caller_weight(b, nodes[i]);
+			if (w == 0)
 				continue;
 			if (push_item(&b->it, &b->nit, &b->capit, (item){ nodes[i], f, w }) < 0)
 				return PD_ENOMEM;
 			total += w;
 		}
+		b->v[root].nitems = b->nit;
+		b->v[root].total = total;
+		if (leaves == 0)
+			return 0;
+		uint32_t virt = new_cnode(b, f, PD_NO_ID);
+		if (virt == PD_NO_ID)
+			return PD_ENOMEM;
+		b->virt = virt;
+		b->v[virt].whole = true;
+		b->v[virt].items = b->nit;
+		b->v[virt].total = leaves;
+		/* the paths were written in this order */
+		size_t at = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t s = pd_cct_self_of(t, nodes[i], b->run);
+			if (s == 0)
+				continue;
+			if (push_item(&b->it, &b->nit, &b->capit, (item){ (uint32_t)at, f, s }) < 0)
+				return PD_ENOMEM;
+			at += t->nodes[nodes[i]].depth + 2;
+		}
+		b->v[virt].nitems = b->nit - b->v[virt].items;
+		return 0;
 	} else {
 		/* nodes[] is in id order and an ancestor has a smaller id: the
 		 * weight a deeper node of the same frame takes away from its
@@ -289,21 +414,30 @@ static int seed(builder *b, uint32_t f)
 	return 0;
 }
 
+/* Ids without the virtual node, which is not handed out. */
+static uint32_t out_id(const builder *b, uint32_t id)
+{
+	return b->virt != PD_NO_ID && id > b->virt ? id - 1 : id;
+}
+
 static int output(const builder *b, pd_chain_tree *out)
 {
 	const pd_profile *p = b->p;
-	out->n = b->n;
-	out->nodes = calloc(b->n, sizeof *out->nodes);
-	out->kids = malloc((b->n > 1 ? b->n - 1 : 1) * sizeof *out->kids);
+	uint32_t n = b->n - (b->virt != PD_NO_ID);
+	out->n = n;
+	out->nodes = calloc(n, sizeof *out->nodes);
+	out->kids = malloc((n > 1 ? n - 1 : 1) * sizeof *out->kids);
 	if (!out->nodes || !out->kids)
 		return PD_ENOMEM;
 	/* children were created together, heaviest first: ids are ranges */
-	for (uint32_t i = 1; i < b->n; i++)
+	for (uint32_t i = 1; i < n; i++)
 		out->kids[i - 1] = i;
 	for (uint32_t i = 0; i < b->n; i++) {
+		if (i == b->virt)
+			continue;
 		const cnode *c = &b->v[i];
 		const pd_pframe *pf = &p->frames.v[c->frame];
-		pd_chain_node *o = &out->nodes[i];
+		pd_chain_node *o = &out->nodes[out_id(b, i)];
 		o->symbol = pd_strtab_get(&p->strings, pf->sym);
 		o->dso = pd_strtab_get(&p->strings, pf->dso);
 		o->kernel = (pf->flags & PD_PF_KERNEL) != 0;
@@ -311,11 +445,39 @@ static int output(const builder *b, pd_chain_tree *out)
 		o->unresolved = (pf->flags & PD_PF_UNRESOLVED) != 0;
 		o->total = c->total;
 		o->self = c->self;
-		o->parent = c->parent == PD_NO_ID ? SIZE_MAX : c->parent;
+		o->parent = c->parent == PD_NO_ID ? SIZE_MAX : out_id(b, c->parent);
 		o->depth = c->depth;
 		o->nchildren = c->nkids;
-		o->children = c->nkids ? out->kids + (c->first - 1) : out->kids;
+		o->children = c->nkids ? out->kids + (out_id(b, c->first) - 1) : out->kids;
 	}
+	return 0;
+}
+
+typedef struct stack {
+	uint32_t *v;
+	size_t n, cap;
+} stack;
+
+static int push_id(stack *s, uint32_t id)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		uint32_t *v = realloc(s->v, cap * sizeof *v);
+		if (!v)
+			return PD_ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = id;
+	return 0;
+}
+
+/* Push the children of chain node `c` for expansion, first on top. */
+static int push_kids(const builder *b, uint32_t c, stack *s)
+{
+	for (uint32_t k = b->v[c].nkids; k-- > 0;)
+		if (push_id(s, b->v[c].first + k) < 0)
+			return PD_ENOMEM;
 	return 0;
 }
 
@@ -341,42 +503,34 @@ int pd_profile_chains(pd_profile *p, size_t ev, size_t entry, pd_chain_order ord
 	b.e = e;
 	b.run = run;
 	b.order = order;
+	b.entry = e->flat_frame[entry];
+	b.virt = PD_NO_ID;
+	pd_idmap_init(&b.deduct_at);
 	b.min_total = min_total ? min_total : 1;
 	pd_chain_tree *t = calloc(1, sizeof *t);
 	if (!t)
 		rc = PD_ENOMEM;
 	if (rc == 0)
-		rc = seed(&b, e->flat_frame[entry]);
+		rc = seed(&b, b.entry);
 	/* depth first, so pending work stays small; ids are given when
 	 * children are created, so a node's children are consecutive */
-	uint32_t *stack = NULL;
-	size_t depth = 0, cap = 0;
-	if (rc == 0 && b.v[0].total > 0) {
-		cap = 64;
-		stack = malloc(cap * sizeof *stack);
-		if (!stack)
-			rc = PD_ENOMEM;
-		else
-			stack[depth++] = 0;
-	}
-	while (rc == 0 && depth) {
-		uint32_t c = stack[--depth];
-		if ((rc = expand(&b, c)) < 0)
-			break;
-		for (uint32_t k = b.v[c].nkids; k-- > 0;) {
-			if (depth == cap) {
-				uint32_t *s = realloc(stack, 2 * cap * sizeof *s);
-				if (!s) {
-					rc = PD_ENOMEM;
-					break;
-				}
-				stack = s;
-				cap *= 2;
-			}
-			stack[depth++] = b.v[c].first + k;
+	stack st = { NULL, 0, 0 };
+	if (rc == 0 && b.virt != PD_NO_ID && (rc = expand(&b, b.virt)) == 0) {
+		/* the whole chains' outermost frames are roots of their own */
+		for (uint32_t k = 0; k < b.v[b.virt].nkids; k++) {
+			b.v[b.v[b.virt].first + k].parent = PD_NO_ID;
+			b.v[b.v[b.virt].first + k].depth = 0;
 		}
+		rc = push_kids(&b, b.virt, &st);
 	}
-	free(stack);
+	if (rc == 0 && b.v[0].total > 0)
+		rc = push_id(&st, 0);
+	while (rc == 0 && st.n) {
+		uint32_t c = st.v[--st.n];
+		if ((rc = expand(&b, c)) == 0)
+			rc = push_kids(&b, c, &st);
+	}
+	free(st.v);
 	if (rc == 0)
 		rc = output(&b, t);
 	free(b.v);
@@ -385,6 +539,9 @@ int pd_profile_chains(pd_profile *p, size_t ev, size_t entry, pd_chain_order ord
 	free(b.sorted);
 	free(b.slots);
 	free(b.groups);
+	free(b.deduct);
+	free(b.paths);
+	pd_idmap_free(&b.deduct_at);
 	if (rc < 0) {
 		pd_chain_tree_free(t);
 		return pd_error_set(err, rc, "profile", PD_NO_OFFSET, "out of memory");

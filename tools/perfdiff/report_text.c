@@ -60,48 +60,96 @@ static bool prefix_set(prefix *p, size_t at, const char *s, size_t n, size_t pad
 }
 
 typedef struct walk {
-	size_t node, plen, next;
+	const size_t *kids;     /* children, drawn in this order */
+	size_t nkids, next;
+	uint64_t total;
+	size_t plen;
 } walk;
 
-/* The chains of one row as a tree; -1 when memory runs out. */
+static int cmp_root(const size_t *a, const size_t *b, const pd_chain_tree *t)
+{
+	const pd_chain_node *x = pd_chain_tree_node(t, *a);
+	const pd_chain_node *y = pd_chain_tree_node(t, *b);
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	int c = strcmp(x->symbol ? x->symbol : "", y->symbol ? y->symbol : "");
+	if (c)
+		return c;
+	return *a < *b ? -1 : 1;
+}
+
+/* Sort roots by total descending, then name, as perf sorts a level. */
+static void sort_roots(size_t *v, size_t n, const pd_chain_tree *t)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp_root(&v[j - 1], &v[j], t) > 0; j--) {
+			size_t x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+}
+
+/*
+ * The chains of one row as a tree; -1 when memory runs out.  Node 0 is
+ * the entry; in caller order the samples whose leaf is the entry come as
+ * further roots (their whole chains, as perf hangs them).  One root goes
+ * straight down from "---"; several branch from the row like children.
+ */
 static int put_chains(outbuf *b, const pd_chain_tree *t, uint64_t total)
 {
 	const pd_chain_node *root = pd_chain_tree_node(t, 0);
-	if (!root || root->nchildren == 0)
+	if (!root)
+		return 0;
+	size_t nroots = 0, nt = pd_chain_tree_size(t);
+	while (nroots + 1 < nt && pd_chain_tree_node(t, nroots + 1)->parent == SIZE_MAX)
+		nroots++;
+	if (root->total)
+		nroots++;
+	else if (nroots == 0)
+		return 0;
+	if (nroots == 1 && root->total && root->nchildren == 0)
 		return 0;
 	prefix pf = { 0 };
 	walk *st = NULL;
-	size_t depth = 0, cap = 0;
+	size_t depth = 0, cap = 64;
+	size_t *roots = malloc(nroots * sizeof *roots);
 	int rc = -1;
-	if (!prefix_set(&pf, 0, "", 0, ROW_INDENT + 3))
-		goto out;
-	ob_putn(b, pf.s, ROW_INDENT);
-	ob_puts(b, "|\n");
-	ob_putn(b, pf.s, ROW_INDENT);
-	ob_puts(b, "---");
-	put_name(b, root->symbol, root->inlined);
-	ob_putc_r(b, '\n');
-	cap = 64;
 	st = malloc(cap * sizeof *st);
-	if (!st)
+	if (!roots || !st || !prefix_set(&pf, 0, "", 0, ROW_INDENT + 3))
 		goto out;
-	st[depth++] = (walk){ 0, ROW_INDENT + 3, 0 };
+	size_t nr = 0;
+	if (root->total)
+		roots[nr++] = 0;
+	for (size_t i = 1; nr < nroots; i++)
+		roots[nr++] = i;
+	sort_roots(roots, nroots, t);
+	if (nroots == 1) {
+		const pd_chain_node *r = pd_chain_tree_node(t, roots[0]);
+		ob_putn(b, pf.s, ROW_INDENT);
+		ob_puts(b, "|\n");
+		ob_putn(b, pf.s, ROW_INDENT);
+		ob_puts(b, "---");
+		put_name(b, r->symbol, r->inlined);
+		ob_putc_r(b, '\n');
+		st[depth++] = (walk){ r->children, r->nchildren, 0, r->total, ROW_INDENT + 3 };
+	} else {
+		st[depth++] = (walk){ roots, nroots, 0, 0, ROW_INDENT };
+	}
 	while (depth) {
 		walk *w = &st[depth - 1];
-		const pd_chain_node *c = pd_chain_tree_node(t, w->node);
-		if (w->next == c->nchildren) {
+		if (w->next == w->nkids) {
 			depth--;
 			continue;
 		}
-		size_t ki = c->children[w->next++];
-		bool last = w->next == c->nchildren;
+		size_t ki = w->kids[w->next++];
+		bool last = w->next == w->nkids;
 		const pd_chain_node *k = pd_chain_tree_node(t, ki);
 		size_t plen = w->plen;
 		size_t child_plen;
 		/* the branch below writes the prefix twice */
 		if (!ob_reserve(b, 2 * plen + 64))
 			goto out;
-		if (c->nchildren == 1 && k->total == c->total) {
+		if (w->nkids == 1 && k->total == w->total) {
 			/* the whole weight goes on: straight down, no branch */
 			ob_putn_r(b, pf.s, plen);
 			put_name(b, k->symbol, k->inlined);
@@ -130,13 +178,14 @@ static int put_chains(outbuf *b, const pd_chain_tree *t, uint64_t total)
 			st = x;
 			cap *= 2;
 		}
-		st[depth++] = (walk){ ki, child_plen, 0 };
+		st[depth++] = (walk){ k->children, k->nchildren, 0, k->total, child_plen };
 		if (report_flush_some(b) < 0)
 			goto out;
 	}
 	rb_putc(b, '\n');
 	rc = 0;
 out:
+	free(roots);
 	free(pf.s);
 	free(st);
 	return rc;
