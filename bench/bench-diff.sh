@@ -35,24 +35,18 @@
 # much a loaded machine stretched the wall times.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=$ROOT/bench/out
+BENCH_NAME=bench-diff
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 FILE_A=
 FILE_B=
 SECONDS_REC=70
 FREQ=4000
-MIN_MB=50
-RUNS=5
 while getopts "a:b:s:F:m:r:o:h" opt; do
-	case $opt in
+	bench_opt "$opt" "${OPTARG:-}" || case $opt in
 	a) FILE_A=$OPTARG ;;
 	b) FILE_B=$OPTARG ;;
-	s) SECONDS_REC=$OPTARG ;;
-	F) FREQ=$OPTARG ;;
-	m) MIN_MB=$OPTARG ;;
-	r) RUNS=$OPTARG ;;
-	o) OUT=$OPTARG ;;
-	*) sed -n '2,35p' "$0"; exit 2 ;;
+	*) bench_usage 2 35 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -60,11 +54,7 @@ PERFDIFF=${1:-$ROOT/build/perfdiff}
 [ -d "$PERFDIFF" ] && PERFDIFF=$PERFDIFF/perfdiff
 FILE_A=${FILE_A:-$OUT/diff-a.data}
 FILE_B=${FILE_B:-$OUT/diff-b.data}
-
-die() { echo "bench-diff: $*" >&2; exit 1; }
-[ -x "$PERFDIFF" ] || die "no perfdiff binary at $PERFDIFF (build it or pass its path)"
-command -v perf >/dev/null || die "perf is not installed"
-[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
+bench_require "$PERFDIFF"
 mkdir -p "$OUT"
 
 # ------------------------------------------------------------ recording
@@ -103,112 +93,40 @@ load() {
 	wait || true
 }
 
-size_mb() { echo $(( $(stat -c %s "$1") / 1000000 )); }
-
 record() {
-	local file=$1 side=$2 secs=$3
+	local file=$1 secs=$2 side=$3
 	echo "recording $file: -F $FREQ, ${secs}s system-wide, load built as '$side'"
 	perf record -N -a -g -e cpu-clock -F "$FREQ" -o "$file" -- \
 		bash -c "$(declare -f load); LOAD='$LOAD'; WORKLOADS=(${WORKLOADS[*]}); load $side $secs" \
 		2>&1 | sed 's/^/  perf: /'
 }
 
-# Record FILE with the SIDE load unless it exists; when it is smaller than
-# MIN_MB, scale the duration and record again.
-ensure_recording() {
+# Record FILE with the SIDE load unless it exists -- only inside OUT: a
+# path given with -a or -b must be there already.
+ensure_side() {
 	local file=$1 side=$2
-	if [ -s "$file" ]; then
-		echo "reusing $file ($(size_mb "$file") MB)"
-		return
+	if [ ! -s "$file" ]; then
+		case $file in
+		"$OUT"/*) ;;
+		*) die "no recording at $file" ;;
+		esac
+		[ -x "$LOAD/$side/${WORKLOADS[0]}" ] || build_load "$side"
 	fi
-	case $file in
-	"$OUT"/*) ;;
-	*) die "no recording at $file" ;;
-	esac
-	[ -x "$LOAD/$side/${WORKLOADS[0]}" ] || build_load "$side"
-	record "$file" "$side" "$SECONDS_REC"
-	local mb secs
-	mb=$(size_mb "$file")
-	if [ "$mb" -lt "$MIN_MB" ]; then
-		secs=$(( SECONDS_REC * MIN_MB * 12 / 10 / (mb > 0 ? mb : 1) + 1 ))
-		echo "only $mb MB; recording again for ${secs}s"
-		record "$file" "$side" "$secs"
-	fi
-	mb=$(size_mb "$file")
-	[ "$mb" -ge "$MIN_MB" ] || echo "warning: $file is $mb MB (< $MIN_MB MB)" >&2
+	bench_ensure_recording "$file" "$side"
 }
 
-ensure_recording "$FILE_A" a
-ensure_recording "$FILE_B" b
+ensure_side "$FILE_A" a
+ensure_side "$FILE_B" b
 
 # --------------------------------------------------------------- timing
-# (the pieces of bench/bench-report.sh)
-
-# Median wall seconds of RUNS runs after one warm-up.  Sets WALL.
-median_wall() {
-	local walls=() t0 t1
-	"$@" >/dev/null 2>&1 || true
-	for _ in $(seq "$RUNS"); do
-		t0=$(date +%s%N)
-		"$@" >/dev/null 2>&1 || true
-		t1=$(date +%s%N)
-		walls+=("$(( (t1 - t0) / 1000 ))")
-	done
-	WALL=$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p" |
-		awk '{ printf "%.3f", $1 / 1e6 }')
-}
-
-hyperfine_wall() {
-	local json
-	json=$(mktemp)
-	if ! hyperfine -N -i --warmup 1 --runs "$RUNS" --export-json "$json" "$1" >/dev/null 2>&1; then
-		rm -f "$json"
-		return 1
-	fi
-	WALL=$(python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$json")
-	rm -f "$json"
-}
-
-# Median CPU seconds (user + sys) and the largest peak RSS (MB) of three
-# runs.  Sets CPU and RSS.
-cpu_rss() {
-	local tmp cpus=() r
-	tmp=$(mktemp)
-	RSS=0
-	for _ in 1 2 3; do
-		/usr/bin/time -f '%U %S %M' -o "$tmp" "$@" >/dev/null 2>&1 || true
-		read -r u s r < <(tail -1 "$tmp")
-		cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')")
-		[ "$r" -gt "$RSS" ] && RSS=$r
-	done
-	rm -f "$tmp"
-	CPU=$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n 2p)
-	RSS=$(awk -v r="$RSS" 'BEGIN { printf "%.1f", r / 1024 }')
-}
-
-# hyperfine -N splits the command on blanks: arguments with blanks go the
-# shell-loop way.
-measure() {
-	local a plain=1
-	for a in "$@"; do
-		[[ $a == *[[:space:]]* ]] && plain=0
-	done
-	if ! { [ "$plain" = 1 ] && command -v hyperfine >/dev/null && hyperfine_wall "$*"; }; then
-		median_wall "$@"
-	fi
-	cpu_rss "$@"
-}
 
 bytes_a=$(stat -c %s "$FILE_A")
 bytes_b=$(stat -c %s "$FILE_B")
-cat "$FILE_A" "$FILE_B" >/dev/null  # page-cache them
-mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
+bench_cache "$FILE_A" "$FILE_B"
 echo
-echo "perfdiff: $PERFDIFF"
-echo "perf:     $(perf --version)"
-echo "machine:  $(nproc) CPUs, $(uname -r); load now: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "A:        $FILE_A, $bytes_a bytes ($(mb "$bytes_a"))"
-echo "B:        $FILE_B, $bytes_b bytes ($(mb "$bytes_b"))"
+bench_banner "$PERFDIFF"
+echo "A:        $FILE_A, $bytes_a bytes ($(bench_mb "$bytes_a"))"
+echo "B:        $FILE_B, $bytes_b bytes ($(bench_mb "$bytes_b"))"
 echo "runs:     median of $RUNS (wall), of 3 (CPU); peak RSS: largest of 3"
 echo
 
@@ -226,17 +144,16 @@ echo
 # shellcheck disable=SC2054  # the commas are perf's
 REPORT=(perf report --children -g folded,0.5,callee --sort=dso,symbol --stdio -i)
 
-measure "$PERFDIFF" diff "$FILE_A" "$FILE_B"
-pd_wall=$WALL pd_cpu=$CPU pd_rss=$RSS
-measure "${REPORT[@]}" "$FILE_A"
-ra_wall=$WALL ra_cpu=$CPU ra_rss=$RSS
-measure "${REPORT[@]}" "$FILE_B"
-rb_wall=$WALL rb_cpu=$CPU rb_rss=$RSS
-rep_wall=$(awk -v a="$ra_wall" -v b="$rb_wall" 'BEGIN { printf "%.3f", a + b }')
-rep_cpu=$(awk -v a="$ra_cpu" -v b="$rb_cpu" 'BEGIN { printf "%.3f", a + b }')
-rep_rss=$(awk -v a="$ra_rss" -v b="$rb_rss" 'BEGIN { printf "%.1f", (a + 0 > b + 0) ? a : b }')
-measure perf diff "$FILE_A" "$FILE_B"
-pdf_wall=$WALL pdf_cpu=$CPU pdf_rss=$RSS
+bench_run "perfdiff diff A B" "$PERFDIFF" diff "$FILE_A" "$FILE_B"
+bench_run "perf report A" "${REPORT[@]}" "$FILE_A"
+bench_run "perf report B" "${REPORT[@]}" "$FILE_B"
+bench_run "perf diff A B" perf diff "$FILE_A" "$FILE_B"
+pd_wall=${W[perfdiff diff A B]} pdf_wall=${W[perf diff A B]}
+ra=("${W[perf report A]}" "${C[perf report A]}" "${R[perf report A]}")
+rb=("${W[perf report B]}" "${C[perf report B]}" "${R[perf report B]}")
+rep_wall=$(awk -v a="${ra[0]}" -v b="${rb[0]}" 'BEGIN { printf "%.3f", a + b }')
+rep_cpu=$(awk -v a="${ra[1]}" -v b="${rb[1]}" 'BEGIN { printf "%.3f", a + b }')
+rep_rss=$(awk -v a="${ra[2]}" -v b="${rb[2]}" 'BEGIN { printf "%.1f", (a + 0 > b + 0) ? a : b }')
 
 printf '%-34s %9s %9s %10s %14s %14s %12s\n' command "wall (s)" "CPU (s)" "RSS (MB)" \
 	"wall / report" "wall / p.diff" "RSS / report"
@@ -246,11 +163,11 @@ row() {
 		printf "%-34s %9.3f %9.3f %10.1f %14.3f %14.3f %12.3f\n", l, w, c, r,
 		       (w0 > 0 ? w / w0 : 0), (w1 > 0 ? w / w1 : 0), (r0 > 0 ? r / r0 : 0) }'
 }
-row "perfdiff diff A B" "$pd_wall" "$pd_cpu" "$pd_rss"
+row "perfdiff diff A B" "${W[perfdiff diff A B]}" "${C[perfdiff diff A B]}" "${R[perfdiff diff A B]}"
 row "perf report A + perf report B" "$rep_wall" "$rep_cpu" "$rep_rss"
-row "  perf report A" "$ra_wall" "$ra_cpu" "$ra_rss"
-row "  perf report B" "$rb_wall" "$rb_cpu" "$rb_rss"
-row "perf diff A B" "$pdf_wall" "$pdf_cpu" "$pdf_rss"
+row "  perf report A" "${ra[@]}"
+row "  perf report B" "${rb[@]}"
+row "perf diff A B" "$pdf_wall" "${C[perf diff A B]}" "${R[perf diff A B]}"
 echo
 awk -v a="$pd_wall" -v b="$rep_wall" -v c="$pdf_wall" -v n="$RUNS" 'BEGIN {
 	if (a > 0) printf "speed-up (above 1: perfdiff is faster): perf report A + B / perfdiff diff = %.2f, perf diff / perfdiff diff = %.2f; median of %d runs\n", b / a, c / a, n }'

@@ -26,33 +26,22 @@
 # the none run is the `perfdiff script` row minus unwinding.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH_NAME=bench-unwind
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SECONDS_REC=6
 FREQ=1000
-RUNS=5
-MIN_MB=50
-OUT=$ROOT/bench/out
 REPORT_ROWS=0
 
 while getopts "s:F:r:m:o:Rh" opt; do
-	case $opt in
-	s) SECONDS_REC=$OPTARG ;;
-	F) FREQ=$OPTARG ;;
-	r) RUNS=$OPTARG ;;
-	m) MIN_MB=$OPTARG ;;
-	o) OUT=$OPTARG ;;
+	bench_opt "$opt" "${OPTARG:-}" || case $opt in
 	R) REPORT_ROWS=1 ;;
-	*) sed -n '2,26p' "$0"; exit 2 ;;
+	*) bench_usage 2 26 ;;
 	esac
 done
 shift $((OPTIND - 1))
 PERFDIFF=${1:-$ROOT/build/perfdiff}
-
-die() { echo "bench-unwind: $*" >&2; exit 1; }
-[ -x "$PERFDIFF" ] || die "no perfdiff binary at $PERFDIFF (build it or pass its path)"
-command -v perf >/dev/null || die "perf is not installed"
-command -v cc >/dev/null || die "no C compiler (cc) for the workload"
-[ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
+bench_require "$PERFDIFF" cc
 mkdir -p "$OUT"
 
 MIX=$OUT/unwind_mix
@@ -76,95 +65,16 @@ record() {
 		bash -c "workload $secs '$MIX'" 2>&1 | sed 's/^/  perf: /'
 }
 
-size_mb() { echo $(( $(stat -c %s "$1") / 1000000 )); }
-
-ensure_recording() {
-	local file=$1
-	if [ -s "$file" ]; then
-		echo "reusing $file ($(size_mb "$file") MB)"
-		return
-	fi
-	record "$file" "$SECONDS_REC"
-	local mb
-	mb=$(size_mb "$file")
-	if [ "$mb" -lt "$MIN_MB" ]; then
-		local secs=$(( SECONDS_REC * MIN_MB * 12 / 10 / (mb > 0 ? mb : 1) + 1 ))
-		echo "only $mb MB; recording again for ${secs}s"
-		record "$file" "$secs"
-	fi
-	mb=$(size_mb "$file")
-	[ "$mb" -ge "$MIN_MB" ] || echo "warning: $file is $mb MB (< $MIN_MB MB)" >&2
-}
-
-# Median wall seconds of RUNS runs of "$@" (output discarded), after one
-# warm-up run.  Sets WALL.
-loop_median() {
-	local walls=() t0 t1
-	"$@" >/dev/null 2>&1 || true
-	for _ in $(seq "$RUNS"); do
-		t0=$(date +%s%N)
-		"$@" >/dev/null 2>&1 || true
-		t1=$(date +%s%N)
-		walls+=("$(( (t1 - t0) / 1000 ))")
-	done
-	local med
-	med=$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
-	WALL=$(awk -v us="$med" 'BEGIN { printf "%.4f", us / 1e6 }')
-}
-
-# hyperfine -N (no shell), -i (both tools exit non-zero when they only
-# warn).  Sets WALL (median seconds).
-hyperfine_median() {
-	local json
-	json=$(mktemp)
-	if ! hyperfine -N -i --warmup 1 --runs "$RUNS" --export-json "$json" "$1" >/dev/null 2>&1; then
-		rm -f "$json"
-		return 1
-	fi
-	WALL=$(python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$json")
-	rm -f "$json"
-}
-
-# Largest peak RSS (KB) and median CPU seconds (user + system) of three
-# runs.  Sets RSS and CPU.
-peak_rss() {
-	local tmp r cpus=()
-	tmp=$(mktemp)
-	RSS=0
-	for _ in 1 2 3; do
-		/usr/bin/time -f '%M %U %S' -o "$tmp" "$@" >/dev/null 2>&1 || true
-		read -r r u s < <(tail -1 "$tmp")
-		[ "$r" -gt "$RSS" ] && RSS=$r
-		cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')")
-	done
-	rm -f "$tmp"
-	CPU=$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n 2p)
-}
-
-# Arguments must not contain spaces (hyperfine -N splits them).
-measure() {
-	if command -v hyperfine >/dev/null && command -v python3 >/dev/null &&
-	   hyperfine_median "$*"; then
-		:
-	else
-		loop_median "$@"
-	fi
-	peak_rss "$@"
-}
-
 FILE=$OUT/dwarf.data
-echo "perfdiff: $PERFDIFF"
-echo "perf:     $(perf --version)"
-echo "machine:  $(nproc) CPUs, $(uname -r); load now: $(cut -d' ' -f1-3 /proc/loadavg)"
-ensure_recording "$FILE"
+bench_banner "$PERFDIFF"
+bench_ensure_recording "$FILE"
 case $FILE in *" "*) die "the recording's path must not contain spaces: $FILE" ;; esac
 bytes=$(stat -c %s "$FILE")
-cat "$FILE" >/dev/null   # page-cache it
+bench_cache "$FILE"
 
-samples=$("$PERFDIFF" dump --stats --no-symbols --format=json "$FILE" 2>/dev/null |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])' 2>/dev/null || echo 0)
+samples=$(bench_samples "$FILE")
 echo
-echo "== $FILE: $(awk -v b="$bytes" 'BEGIN { printf "%.1f MB", b / 1e6 }'), $samples samples"
+echo "== $FILE: $(bench_mb "$bytes"), $samples samples"
 
 # (not piped into grep -q: with pipefail, perfdiff killed by SIGPIPE when
 # grep stops reading would count as "no such option")
@@ -174,25 +84,14 @@ case $script_help in
 *) die "$PERFDIFF script has no --unwinder option (an older build?)" ;;
 esac
 
-declare -A W R C
-ORDER=()
-run() {
-	local label=$1
-	shift
-	measure "$@"
-	W[$label]=$WALL
-	R[$label]=$RSS
-	C[$label]=$CPU
-	ORDER+=("$label")
-}
-run "perf script" perf script -i "$FILE"
-run "perfdiff script" "$PERFDIFF" script "$FILE"
+bench_run "perf script" perf script -i "$FILE"
+bench_run "perfdiff script" "$PERFDIFF" script "$FILE"
 for u in libdw libunwind none; do
-	run "perfdiff script --unwinder=$u" "$PERFDIFF" script "--unwinder=$u" "$FILE"
+	bench_run "perfdiff script --unwinder=$u" "$PERFDIFF" script "--unwinder=$u" "$FILE"
 done
 if [ "$REPORT_ROWS" = 1 ]; then
 	for u in libdw libunwind none; do
-		run "perfdiff report --format=folded --unwinder=$u" \
+		bench_run "perfdiff report --format=folded --unwinder=$u" \
 			"$PERFDIFF" report --format=folded "--unwinder=$u" "$FILE"
 	done
 fi
@@ -200,7 +99,7 @@ fi
 printf '%-52s %9s %8s %10s %14s\n' command "wall (s)" "CPU (s)" "us/sample" "peak RSS (MB)"
 for t in "${ORDER[@]}"; do
 	awk -v t="$t" -v w="${W[$t]}" -v c="${C[$t]}" -v n="$samples" -v r="${R[$t]}" 'BEGIN {
-		printf "%-52s %9.4f %8.2f %10.2f %14.1f\n", t, w, c, (n > 0 ? w * 1e6 / n : 0), r / 1024 }'
+		printf "%-52s %9.4f %8.2f %10.2f %14.1f\n", t, w, c, (n > 0 ? w * 1e6 / n : 0), r }'
 done
 awk -v a="${W[perfdiff script]}" -v b="${W[perf script]}" -v n="$samples" \
     -v ca="${C[perfdiff script]}" -v cb="${C[perf script]}" \

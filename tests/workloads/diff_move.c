@@ -9,30 +9,17 @@
  * Shares (children): leaf_cost ~50 %; a_path ~75 % → ~25 %, b_path the
  * reverse.
  */
-#include <stdint.h>
-#include <stdlib.h>
-#include <time.h>
-
-static volatile uint64_t sink;
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "workload.h"
 
 __attribute__((noinline)) uint64_t leaf_cost(uint64_t x)
 {
-	for (int i = 0; i < 400; i++)
-		x = (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ull + (uint64_t)i;
+	MIX(x, 400, 29, 0xbf58476d1ce4e5b9ull);
 	return x;
 }
 
 __attribute__((noinline)) uint64_t a_path(uint64_t x)
 {
-	for (int i = 0; i < 200; i++)
-		x = (x ^ (x >> 31)) * 0x94d049bb133111ebull + (uint64_t)i;
+	MIX(x, 200, 31, 0x94d049bb133111ebull);
 #ifndef PD_NEW
 	x = leaf_cost(x);
 #endif
@@ -41,22 +28,11 @@ __attribute__((noinline)) uint64_t a_path(uint64_t x)
 
 __attribute__((noinline)) uint64_t b_path(uint64_t x)
 {
-	for (int i = 0; i < 200; i++)
-		x = (x ^ (x >> 27)) * 0x9e3779b97f4a7c15ull + (uint64_t)i;
+	MIX(x, 200, 27, 0x9e3779b97f4a7c15ull);
 #ifdef PD_NEW
 	x = leaf_cost(x);
 #endif
 	return x;
 }
 
-int main(int argc, char **argv)
-{
-	double ms = argc > 1 ? atof(argv[1]) : 400;
-	double end = now_ms() + ms;
-	uint64_t acc = 1;
-	while (now_ms() < end)
-		for (int k = 0; k < 200; k++)
-			acc = b_path(a_path(acc));
-	sink = acc;
-	return 0;
-}
+WORKLOAD_MAIN(b_path(a_path(acc)))

@@ -11,9 +11,7 @@
  *
  * Shares (children): hash_* ~60 %, mix_step ~30 %, checksum ~35 %.
  */
-#include <stdint.h>
-#include <stdlib.h>
-#include <time.h>
+#include "workload.h"
 
 #ifdef PD_NEW
 #define HASH hash_block
@@ -21,35 +19,22 @@
 #define HASH hash_chunk
 #endif
 
-static volatile uint64_t sink;
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* Data-dependent multiply/xor chains: nothing the compiler can fold. */
 __attribute__((noinline)) uint64_t mix_step(uint64_t x)
 {
-	for (int i = 0; i < 300; i++)
-		x = (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ull + (uint64_t)i;
+	MIX(x, 300, 29, 0xbf58476d1ce4e5b9ull);
 	return x;
 }
 
 __attribute__((noinline)) uint64_t HASH(uint64_t x)
 {
-	for (int i = 0; i < 300; i++)
-		x = (x ^ (x >> 31)) * 0x94d049bb133111ebull + (uint64_t)i;
+	MIX(x, 300, 31, 0x94d049bb133111ebull);
 	x = mix_step(x);
 	return x;
 }
 
 __attribute__((noinline)) uint64_t checksum(uint64_t x)
 {
-	for (int i = 0; i < 350; i++)
-		x = (x ^ (x >> 27)) * 0x9e3779b97f4a7c15ull + (uint64_t)i;
+	MIX(x, 350, 27, 0x9e3779b97f4a7c15ull);
 	return x;
 }
 
@@ -60,14 +45,4 @@ __attribute__((noinline)) uint64_t process(uint64_t x)
 	return x;
 }
 
-int main(int argc, char **argv)
-{
-	double ms = argc > 1 ? atof(argv[1]) : 400;
-	double end = now_ms() + ms;
-	uint64_t acc = 1;
-	while (now_ms() < end)
-		for (int k = 0; k < 200; k++)
-			acc = process(acc);
-	sink = acc;
-	return 0;
-}
+WORKLOAD_MAIN(process(acc))

@@ -84,6 +84,18 @@ int cli_value_opt_match(const cli_value_opt *opts, size_t n, const char *cmd,
 	return 0;
 }
 
+int cli_value_opt_last(const cli_value_opt *opts, size_t n, const char *cmd,
+		       int argc, char **argv, int *i, int *kind, const char **value)
+{
+	const char *a = argv[*i];
+	int m = cli_value_opt_match(opts, n, cmd, argc, argv, i, kind, value);
+	if (m == 0) {
+		cli_usage_error(cmd, "unknown option '%s'", a);
+		return -1;
+	}
+	return m;
+}
+
 int cli_format_opt(const char *cmd, int argc, char **argv, int *i,
 		   enum cli_format *out)
 {

@@ -58,6 +58,14 @@ typedef struct cli_value_opt {
 int cli_value_opt_match(const cli_value_opt *opts, size_t n, const char *cmd,
 			int argc, char **argv, int *i, int *kind, const char **value);
 
+/*
+ * cli_value_opt_match as a command's last try for argv[*i]: no match is a
+ * usage error too ("unknown option").  1: matched, *kind and *value set;
+ * -1: a usage error, already printed for command `cmd`.
+ */
+int cli_value_opt_last(const cli_value_opt *opts, size_t n, const char *cmd,
+		       int argc, char **argv, int *i, int *kind, const char **value);
+
 /* "text" / "json"; false for anything else. */
 bool cli_parse_format(const char *s, enum cli_format *out);
 

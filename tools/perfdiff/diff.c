@@ -149,10 +149,7 @@ typedef enum opt_kind {
 	OPT_FORMAT, OPT_FAIL_ON, OPT_DEPTH, OPT_MIN_CHANGE, OPT_FDR, OPT_RENAME_SCORE,
 } opt_kind;
 
-static const struct {
-	const char *name;
-	opt_kind kind;
-} value_opts[] = {
+static const cli_value_opt value_opts[] = {
 	{ "--format", OPT_FORMAT },         { "--fail-on", OPT_FAIL_ON },
 	{ "--depth", OPT_DEPTH },           { "--min-change", OPT_MIN_CHANGE },
 	{ "--fdr", OPT_FDR },               { "--rename-score", OPT_RENAME_SCORE },
@@ -285,21 +282,14 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 			return CLI_EXIT_ERROR;
 		if (m > 0)
 			continue;
-		for (size_t k = 0; k < NELEMS(value_opts) && !done; k++) {
-			const char *val;
-			int vm = cli_opt_value(argc, argv, &i, value_opts[k].name, &val);
-			if (vm == 0)
-				continue;
-			if (vm < 0)
-				return cli_usage_error(CMD, "option '%s' needs a value",
-						       value_opts[k].name);
-			int st = apply_value(c, value_opts[k].kind, val);
-			if (st >= 0)
-				return st;
-			done = true;
-		}
-		if (!done)
-			return cli_usage_error(CMD, "unknown option '%s'", a);
+		int kind;
+		const char *val;
+		if (cli_value_opt_last(value_opts, NELEMS(value_opts), CMD, argc, argv, &i,
+				       &kind, &val) < 0)
+			return CLI_EXIT_ERROR;
+		int st = apply_value(c, (opt_kind)kind, val);
+		if (st >= 0)
+			return st;
 	}
 	if (split == SIZE_MAX) {
 		if (nfiles != 2)

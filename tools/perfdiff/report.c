@@ -122,11 +122,9 @@ typedef enum opt_kind {
 	OPT_FORMAT, OPT_ORDER, OPT_THRESHOLD, OPT_PERCENT_LIMIT, OPT_SORT, OPT_WEIGHT,
 } opt_kind;
 
-/* report's own options; the rest are cli_profile_opts' */
-static const struct {
-	const char *name;
-	opt_kind kind;
-} value_opts[] = {
+/* report's own options, in opt_kind order (apply_value finds a name by
+ * its kind); the rest are cli_profile_opts' */
+static const cli_value_opt value_opts[] = {
 	{ "--format", OPT_FORMAT },       { "--order", OPT_ORDER },
 	{ "--threshold", OPT_THRESHOLD }, { "--percent-limit", OPT_PERCENT_LIMIT },
 	{ "--sort", OPT_SORT },           { "--weight", OPT_WEIGHT },
@@ -135,7 +133,7 @@ static const struct {
 #define NELEMS(a) (sizeof (a) / sizeof (a)[0])
 
 /* Returns -1 to continue, else an exit status. */
-static int apply_value(cli_report *c, const char *name, opt_kind kind, const char *val)
+static int apply_value(cli_report *c, opt_kind kind, const char *val)
 {
 	report_opts *ro = &c->ro;
 	switch (kind) {
@@ -167,8 +165,8 @@ static int apply_value(cli_report *c, const char *name, opt_kind kind, const cha
 	case OPT_PERCENT_LIMIT: {
 		double v;
 		if (!parse_pct(val, &v))
-			return cli_usage_error(CMD,
-				"%s needs a percentage from 0 to 100, not '%s'", name, val);
+			return cli_usage_error(CMD, "%s needs a percentage from 0 to 100, not '%s'",
+					       value_opts[kind].name, val);
 		if (kind == OPT_THRESHOLD) {
 			ro->threshold = v;
 			c->threshold_set = true;
@@ -233,22 +231,14 @@ static int parse_args(int argc, char **argv, cli_report *c)
 			return CLI_EXIT_ERROR;
 		if (m > 0)
 			continue;
-		bool done = false;
-		for (size_t k = 0; k < NELEMS(value_opts) && !done; k++) {
-			const char *val;
-			int vm = cli_opt_value(argc, argv, &i, value_opts[k].name, &val);
-			if (vm == 0)
-				continue;
-			if (vm < 0)
-				return cli_usage_error(CMD, "option '%s' needs a value",
-						       value_opts[k].name);
-			int st = apply_value(c, value_opts[k].name, value_opts[k].kind, val);
-			if (st >= 0)
-				return st;
-			done = true;
-		}
-		if (!done)
-			return cli_usage_error(CMD, "unknown option '%s'", a);
+		int kind;
+		const char *val;
+		if (cli_value_opt_last(value_opts, NELEMS(value_opts), CMD, argc, argv, &i,
+				       &kind, &val) < 0)
+			return CLI_EXIT_ERROR;
+		int st = apply_value(c, (opt_kind)kind, val);
+		if (st >= 0)
+			return st;
 	}
 	if (c->npaths == 0)
 		return cli_usage_error(CMD, "report needs at least one FILE ('-' for standard input)");
