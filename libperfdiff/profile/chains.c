@@ -136,6 +136,8 @@ static uint32_t new_cnode(builder *b, uint32_t frame, uint32_t parent)
 static uint64_t caller_weight(const builder *b, uint32_t id)
 {
 	uint64_t w = pd_cct_total_of(&b->e->tree, id, b->run);
+	if (b->ndeduct == 0)
+		return w;   /* the entry has no leaf samples: nothing to look up */
 	uint32_t k = pd_idmap_get(&b->deduct_at, id);
 	return k == PD_NO_ID ? w : w - b->deduct[k];
 }

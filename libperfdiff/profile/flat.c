@@ -14,7 +14,13 @@
 #include "internal.h"
 
 /* same_anc[] by an iterative depth-first walk; `last[f]` is the nearest
- * node of frame f on the current path. */
+ * node of frame f on the current path.  The walk's stack holds the path
+ * only (node and next child), so it grows with depth, not with the tree,
+ * and no memory of the tree's size is touched besides same_anc[]. */
+typedef struct dfs_ent {
+	uint32_t node, next;
+} dfs_ent;
+
 static int link_same_frames(pd_pevent *e, uint32_t nframes)
 {
 	const pd_cct *t = &e->tree;
@@ -23,30 +29,38 @@ static int link_same_frames(pd_pevent *e, uint32_t nframes)
 		return PD_ENOMEM;
 	e->same_anc = sa;
 	uint32_t *last = malloc((nframes ? nframes : 1) * sizeof *last);
-	uint32_t *stack = malloc((size_t)t->n * sizeof *stack);
-	uint32_t *next = malloc((size_t)t->n * sizeof *next);
-	if (!last || !stack || !next) {
+	size_t cap = 256;
+	dfs_ent *stack = malloc(cap * sizeof *stack);
+	if (!last || !stack) {
 		free(last);
 		free(stack);
-		free(next);
 		return PD_ENOMEM;
 	}
 	for (uint32_t f = 0; f < nframes; f++)
 		last[f] = PD_NO_ID;
 	sa[0] = PD_NO_ID;
 	size_t depth = 0;
-	stack[depth++] = 0;
-	next[0] = 0;
+	stack[depth++] = (dfs_ent){ 0, 0 };
 	while (depth) {
-		uint32_t v = stack[depth - 1];
+		dfs_ent *top = &stack[depth - 1];
+		uint32_t v = top->node;
 		const pd_cct_node *nv = &t->nodes[v];
-		if (next[v] < nv->nchild) {
-			uint32_t c = t->child_ids[nv->child0 + next[v]++];
+		if (top->next < nv->nchild) {
+			uint32_t c = t->child_ids[nv->child0 + top->next++];
 			uint32_t f = t->nodes[c].frame;
 			sa[c] = last[f];
 			last[f] = c;
-			next[c] = 0;
-			stack[depth++] = c;
+			if (depth == cap) {
+				dfs_ent *x = realloc(stack, 2 * cap * sizeof *x);
+				if (!x) {
+					free(last);
+					free(stack);
+					return PD_ENOMEM;
+				}
+				stack = x;
+				cap *= 2;
+			}
+			stack[depth++] = (dfs_ent){ c, 0 };
 			continue;
 		}
 		depth--;
@@ -55,7 +69,6 @@ static int link_same_frames(pd_pevent *e, uint32_t nframes)
 	}
 	free(last);
 	free(stack);
-	free(next);
 	return 0;
 }
 
@@ -90,23 +103,75 @@ typedef struct tmp_entry {
 	uint32_t frame;
 } tmp_entry;
 
-static int cmp_entries(const void *a, const void *b)
+/* What the sort compares, small and in one place: most entries differ in
+ * their values or in the first bytes of their names (unresolved frames
+ * share "0x0000..." up to the 12th), so the names themselves are rarely
+ * reached. */
+typedef struct sort_key {
+	uint64_t children, self;
+	uint64_t prefix[2];  /* the symbol's first 16 bytes, big-endian, 0-padded */
+	const tmp_entry *t;
+} sort_key;
+
+static void name_prefix(const char *s, uint64_t out[2])
 {
-	const pd_flat_entry *x = &((const tmp_entry *)a)->x;
-	const pd_flat_entry *y = &((const tmp_entry *)b)->x;
+	size_t i = 0;
+	for (int w = 0; w < 2; w++) {
+		uint64_t v = 0;
+		for (int k = 0; k < 8; k++) {
+			unsigned char c = s[i] ? (unsigned char)s[i++] : 0;
+			v = v << 8 | c;
+		}
+		out[w] = v;
+	}
+}
+
+/* Whether `x` sorts before `y`: children, then self, descending; then
+ * symbol, dso, inline-ness and kernel-ness as in the header. */
+static bool entry_before(const sort_key *x, const sort_key *y)
+{
 	if (x->children != y->children)
-		return x->children > y->children ? -1 : 1;
+		return x->children > y->children;
 	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	int c = strcmp(x->symbol, y->symbol);
+		return x->self > y->self;
+	if (x->prefix[0] != y->prefix[0])
+		return x->prefix[0] < y->prefix[0];
+	if (x->prefix[1] != y->prefix[1])
+		return x->prefix[1] < y->prefix[1];
+	const pd_flat_entry *a = &x->t->x, *b = &y->t->x;
+	int c = strcmp(a->symbol, b->symbol);
 	if (c)
-		return c;
-	c = strcmp(x->dso, y->dso);
+		return c < 0;
+	c = strcmp(a->dso, b->dso);
 	if (c)
-		return c;
-	if (x->inlined != y->inlined)
-		return x->inlined ? 1 : -1;
-	return x->kernel == y->kernel ? 0 : x->kernel ? 1 : -1;
+		return c < 0;
+	if (a->inlined != b->inlined)
+		return b->inlined;
+	return a->kernel != b->kernel && b->kernel;
+}
+
+/* Bottom-up merge sort of `v` with scratch `tmp` (n each): the comparison
+ * inlined, which qsort's callback cannot be, for tens of thousands of
+ * entries.  Returns the array holding the result. */
+static sort_key *sort_keys(sort_key *v, sort_key *tmp, size_t n)
+{
+	for (size_t run = 1; run < n; run *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * run) {
+			size_t mid = lo + run < n ? lo + run : n;
+			size_t hi = mid + run < n ? mid + run : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				tmp[k++] = entry_before(&v[j], &v[i]) ? v[j++] : v[i++];
+			while (i < mid)
+				tmp[k++] = v[i++];
+			while (j < hi)
+				tmp[k++] = v[j++];
+		}
+		sort_key *x = v;
+		v = tmp;
+		tmp = x;
+	}
+	return v;
 }
 
 /* Self and children of frame f, per run and summed, into `te`. */
@@ -122,7 +187,8 @@ static void entry_of_frame(const pd_profile *p, const pd_pevent *e, uint32_t f,
 	uint64_t self = 0, children = 0;
 	for (const uint32_t *v = nb; v < ne; v++) {
 		bool top = e->same_anc[*v] == PD_NO_ID;
-		for (size_t r = 0; r < nr; r++) {
+		/* one run: its values are the sums, read below */
+		for (size_t r = 0; nr > 1 && r < nr; r++) {
 			sr[r] += pd_cct_self_of(t, *v, r);
 			if (top)
 				cr[r] += t->total_runs[r][*v];
@@ -130,6 +196,10 @@ static void entry_of_frame(const pd_profile *p, const pd_pevent *e, uint32_t f,
 		self += t->self_sum[*v];
 		if (top)
 			children += t->total_sum[*v];
+	}
+	if (nr == 1) {
+		sr[0] = self;
+		cr[0] = children;
 	}
 	const pd_pframe *pf = &p->frames.v[f];
 	te->frame = f;
@@ -159,6 +229,7 @@ static int build_flat(pd_profile *p, pd_pevent *e)
 		nent += e->frame_nodes_at[f + 1] > e->frame_nodes_at[f];
 	size_t slots = nent ? nent : 1;
 	tmp_entry *tmp = malloc(slots * sizeof *tmp);
+	sort_key *keys = malloc(2 * slots * sizeof *keys);
 	pd_flat_entry *flat = realloc(e->flat, slots * sizeof *flat);
 	if (flat)
 		e->flat = flat;
@@ -171,8 +242,9 @@ static int build_flat(pd_profile *p, pd_pevent *e)
 	uint64_t *vals = realloc(e->flat_vals, slots * (nr ? 2 * nr : 1) * sizeof *vals);
 	if (vals)
 		e->flat_vals = vals;
-	if (!tmp || !flat || !ff || !of || !vals) {
+	if (!tmp || !keys || !flat || !ff || !of || !vals) {
 		free(tmp);
+		free(keys);
 		return PD_ENOMEM;
 	}
 
@@ -183,15 +255,19 @@ static int build_flat(pd_profile *p, pd_pevent *e)
 			continue;
 		uint64_t *sr = vals + k * 2 * nr;
 		entry_of_frame(p, e, f, sr, sr + nr, &tmp[k]);
+		keys[k] = (sort_key){ tmp[k].x.children, tmp[k].x.self, { 0, 0 }, &tmp[k] };
+		name_prefix(tmp[k].x.symbol, keys[k].prefix);
 		k++;
 	}
-	qsort(tmp, nent, sizeof *tmp, cmp_entries);
+	const sort_key *sorted = sort_keys(keys, keys + slots, nent);
 	for (size_t i = 0; i < nent; i++) {
-		flat[i] = tmp[i].x;
-		ff[i] = tmp[i].frame;
-		of[tmp[i].frame] = (uint32_t)i;
+		const tmp_entry *t = sorted[i].t;
+		flat[i] = t->x;
+		ff[i] = t->frame;
+		of[t->frame] = (uint32_t)i;
 	}
 	free(tmp);
+	free(keys);
 	e->nflat = nent;
 	return 0;
 }

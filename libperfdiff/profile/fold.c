@@ -414,6 +414,8 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	if (!p || !path)
 		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
 				    "no profile or path given");
+	/* one input's session at a time, as before the release thread */
+	pd_profile_wait_release(p);
 	pd_session *s;
 	/* folding keys frames by name: their source lines are never used */
 	pd_session_options so = p->opts.session;
@@ -456,7 +458,8 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	for (size_t i = 0; i < pd_session_warning_count(s); i++)
 		pd_profile_warn(p, path, pd_session_warning(s, i));
 	run_free(&st);
-	pd_session_free(s);
+	/* every name the folding took from the session is interned by now */
+	pd_profile_release_session(p, s);
 
 	int frc = finish_run(p);
 	if (frc < 0 && rc == 0)

@@ -21,6 +21,7 @@
 #ifndef PD_PROFILE_INTERNAL_H
 #define PD_PROFILE_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -289,6 +290,9 @@ struct pd_profile {
 	uint64_t *run_span;           /* SAMPLE_TIME last - first, ns; 0 unknown */
 	char **warnings;
 	size_t nwarnings, cap_warnings;
+	/* the last run's session, being freed off the caller's path */
+	pthread_t releaser;
+	bool releasing;
 };
 
 /* Grow per-run arrays of every event for run `run`. */
@@ -299,6 +303,12 @@ void pd_profile_warn(pd_profile *p, const char *path, const char *msg);
  * run has not claimed yet (`claimed` has one flag per event). */
 int pd_events_match(pd_profile *p, const pd_attr *attr, const bool *claimed,
 		    size_t nclaimed, int *out);
+/* Free `s` on a thread of its own (joined by pd_profile_wait_release()),
+ * or here when no thread can be had: unmapping a large input takes
+ * milliseconds that the views can use. */
+void pd_profile_release_session(pd_profile *p, pd_session *s);
+/* Wait for the session handed to pd_profile_release_session(). */
+void pd_profile_wait_release(pd_profile *p);
 /* Invalidate cached views (after a run). */
 void pd_events_invalidate(pd_profile *p);
 void pd_event_free(pd_pevent *e);

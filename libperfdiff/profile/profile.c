@@ -71,10 +71,34 @@ int pd_profile_new(pd_profile **out, const pd_profile_options *opts, pd_error *e
 	return 0;
 }
 
+static void *release_main(void *arg)
+{
+	pd_session_free(arg);
+	return NULL;
+}
+
+void pd_profile_release_session(pd_profile *p, pd_session *s)
+{
+	pd_profile_wait_release(p);
+	if (pthread_create(&p->releaser, NULL, release_main, s) == 0)
+		p->releasing = true;
+	else
+		pd_session_free(s);
+}
+
+void pd_profile_wait_release(pd_profile *p)
+{
+	if (!p->releasing)
+		return;
+	pthread_join(p->releaser, NULL);
+	p->releasing = false;
+}
+
 void pd_profile_free(pd_profile *p)
 {
 	if (!p)
 		return;
+	pd_profile_wait_release(p);
 	for (size_t i = 0; i < p->nevents; i++)
 		pd_event_free(p->events[i]);
 	free(p->events);

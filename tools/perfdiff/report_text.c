@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_ahead.h"
 #include "utf8.h"
 
 #define ROW_INDENT 12   /* chains start under the Self column, as in perf */
@@ -287,7 +288,27 @@ static int put_event(pd_profile *p, size_t ev, const report_opts *o, outbuf *b)
 	for (size_t k = 13; k < width; k++)
 		rb_putc(b, ' ');
 	ob_puts(b, "  Symbol\n#\n");
+	/* the rows that get chains, whose trees are built ahead */
+	size_t *centries = malloc((nrows ? nrows : 1) * sizeof *centries);
+	if (!centries) {
+		free(rows);
+		return -1;
+	}
+	size_t nchains = 0;
+	for (size_t r = 0; o->chains && r < nrows; r++)
+		if (rows[r].e->children >= chain_min)
+			centries[nchains++] = rows[r].i;
+	report_ahead *ahead = NULL;
+	if (nchains) {
+		ahead = report_ahead_start(p, ev, centries, nchains, o->order, chain_min);
+		if (!ahead) {
+			free(centries);
+			free(rows);
+			return -1;
+		}
+	}
 	int rc = 0;
+	size_t ci = 0;
 	for (size_t r = 0; r < nrows && rc == 0; r++) {
 		const pd_flat_entry *e = rows[r].e;
 		if (!ob_reserve(b, 64))
@@ -305,8 +326,7 @@ static int put_event(pd_profile *p, size_t ev, const report_opts *o, outbuf *b)
 		rb_putc(b, '\n');
 		if (o->chains && e->children >= chain_min) {
 			pd_chain_tree *t;
-			if (pd_profile_chains(p, ev, rows[r].i, o->order, SIZE_MAX, chain_min, &t,
-					      &err) < 0) {
+			if (report_ahead_take(ahead, ci++, &t, &err) < 0) {
 				cli_error("%s", err.message);
 				rc = -1;
 				break;
@@ -317,6 +337,8 @@ static int put_event(pd_profile *p, size_t ev, const report_opts *o, outbuf *b)
 		if (rc == 0 && report_flush_some(b) < 0)
 			rc = -1;
 	}
+	report_ahead_free(ahead);
+	free(centries);
 	rb_putc(b, '\n');
 	free(rows);
 	return b->oom ? -1 : rc;
