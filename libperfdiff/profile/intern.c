@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "../util/u64map.h"
 
 void pd_strtab_init(pd_strtab *t)
 {
@@ -25,11 +26,7 @@ void pd_strtab_free(pd_strtab *t)
 
 static uint32_t hash_str(const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
+	uint64_t h = pd_hash_bytes(PD_HASH_INIT, s, len);
 	return (uint32_t)(h ^ (h >> 32));
 }
 

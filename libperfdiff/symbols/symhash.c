@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "symb_internal.h"
+#include "../util/u64map.h"
 
 static uint64_t mix(uint64_t k1, uint64_t k2)
 {
@@ -78,13 +79,7 @@ void pd_symhash_free(pd_symhash *h)
 
 uint64_t pd_symhash_bytes(const void *p, size_t n, uint64_t seed)
 {
-	const uint8_t *b = p;
-	uint64_t x = 0xcbf29ce484222325ull ^ seed;
-	for (size_t i = 0; i < n; i++) {
-		x ^= b[i];
-		x *= 0x100000001b3ull;
-	}
-	return x;
+	return pd_hash_bytes(PD_HASH_INIT ^ seed, p, n);
 }
 
 /* ---- string pool ---- */
