@@ -297,3 +297,13 @@ int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char
 		return m > 0 ? apply_profile(po, cmd, kind, val) : m;
 	return cli_session_opts_parse(&po->popts.session, cmd, argc, argv, i);
 }
+
+int cli_profile_opts_or_value(cli_profile_opts *po, const cli_value_opt *opts, size_t n,
+			      const char *cmd, int argc, char **argv, int *i, int *kind,
+			      const char **value)
+{
+	int m = cli_profile_opts_parse(po, cmd, argc, argv, i);
+	if (m != 0)
+		return m;
+	return cli_value_opt_last(opts, n, cmd, argc, argv, i, kind, value) < 0 ? -1 : 2;
+}

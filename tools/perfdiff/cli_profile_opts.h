@@ -25,6 +25,7 @@
 
 #include <stdio.h>
 
+#include "cli_common.h"
 #include "perfdiff/profile.h"
 #include "perfdiff/session.h"
 
@@ -47,6 +48,17 @@ void cli_profile_opts_init(cli_profile_opts *po);
  */
 int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char **argv,
 			   int *i);
+
+/*
+ * The last step of a profile command's option loop (`report`, `diff`):
+ * argv[*i] is one of the shared options, else one of the command's own
+ * value options `opts`, else unknown.  1: a shared option, taken;
+ * 2: one of `opts`, *kind and *value set; -1: a usage error (unknown
+ * option included) or out of memory, already printed for `cmd`.
+ */
+int cli_profile_opts_or_value(cli_profile_opts *po, const cli_value_opt *opts, size_t n,
+			      const char *cmd, int argc, char **argv, int *i, int *kind,
+			      const char **value);
 
 /* Point the filter fields of popts at the joined lists.  Call once all
  * options are parsed. */

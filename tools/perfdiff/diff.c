@@ -277,16 +277,14 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 			}
 		if (done)
 			continue;
-		int m = cli_profile_opts_parse(&c->po, CMD, argc, argv, &i);
-		if (m < 0)
-			return CLI_EXIT_ERROR;
-		if (m > 0)
-			continue;
 		int kind;
 		const char *val;
-		if (cli_value_opt_last(value_opts, NELEMS(value_opts), CMD, argc, argv, &i,
-				       &kind, &val) < 0)
+		int m = cli_profile_opts_or_value(&c->po, value_opts, NELEMS(value_opts), CMD,
+						  argc, argv, &i, &kind, &val);
+		if (m < 0)
 			return CLI_EXIT_ERROR;
+		if (m == 1)
+			continue;
 		int st = apply_value(c, (opt_kind)kind, val);
 		if (st >= 0)
 			return st;
