@@ -14,6 +14,11 @@
  * dropped (the session's own lookup makes them, at the usual point).
  * load_state() takes a dso over when its own file search found the same
  * files; one the thread has not started on yet it opens itself as before.
+ *
+ * The kernel's symbol table comes first when the recording has kernel
+ * samples: reading /proc/kallsyms is ~40 ms of the kernel formatting
+ * 120k lines, and the session reaches its first kernel frame only after
+ * the recording's opening records.  The largest debug files come next.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kallsyms.h"
 #include "symb_internal.h"
 
 /* Dsos opened ahead at most: each holds descriptors and mappings until
@@ -48,36 +54,41 @@ struct pd_prefetch {
 	pf_job *jobs;
 	size_t n;
 	pd_arena arena;          /* the thread's strings, then the jobs' */
+	pd_arena helper_arena;   /* strings of jobs the session ran (help()) */
+	/* the kernel's table: path NULL when not prefetched */
+	const char *ks_path;
+	int ks_state;            /* under mu */
+	pd_kallsyms *ks;         /* NULL: failed (the session reports why) */
 };
 
-static bool exists(const char *p)
+static off_t file_size(const char *p)
 {
 	struct stat st;
-	return stat(p, &st) == 0;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : 0;
 }
 
-/* A separate debug file may exist: the cheap test before the real search. */
-static bool may_have_debug(const pd_symbolizer *z, const pd_dso_id *id)
+/* The size of the separate debug file that may exist (0: none), the cheap
+ * test before the real search. */
+static off_t debug_size(const pd_symbolizer *z, const pd_dso_id *id)
 {
 	char hex[2 * PD_BUILD_ID_MAX + 1];
 	pd_hex(hex, id->build_id, id->build_id_size);
 	char p[4400];
 	snprintf(p, sizeof p, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
 		 z->cfg.symfs ? z->cfg.symfs : "", hex, hex + 2);
-	if (exists(p))
-		return true;
-	if (!z->buildid_dir)
-		return false;
+	off_t size = file_size(p);
+	if (size > 0 || !z->buildid_dir)
+		return size;
 	snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/debug", z->buildid_dir, hex, hex + 2);
-	return exists(p);
+	return file_size(p);
 }
 
-static void open_one(struct pd_prefetch *pf, pf_job *j)
+static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 {
 	pd_symbolizer *z = pf->z;
 	pd_dsofiles f;
 	char warn[1024];
-	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, &j->id, &pf->arena, &f, warn,
+	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, &j->id, arena, &f, warn,
 			      sizeof warn) < 0)
 		return;
 	if (f.vdso_fd >= 0)
@@ -92,12 +103,35 @@ static void open_one(struct pd_prefetch *pf, pf_job *j)
 	bool dwarf = f.debug_path && (z->cfg.inline_frames || z->cfg.srcline);
 	pd_dwfl_open_detached(z, j->shadow, f.elf_path, dwarf, &j->dwfl, &j->mod);
 	if (j->mod)
-		j->symtab = pd_symtab_build(j->mod, &pf->arena);
+		j->symtab = pd_symtab_build(j->mod, arena);
+}
+
+static void load_kallsyms(struct pd_prefetch *pf)
+{
+	pthread_mutex_lock(&pf->mu);
+	bool go = !pf->cancel && pf->ks_state == JOB_PENDING;
+	if (go)
+		pf->ks_state = JOB_RUNNING;
+	pthread_mutex_unlock(&pf->mu);
+	if (!go)
+		return;
+	char why[256];
+	unsigned flags = pf->z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
+	pd_kallsyms *ks = NULL;
+	if (pd_kallsyms_load_flags(&ks, pf->ks_path, flags, why, sizeof why) < 0)
+		ks = NULL;
+	pthread_mutex_lock(&pf->mu);
+	pf->ks = ks;
+	pf->ks_state = JOB_DONE;
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
 }
 
 static void *run(void *arg)
 {
 	struct pd_prefetch *pf = arg;
+	if (pf->ks_path)
+		load_kallsyms(pf);
 	for (size_t i = 0; i < pf->n; i++) {
 		pf_job *j = &pf->jobs[i];
 		pthread_mutex_lock(&pf->mu);
@@ -107,7 +141,7 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&pf->mu);
 		if (!go)
 			continue;
-		open_one(pf, j);
+		open_one(pf, j, &pf->arena);
 		pthread_mutex_lock(&pf->mu);
 		j->state = JOB_DONE;
 		pthread_cond_broadcast(&pf->cv);
@@ -122,6 +156,19 @@ static bool same_id(const pd_dso_id *a, const pd_dso_id *b)
 	       memcmp(a->build_id, b->build_id, a->build_id_size) == 0;
 }
 
+/* The kallsyms the session will load for the recorded kernel `b`, unless
+ * there is none or it lacks a build-id (then it warns, and reads unverified
+ * text only if a kernel sample comes). */
+static void choose_kallsyms(struct pd_prefetch *pf, const pd_build_id *b)
+{
+	char cached[4400];
+	pd_kallsyms_choice why;
+	size_t n = b->size < PD_BUILD_ID_MAX ? b->size : PD_BUILD_ID_MAX;
+	const char *path = pd_kallsyms_choose(pf->z, b->id, n, cached, sizeof cached, &why);
+	if (path && why == PD_KALLSYMS_VERIFIED)
+		pf->ks_path = pd_arena_strndup(&pf->arena, path, strlen(path));
+}
+
 void pd_symbolizer_prefetch(pd_symbolizer *z, const pd_build_id *ids, size_t n)
 {
 	if (!z || z->prefetch || !ids || n == 0)
@@ -131,15 +178,21 @@ void pd_symbolizer_prefetch(pd_symbolizer *z, const pd_build_id *ids, size_t n)
 		return;  /* only an optimisation */
 	pf->z = z;
 	pd_arena_init(&pf->arena);
+	pd_arena_init(&pf->helper_arena);
 	pf->jobs = calloc(n < PD_PREFETCH_MAX ? n : PD_PREFETCH_MAX, sizeof *pf->jobs);
 	if (!pf->jobs)
 		goto fail;
-	/* debug files first: they are the long ones */
-	for (size_t k = 0; k < 2 * n && pf->n < PD_PREFETCH_MAX; k++) {
-		bool first_pass = k < n;
-		const pd_build_id *b = &ids[first_pass ? k : k - n];
+	/* every distinct user dso by path, with the size of its debug file;
+	 * the kernel and its modules are named from kallsyms */
+	off_t *size = calloc(n, sizeof *size);
+	if (!size)
+		goto fail;
+	size_t cand = 0;
+	for (size_t k = 0; k < n; k++) {
+		const pd_build_id *b = &ids[k];
 		uint16_t mode = b->misc & PD_MISC_CPUMODE_MASK;
-		/* user dsos by path; the kernel and its modules are named elsewhere */
+		if (b->path && strcmp(b->path, "[kernel.kallsyms]") == 0 && !pf->ks_path)
+			choose_kallsyms(pf, b);
 		if (!b->path || b->path[0] != '/' || b->size == 0 || mode == PD_CPUMODE_KERNEL ||
 		    mode == PD_CPUMODE_GUEST_KERNEL)
 			continue;
@@ -147,17 +200,43 @@ void pd_symbolizer_prefetch(pd_symbolizer *z, const pd_build_id *ids, size_t n)
 		id.build_id_size = b->size < PD_BUILD_ID_MAX ? b->size : PD_BUILD_ID_MAX;
 		memcpy(id.build_id, b->id, id.build_id_size);
 		bool dup = false;
-		for (size_t k = 0; k < pf->n && !dup; k++)
-			dup = same_id(&pf->jobs[k].id, &id);
-		if (dup || may_have_debug(z, &id) != first_pass)
+		for (size_t i = 0; i < cand && !dup; i++)
+			dup = same_id(&pf->jobs[i].id, &id);
+		if (dup)
 			continue;
-		/* the header's strings are the reader's: the thread copies */
-		id.name = pd_arena_strndup(&pf->arena, b->path, strlen(b->path));
-		if (!id.name)
-			goto fail;
-		pf->jobs[pf->n++].id = id;
+		if (cand == PD_PREFETCH_MAX) {
+			/* a bigger debug file displaces the last plain one */
+			off_t sz = debug_size(z, &id);
+			size_t last = cand - 1;
+			if (sz <= size[last])
+				continue;
+			cand = last;
+			size[cand] = sz;
+		} else {
+			size[cand] = debug_size(z, &id);
+		}
+		pf->jobs[cand++].id = id;
+		/* kept ordered: debug files by size, largest first (inflating
+		 * them is the long part), then the others as listed */
+		for (size_t i = cand - 1; i > 0 && size[i] > size[i - 1]; i--) {
+			off_t ts = size[i];
+			size[i] = size[i - 1];
+			size[i - 1] = ts;
+			pd_dso_id tid = pf->jobs[i].id;
+			pf->jobs[i].id = pf->jobs[i - 1].id;
+			pf->jobs[i - 1].id = tid;
+		}
 	}
-	if (pf->n == 0)
+	free(size);
+	/* the header's strings are the reader's: the thread keeps copies */
+	for (size_t i = 0; i < cand; i++) {
+		const char *name = pf->jobs[i].id.name;
+		pf->jobs[i].id.name = pd_arena_strndup(&pf->arena, name, strlen(name));
+		if (!pf->jobs[i].id.name)
+			goto fail;
+	}
+	pf->n = cand;
+	if (pf->n == 0 && !pf->ks_path)
 		goto fail;
 	if (pthread_mutex_init(&pf->mu, NULL) != 0)
 		goto fail;
@@ -175,12 +254,39 @@ void pd_symbolizer_prefetch(pd_symbolizer *z, const pd_build_id *ids, size_t n)
 fail:
 	free(pf->jobs);
 	pd_arena_free(&pf->arena);
+	pd_arena_free(&pf->helper_arena);
 	free(pf);
 }
 
 static bool same_path(const char *a, const char *b)
 {
 	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/*
+ * Wait, under mu, until the thread is done with what *state says it is
+ * running.  Meanwhile the session opens dsos the thread has not started
+ * (the largest first, as the thread would) instead of idling: the kernel's
+ * table is wanted at the first sample of most system-wide recordings.
+ */
+static void help_while_running(struct pd_prefetch *pf, const int *state)
+{
+	while (*state == JOB_RUNNING) {
+		pf_job *next = NULL;
+		for (size_t i = 0; i < pf->n && !next; i++)
+			if (pf->jobs[i].state == JOB_PENDING)
+				next = &pf->jobs[i];
+		if (!next || pf->cancel) {
+			pthread_cond_wait(&pf->cv, &pf->mu);
+			continue;
+		}
+		next->state = JOB_RUNNING;
+		pthread_mutex_unlock(&pf->mu);
+		open_one(pf, next, &pf->helper_arena);
+		pthread_mutex_lock(&pf->mu);
+		next->state = JOB_DONE;
+		pthread_cond_broadcast(&pf->cv);
+	}
 }
 
 bool pd_prefetch_take(pd_symbolizer *z, const pd_dso_id *d, const char *elf_path,
@@ -200,8 +306,7 @@ bool pd_prefetch_take(pd_symbolizer *z, const pd_dso_id *d, const char *elf_path
 	/* not started: quicker to do it here than to wait for the jobs before */
 	if (j->state == JOB_PENDING)
 		j->state = JOB_SKIPPED;
-	while (j->state == JOB_RUNNING)
-		pthread_cond_wait(&pf->cv, &pf->mu);
+	help_while_running(pf, &j->state);
 	bool done = j->state == JOB_DONE;
 	pthread_mutex_unlock(&pf->mu);
 	if (!done || !j->dwfl || !same_path(j->elf_path, elf_path) ||
@@ -214,6 +319,22 @@ bool pd_prefetch_take(pd_symbolizer *z, const pd_dso_id *d, const char *elf_path
 	j->mod = NULL;
 	j->symtab = NULL;
 	return true;
+}
+
+bool pd_prefetch_take_kallsyms(pd_symbolizer *z, const char *path, pd_kallsyms **out)
+{
+	struct pd_prefetch *pf = z->prefetch;
+	if (!pf || !pf->ks_path || strcmp(pf->ks_path, path) != 0)
+		return false;
+	pthread_mutex_lock(&pf->mu);
+	if (pf->ks_state == JOB_PENDING)
+		pf->ks_state = JOB_SKIPPED;
+	help_while_running(pf, &pf->ks_state);
+	pd_kallsyms *ks = pf->ks;
+	pf->ks = NULL;
+	pthread_mutex_unlock(&pf->mu);
+	*out = ks;
+	return ks != NULL;
 }
 
 void pd_prefetch_free(pd_symbolizer *z)
@@ -235,8 +356,10 @@ void pd_prefetch_free(pd_symbolizer *z)
 		pd_symtab_free(pf->jobs[i].symtab);
 		free(pf->jobs[i].shadow);
 	}
+	pd_kallsyms_free(pf->ks);
 	free(pf->jobs);
 	pd_arena_free(&pf->arena);
+	pd_arena_free(&pf->helper_arena);
 	free(pf);
 	z->prefetch = NULL;
 }

@@ -285,6 +285,24 @@ bool pd_prefetch_take(pd_symbolizer *z, const pd_dso_id *d, const char *elf_path
 		      pd_symtab **symtab);
 /* Stop the thread and free what was not taken. */
 void pd_prefetch_free(pd_symbolizer *z);
+/* The kallsyms table the prefetch thread loaded from `path` (same flags
+ * as the symbolizer's); waits if the thread is at it.  False when there is
+ * none: not prefetched, another path, failed, or not started yet (then the
+ * thread leaves it alone and the caller loads it). */
+bool pd_prefetch_take_kallsyms(pd_symbolizer *z, const char *path,
+			       struct pd_kallsyms **out);
+
+/* Which kallsyms belongs to kernel build-id `bid` (`n` bytes, 0: none
+ * recorded): the configured file, perf's cached copy (written into
+ * `cached`), or /proc/kallsyms when the running kernel is the recorded one;
+ * NULL when none is.  No warnings: callable from the prefetch thread. */
+typedef enum {
+	PD_KALLSYMS_VERIFIED,    /* configured, or matches the build-id */
+	PD_KALLSYMS_UNVERIFIED,  /* no build-id recorded: /proc/kallsyms */
+	PD_KALLSYMS_NONE,        /* none belongs to the recorded kernel */
+} pd_kallsyms_choice;
+const char *pd_kallsyms_choose(const pd_symbolizer *z, const uint8_t *bid, size_t n,
+			       char *cached, size_t cap, pd_kallsyms_choice *why);
 
 /* For the prefetch thread (symbolizer.c): a state find_debuginfo can read
  * (name, debug_path, symfs only; free() it), and a Dwfl of `elf_path`

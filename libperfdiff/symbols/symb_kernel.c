@@ -71,45 +71,57 @@ static bool is_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
+const char *pd_kallsyms_choose(const pd_symbolizer *z, const uint8_t *bid, size_t n,
+			       char *cached, size_t cap, pd_kallsyms_choice *why)
 {
-	char hex[2 * PD_BUILD_ID_MAX + 1];
-	pd_hex(hex, k->build_id, k->build_id_size);
-	char cached[4096] = "";
-	const char *path = NULL;
-	if (z->cfg.kallsyms) {
-		path = z->cfg.kallsyms;
-	} else if (k->build_id_size) {
-		if (z->buildid_dir) {
-			snprintf(cached, sizeof cached, "%s/[kernel.kallsyms]/%s/kallsyms",
-				 z->buildid_dir, hex);
-			if (is_file(cached))
-				path = cached;
-		}
-		if (!path) {
-			uint8_t run[64];
-			size_t n = pd_running_kernel_build_id(run, sizeof run);
-			if (n == k->build_id_size && memcmp(run, k->build_id, n) == 0) {
-				path = "/proc/kallsyms";
-			} else {
-				char rhex[2 * 64 + 1];
-				pd_hex(rhex, run, n);
-				pd_symbolizer_warn(z,
-					"[kernel.kallsyms]: no kallsyms for build-id %s (not in the build-id cache; running kernel %s); kernel frames stay [unknown]",
-					hex, n ? rhex : "unknown");
-				return;
-			}
-		}
-	} else {
+	*why = PD_KALLSYMS_VERIFIED;
+	if (z->cfg.kallsyms)
+		return z->cfg.kallsyms;
+	if (n == 0) {
 		/* perf does the same for recordings without a kernel build-id
 		 * (pipe mode): right when analysed on the recording host. */
-		path = "/proc/kallsyms";
-		pd_symbolizer_warn(z, "[kernel.kallsyms]: no kernel build-id in the recording; using /proc/kallsyms unverified");
+		*why = PD_KALLSYMS_UNVERIFIED;
+		return "/proc/kallsyms";
 	}
+	char hex[2 * PD_BUILD_ID_MAX + 1];
+	pd_hex(hex, bid, n);
+	if (z->buildid_dir) {
+		snprintf(cached, cap, "%s/[kernel.kallsyms]/%s/kallsyms", z->buildid_dir, hex);
+		if (is_file(cached))
+			return cached;
+	}
+	uint8_t run[64];
+	size_t rn = pd_running_kernel_build_id(run, sizeof run);
+	if (rn == n && memcmp(run, bid, n) == 0)
+		return "/proc/kallsyms";
+	*why = PD_KALLSYMS_NONE;
+	return NULL;
+}
+
+static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
+{
+	char cached[4400];
+	pd_kallsyms_choice choice;
+	const char *path = pd_kallsyms_choose(z, k->build_id, k->build_id_size, cached,
+					      sizeof cached, &choice);
+	if (choice == PD_KALLSYMS_NONE) {
+		char hex[2 * PD_BUILD_ID_MAX + 1], rhex[2 * 64 + 1];
+		uint8_t run[64];
+		size_t n = pd_running_kernel_build_id(run, sizeof run);
+		pd_hex(hex, k->build_id, k->build_id_size);
+		pd_hex(rhex, run, n);
+		pd_symbolizer_warn(z,
+			"[kernel.kallsyms]: no kallsyms for build-id %s (not in the build-id cache; running kernel %s); kernel frames stay [unknown]",
+			hex, n ? rhex : "unknown");
+		return;
+	}
+	if (choice == PD_KALLSYMS_UNVERIFIED)
+		pd_symbolizer_warn(z, "[kernel.kallsyms]: no kernel build-id in the recording; using /proc/kallsyms unverified");
 	char why[256] = "";
 	pd_kallsyms *ks = NULL;
 	unsigned kflags = z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
-	if (pd_kallsyms_load_flags(&ks, path, kflags, why, sizeof why) < 0) {
+	if (!pd_prefetch_take_kallsyms(z, path, &ks) &&
+	    pd_kallsyms_load_flags(&ks, path, kflags, why, sizeof why) < 0) {
 		pd_symbolizer_warn(z, "%s: %s; kernel frames stay [unknown]", path,
 				   why[0] ? why : "cannot be read");
 		return;
