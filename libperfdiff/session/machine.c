@@ -42,6 +42,7 @@ struct pd_machine {
 	/* Bumped whenever a kernel address could change its map or KSYMBOL:
 	 * what a cache of kernel lookups is validated by. */
 	uint64_t kgen;
+	uint64_t gen;            /* any change to any process's maps */
 	pd_machine_stats stats;
 };
 
@@ -299,6 +300,7 @@ static int apply_ksymbol(pd_machine *m, const pd_record *rec)
 
 int pd_machine_apply(pd_machine *m, const pd_record *rec)
 {
+	m->gen++;
 	switch (rec->type) {
 	case PD_RECORD_MMAP:
 	case PD_RECORD_MMAP2:
@@ -367,11 +369,8 @@ const pd_map *pd_machine_find_map(const pd_machine *m, uint32_t pid, uint8_t cpu
 	}
 	if (cpumode == PD_CPUMODE_HYPERVISOR)
 		return NULL;
-	const pd_process *p = find_process(m, pid);
-	if (!p)
-		return NULL;
-	const pd_map *map = pd_mapset_find(p->maps, addr);
-	return map ? map : pd_mapset_find(p->prev, addr);
+	bool current;
+	return pd_machine_find_user_map(m, pid, addr, &current);
 }
 
 /*
@@ -388,6 +387,7 @@ void pd_machine_note_sample(pd_machine *m, uint32_t pid, uint8_t cpumode)
 	if (p && p->prev) {
 		pd_mapset_release(p->prev);
 		p->prev = NULL;
+		m->gen++;
 	}
 }
 
@@ -404,6 +404,26 @@ uint64_t pd_machine_kernel_start(const pd_machine *m)
 uint64_t pd_machine_kernel_generation(const pd_machine *m)
 {
 	return m->kgen;
+}
+
+uint64_t pd_machine_generation(const pd_machine *m)
+{
+	return m->gen;
+}
+
+const pd_map *pd_machine_find_user_map(const pd_machine *m, uint32_t pid, uint64_t addr,
+				       bool *current)
+{
+	*current = false;
+	const pd_process *p = find_process(m, pid);
+	if (!p)
+		return NULL;
+	const pd_map *map = pd_mapset_find(p->maps, addr);
+	if (map) {
+		*current = true;
+		return map;
+	}
+	return pd_mapset_find(p->prev, addr);
 }
 
 const pd_map *pd_machine_kernel_map(const pd_machine *m)

@@ -104,6 +104,23 @@ uint64_t pd_machine_kernel_start(const pd_machine *m);
  */
 uint64_t pd_machine_kernel_generation(const pd_machine *m);
 
+/*
+ * A number that changes whenever any answer of pd_machine_find_map() may
+ * change (every pd_machine_apply(), and pd_machine_note_sample() when it
+ * drops a pre-exec map set): what caches of user lookups check.
+ */
+uint64_t pd_machine_generation(const pd_machine *m);
+
+/*
+ * pd_machine_find_map() for a user-mode address below
+ * pd_machine_kernel_start(), with `*current` true when the map is one of
+ * the process's present maps (not one kept from before its exec): then,
+ * until pd_machine_generation() changes, it is the answer for every
+ * address of [start, end) in that process.
+ */
+const pd_map *pd_machine_find_user_map(const pd_machine *m, uint32_t pid, uint64_t addr,
+				       bool *current);
+
 /* The kernel text map ([kernel.kallsyms]_text / _stext), or NULL if none was seen. */
 const pd_map *pd_machine_kernel_map(const pd_machine *m);
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "perfdiff/session.h"
+#include "../util/util.h"
 
 #define PD_KCACHE_BITS 12
 
@@ -58,7 +59,7 @@ static inline void pd_kcache_put(pd_kcache *c, uint64_t addr, uint64_t tag, cons
 	if (!c->slots) {
 		if (c->failed)
 			return;
-		c->slots = calloc((size_t)1 << PD_KCACHE_BITS, sizeof *c->slots);
+		c->slots = pd_zalloc_touched((size_t)1 << PD_KCACHE_BITS, sizeof *c->slots);
 		if (!c->slots) {
 			c->failed = true;   /* only a cache */
 			return;

@@ -22,6 +22,8 @@
 /* Unwound frames per sample, whatever max_stack asks for. */
 #define PD_MAX_UNWIND_FRAMES 4096
 
+#define PD_SESSION_UMAPS 4
+
 struct pd_session {
 	pd_reader *reader;
 	pd_machine *machine;
@@ -40,6 +42,13 @@ struct pd_session {
 	size_t max_uframes;
 	uint16_t e_machine;            /* the recording's, for the register layout */
 	pd_kcache kcache;              /* kernel addresses already named */
+	/* User maps of one process found while its maps stayed the same:
+	 * a thread's frames, and its next samples, sit in a few maps, and a
+	 * search costs a hash probe and a binary search per frame. */
+	uint32_t umap_pid;
+	uint64_t umap_gen;
+	const pd_map *umaps[PD_SESSION_UMAPS];
+	unsigned numaps, umap_next;
 };
 
 void pd_session_options_init(pd_session_options *opts)
@@ -75,11 +84,13 @@ static uint16_t machine_of(const pd_header_info *h)
 #endif
 }
 
+static const pd_map *find_map(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t addr);
+
 /* The unwinders see user maps only, and the ELF files behind them. */
 static const pd_map *env_find_map(void *ctx, uint32_t pid, uint64_t addr)
 {
 	pd_session *s = ctx;
-	const pd_map *m = pd_machine_find_map(s->machine, pid, PD_CPUMODE_USER, addr);
+	const pd_map *m = find_map(s, pid, PD_CPUMODE_USER, addr);
 	return m && !m->dso->kernel ? m : NULL;
 }
 
@@ -280,6 +291,34 @@ static bool is_jit_dso(const char *name)
 	       (name[1] == 't' && strncmp(name, "/tmp/perf-", 10) == 0);
 }
 
+/* pd_machine_find_map(), through the session's user-map cache. */
+static const pd_map *find_map(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t addr)
+{
+	if ((cpumode != PD_CPUMODE_USER && cpumode != PD_CPUMODE_GUEST_USER) ||
+	    addr >= pd_machine_kernel_start(s->machine))
+		return pd_machine_find_map(s->machine, pid, cpumode, addr);
+	uint64_t gen = pd_machine_generation(s->machine);
+	if (pid != s->umap_pid || gen != s->umap_gen) {
+		s->umap_pid = pid;
+		s->umap_gen = gen;
+		s->numaps = 0;
+	}
+	for (unsigned i = 0; i < s->numaps; i++) {
+		const pd_map *m = s->umaps[i];
+		if (addr >= m->start && addr < m->end)
+			return m;
+	}
+	bool current;
+	const pd_map *m = pd_machine_find_user_map(s->machine, pid, addr, &current);
+	if (m && current) {
+		if (s->numaps < PD_SESSION_UMAPS)
+			s->umaps[s->numaps++] = m;
+		else
+			s->umaps[s->umap_next++ % PD_SESSION_UMAPS] = m;
+	}
+	return m;
+}
+
 /*
  * Name `addr` and append its frames (inline ones first).  `caller` marks a
  * return address, looked up one byte earlier unless perf-compatible.
@@ -301,7 +340,7 @@ static int add_address(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t ad
 	}
 	const pd_symres *res = NULL;
 	const char *dso = "[unknown]";
-	const pd_map *map = pd_machine_find_map(s->machine, pid, cpumode, look);
+	const pd_map *map = find_map(s, pid, cpumode, look);
 	const pd_map *kmap = pd_machine_kernel_map(s->machine);
 	bool kernel = map ? map->dso->kernel : is_kernel_mode(cpumode);
 	uint8_t mode = kernel ? PD_CPUMODE_KERNEL : PD_CPUMODE_USER;

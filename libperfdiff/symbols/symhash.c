@@ -54,7 +54,7 @@ int pd_symhash_put(pd_symhash *h, uint64_t k1, uint64_t k2, void *v)
 		size_t ncap = h->cap ? h->cap * 2 : 64;
 		if (ncap > SIZE_MAX / sizeof(pd_symhash_slot))
 			return PD_ENOMEM;
-		pd_symhash_slot *ns = calloc(ncap, sizeof *ns);
+		pd_symhash_slot *ns = pd_zalloc_touched(ncap, sizeof *ns);
 		if (!ns)
 			return PD_ENOMEM;
 		size_t n = 0;
@@ -112,7 +112,7 @@ const char *pd_strpool_intern(pd_strpool *p, pd_arena *a, const char *s)
 		size_t ncap = p->cap ? p->cap * 2 : 256;
 		if (ncap > SIZE_MAX / sizeof(pd_strpool_slot))
 			return NULL;
-		pd_strpool_slot *ns = calloc(ncap, sizeof *ns);
+		pd_strpool_slot *ns = pd_zalloc_touched(ncap, sizeof *ns);
 		if (!ns)
 			return NULL;
 		for (size_t i = 0; i < p->cap; i++) {

@@ -60,7 +60,7 @@ static int grow(pd_u64map *m)
 	if (cap > SIZE_MAX / sizeof(void *) || cap < m->cap)
 		return PD_ENOMEM;
 	uint64_t *keys = malloc(cap * sizeof *keys);
-	void **vals = calloc(cap, sizeof *vals);
+	void **vals = pd_zalloc_touched(cap, sizeof *vals);
 	if (!keys || !vals) {
 		free(keys);
 		free(vals);

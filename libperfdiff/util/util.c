@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 uint64_t pd_bitfield_swap(uint64_t v)
@@ -242,4 +243,15 @@ int pd_read_file(const char *path, size_t max, char **data, size_t *len, char *w
 	*data = buf;
 	*len = n;
 	return 0;
+}
+
+void *pd_zalloc_touched(size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t bytes = n * size;
+	void *p = malloc(bytes > 0 ? bytes : 1);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
 }

@@ -83,6 +83,15 @@ typedef struct pd_arena {
 	size_t used, cap;
 } pd_arena;
 
+/*
+ * calloc() for a table that is about to be written all over: zeroed by
+ * writing.  calloc maps a large block to the shared zero page, so a hash
+ * table probed (read) before it is written faults twice per page, the
+ * second time copying and flushing the TLBs of every other thread of the
+ * process.  NULL when n * size overflows or memory is short.
+ */
+void *pd_zalloc_touched(size_t n, size_t size);
+
 void pd_arena_init(pd_arena *a);
 void pd_arena_free(pd_arena *a);
 /* 8-byte aligned, zeroed; NULL on allocation failure. */
