@@ -2,7 +2,9 @@
  * ELF files behind dsos, for the unwinders: program headers (to place a
  * module at its load bias) and file bytes (perf reads a word the stack copy
  * lacks from the mapped file).  Each file is opened once per back end and
- * kept open; a dso without a file is remembered as such.
+ * kept open with its libelf handle, which the libdw back end's Dwfls share
+ * (one per process: without the shared handle each of them mapped, parsed
+ * and unmapped the file again); a dso without a file is remembered as such.
  */
 #include "unwind.h"
 
@@ -43,6 +45,8 @@ void pd_unwind_files_free(pd_unwind_files *f)
 		return;
 	for (entry *e = f->all, *next; e; e = next) {
 		next = e->next;
+		if (e->file.elf)
+			elf_end(e->file.elf);
 		if (e->file.fd >= 0)
 			close(e->file.fd);
 		free(e->file.loads);
@@ -56,7 +60,9 @@ static bool load_headers(pd_unwind_file *file)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return false;
-	Elf *elf = elf_begin(file->fd, ELF_C_READ_MMAP, NULL);
+	/* libdwfl's own choice of mode: sections it might patch in place
+	 * (decompressed debug sections) land in private pages */
+	Elf *elf = elf_begin(file->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	if (!elf)
 		return false;
 	bool ok = false;
@@ -76,11 +82,15 @@ static bool load_headers(pd_unwind_file *file)
 		GElf_Phdr ph;
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
 			file->loads[file->nloads++] = (pd_unwind_load){
-				ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_memsz, ph.p_flags };
+				.offset = ph.p_offset, .filesz = ph.p_filesz, .vaddr = ph.p_vaddr,
+				.memsz = ph.p_memsz, .align = ph.p_align, .flags = ph.p_flags };
 	}
 	ok = file->nloads > 0;
 out:
-	elf_end(elf);
+	if (ok)
+		file->elf = elf;
+	else
+		elf_end(elf);
 	return ok;
 }
 
@@ -111,6 +121,8 @@ const pd_unwind_file *pd_unwind_file_get(pd_unwind_files *f, const pd_dso_id *ds
 		e->none = true;
 	}
 	if (pd_u64map_put(&f->by_dso, (uintptr_t)dso, e) < 0) {
+		if (e->file.elf)
+			elf_end(e->file.elf);
 		if (e->file.fd >= 0)
 			close(e->file.fd);
 		free(e->file.loads);

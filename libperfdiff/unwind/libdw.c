@@ -5,11 +5,18 @@
  * One Dwfl per process, attached once, kept across samples: creating one per
  * sample costs ~70 µs, reusing it a few µs.  Modules are reported lazily, at
  * the load bias of the map that holds a pc, the first time a pc lands in
- * it.  The thread callbacks read the current sample (registers and stack
- * copy), which run() swaps in before each unwind.  The unwinding Dwfl never
- * looks for separate debuginfo: libdw falls back to .debug_frame from it
- * when .eh_frame has no entry (at _start, say), and inflating a distro
- * debug file per process made unwinding 13× slower for identical frames.
+ * it.  Every Dwfl's module of a file holds a reference on the one libelf
+ * handle pd_unwind_files keeps for it: with exec-heavy workloads (a new
+ * Dwfl every few samples) mapping, parsing and unmapping each file per
+ * process cost more than the unwinding itself, and its CFI pages were
+ * faulted in again each time.  The thread callbacks read the current
+ * sample (registers and stack copy), which run() swaps in before each
+ * unwind.  The unwinding Dwfl never looks for separate debuginfo: libdw
+ * falls back to .debug_frame from it when .eh_frame has no entry (at
+ * _start, say), and inflating a distro debug file per process made
+ * unwinding 13× slower for identical frames.  That fallback still runs
+ * dwarf_begin_elf() once per module and process, but on the shared handle
+ * its section headers and data are parsed already.
  *
  * When the process's maps change, the Dwfl is kept if every module it holds
  * is still mapped at the same place (data mmaps and new libraries are the
@@ -20,7 +27,6 @@
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../util/u64map.h"
 
@@ -68,11 +74,19 @@ struct pd_unwind_libdw {
 
 /* ---- Dwfl callbacks ---- */
 
-static int no_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-		  char **file_name, Elf **elfp)
+/* The module's file (its userdata, set by report()) as a new reference on
+ * the shared handle: libdwfl's elf_end() when the Dwfl goes only drops it.
+ * No fd is handed over: libdwfl closes the one it is given when its
+ * elf_end() returns 0, and the fd stays with pd_unwind_files. */
+static int shared_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		      char **file_name, Elf **elfp)
 {
-	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
-	*elfp = NULL;
+	(void)mod, (void)modname, (void)base;
+	const pd_unwind_file *file = *userdata;
+	*elfp = file && file->elf ? elf_begin(file->fd, ELF_C_READ_MMAP_PRIVATE, file->elf) : NULL;
+	/* as dwfl_report_elf() would name it (libdwfl frees the name) */
+	if (*elfp && !*file_name)
+		*file_name = strdup(file->path);
 	return -1;
 }
 
@@ -155,6 +169,31 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/*
+ * Where dwfl_report_elf(.., bias, add_p_vaddr = true) puts `file`, so that
+ * modules are placed as before: from the first PT_LOAD's p_vaddr rounded
+ * down to its p_align (libdwfl's main.vaddr, then main_bias = start − that
+ * = bias) to the end of the last PT_LOAD that ends above 0.  False where
+ * libdwfl would refuse the file (no such end).
+ */
+static bool module_range(const pd_unwind_file *file, uint64_t bias, uint64_t *start,
+			 uint64_t *end)
+{
+	if (file->nloads == 0)
+		return false;
+	const pd_unwind_load *first = &file->loads[0];
+	*start = bias + (first->vaddr & (0 - first->align));
+	*end = 0;
+	for (size_t i = file->nloads; i-- > 0;) {
+		const pd_unwind_load *l = &file->loads[i];
+		if (l->vaddr + l->memsz > 0) {
+			*end = bias + (l->vaddr + l->memsz);
+			break;
+		}
+	}
+	return *end != 0;
+}
+
 /* Report the module of the map holding `pc` unless done.  PD_ENOMEM or 0. */
 static int report(proc *p, uint64_t pc)
 {
@@ -181,20 +220,24 @@ static int report(proc *p, uint64_t pc)
 			if (p->reps[i].dso == map->dso && p->reps[i].module &&
 			    p->reps[i].bias == r->bias)
 				r->module = true;
-		if (!r->module) {
-			int fd = dup(file->fd);
-			if (fd >= 0) {
-				dwfl_report_begin_add(p->dwfl);
-				/* with add_p_vaddr the module sits at bias + p_vaddr
-				 * whatever the first segment's alignment; libdwfl owns
-				 * fd once the report succeeds */
-				Dwfl_Module *mod = dwfl_report_elf(p->dwfl,
-								   base_name(map->dso->name),
-								   file->path, fd, r->bias, true);
-				if (!mod)
-					close(fd);
-				r->module = dwfl_report_end(p->dwfl, NULL, NULL) == 0 && mod;
+		uint64_t start, end;
+		if (!r->module && module_range(file, r->bias, &start, &end)) {
+			dwfl_report_begin_add(p->dwfl);
+			Dwfl_Module *mod = dwfl_report_module(p->dwfl, base_name(map->dso->name),
+							      start, end);
+			void **file_of = NULL;
+			if (mod && dwfl_module_info(mod, &file_of, NULL, NULL, NULL, NULL, NULL,
+						    NULL) && file_of) {
+				/* an older module of that name and place is some
+				 * other file's (dwfl_report_elf refuses it too) */
+				if (!*file_of)
+					*file_of = (void *)(uintptr_t)file;
+				else if (*file_of != (const void *)file)
+					mod = NULL;
+			} else {
+				mod = NULL;
 			}
+			r->module = dwfl_report_end(p->dwfl, NULL, NULL) == 0 && mod;
 		}
 	}
 	p->nreps++;
@@ -314,7 +357,7 @@ int pd_unwind_libdw_new(pd_unwind_libdw **out, const pd_unwind_env *env)
 		free(u);
 		return PD_ENOMEM;
 	}
-	u->callbacks.find_elf = no_elf;
+	u->callbacks.find_elf = shared_elf;
 	u->callbacks.find_debuginfo = no_debuginfo;
 	u->callbacks.section_address = dwfl_offline_section_address;
 	u->thread_callbacks.next_thread = next_thread;

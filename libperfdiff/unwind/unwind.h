@@ -103,6 +103,7 @@ void pd_unwind_libunwind_free(pd_unwind_libunwind *u);
  */
 typedef struct pd_unwind_load {
 	uint64_t offset, filesz, vaddr, memsz;
+	uint64_t align;                 /* p_align */
 	uint32_t flags;                 /* PF_X, PF_W, PF_R */
 } pd_unwind_load;
 
@@ -115,6 +116,11 @@ typedef struct pd_unwind_file {
 	uint64_t size;                  /* file size */
 	size_t nloads;
 	pd_unwind_load *loads;          /* PT_LOADs in file order */
+	/* libelf handle on fd (ELF_C_READ_MMAP_PRIVATE), kept open so that
+	 * every user shares one mapping and one set of parsed sections:
+	 * take a reference with elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, elf)
+	 * and drop it with elf_end(); the last one goes with the files. */
+	struct Elf *elf;
 } pd_unwind_file;
 
 typedef struct pd_unwind_files pd_unwind_files;
