@@ -95,6 +95,9 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 		close(f.vdso_fd);
 	if (!f.elf_path || f.vdso_fd >= 0)
 		return;
+	/* with a pd_symcache, dsos with debug files are opened into it */
+	if (pd_symbolizer_open_shared(z, &f))
+		return;
 	j->shadow = pd_dsostate_shadow(j->id.name, f.debug_path, z->cfg.symfs);
 	if (!j->shadow)
 		return;
@@ -118,7 +121,9 @@ static void load_kallsyms(struct pd_prefetch *pf)
 	char why[256];
 	unsigned flags = pf->z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
 	pd_kallsyms *ks = NULL;
-	if (pd_kallsyms_load_flags(&ks, pf->ks_path, flags, why, sizeof why) < 0)
+	if (pf->z->cfg.cache)
+		(void)pd_symcache_kallsyms(pf->z->cfg.cache, pf->ks_path, flags, why, sizeof why);
+	else if (pd_kallsyms_load_flags(&ks, pf->ks_path, flags, why, sizeof why) < 0)
 		ks = NULL;
 	pthread_mutex_lock(&pf->mu);
 	pf->ks = ks;

@@ -172,6 +172,7 @@ int pd_session_open(pd_session **out, const char *path, const pd_session_options
 		.demangle_no_params = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
 		.kernel_padding_names = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
 		.vmlinux = s->opts.vmlinux,
+		.cache = s->opts.symcache,
 	};
 	rc = pd_symbolizer_new(&s->symz, &cfg, err);
 	if (rc < 0)

@@ -7,6 +7,7 @@
 #define PD_SYMBOLS_SYMB_INTERNAL_H
 
 #include <elfutils/libdwfl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -304,6 +305,56 @@ typedef enum {
 const char *pd_kallsyms_choose(const pd_symbolizer *z, const uint8_t *bid, size_t n,
 			       char *cached, size_t cap, pd_kallsyms_choice *why);
 
+/* ---- the cache sessions share (symcache.c) ---- */
+
+/* A file offset range of a PT_LOAD and the ELF address it is loaded at. */
+typedef struct pd_load {
+	uint64_t offset, filesz, vaddr;
+} pd_load;
+
+/*
+ * A dso's files opened once for every session of a pd_symcache: its Dwfl
+ * (kept open while the cache lives), symbol table and DWARF index.  Read
+ * only once the cache hands it out, except DWARF lookups, which take
+ * `lookup_mu` (libdw is not thread-safe).  `failed`: nothing usable.
+ */
+typedef struct pd_shdso {
+	const char *elf_path, *debug_path, *symfs;   /* the key */
+	bool failed;
+	char why[256];                /* with failed: the reason, for a warning */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	uint64_t bias;
+	pd_load *loads;
+	size_t nloads;
+	pd_symtab *symtab;
+	pd_dwarf_cache *dwarf;
+	pthread_mutex_t lookup_mu;
+	/* what the Dwfl points to: its callbacks, find_debuginfo's view, names */
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path;
+	pd_dsostate *shadow;
+	pd_arena arena;
+} pd_shdso;
+
+/* Opens `e` (symbolizer.c: shared_open); called once, without the lock. */
+typedef void (*pd_shdso_open_fn)(void *ctx, pd_shdso *e);
+
+/* The cache's entry for these files: opened by `open` for the first
+ * caller, waited for by the others.  NULL when memory is short. */
+pd_shdso *pd_symcache_dso(pd_symcache *c, const char *elf_path, const char *debug_path,
+			  const char *symfs, pd_shdso_open_fn open, void *ctx);
+/* For the prefetch thread: open the cache's entry for the files `f` when
+ * `z` shares them (a debug file, DWARF wanted, a cache); false when not. */
+bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f);
+/* Release what an opened entry holds (symbolizer.c). */
+void pd_shdso_close(pd_shdso *e);
+
+/* The kallsyms table of `path` read with `flags`, loaded by the first
+ * caller; NULL when it cannot be read (`why` says why).  The cache's. */
+const struct pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path,
+					       unsigned flags, char *why, size_t why_size);
+
 /* For the prefetch thread (symbolizer.c): a state find_debuginfo can read
  * (name, debug_path, symfs only; free() it), and a Dwfl of `elf_path`
  * (with its DWARF loaded if `dwarf`), made without touching `z` but for
@@ -322,5 +373,18 @@ pd_symres *pd_symres_new(pd_symbolizer *z, size_t nframes, pd_symframe **frames)
 const pd_symres *pd_symres_unknown(pd_symbolizer *z, uint64_t addr);
 void pd_symbolizer_free_kernel(pd_symbolizer *z);
 void pd_symbolizer_free_bpf(pd_symbolizer *z);
+
+/* ---- separate debug files with compressed sections (debug_inflate.c) ---- */
+
+/* A memfd (close-on-exec, sealed read-only, offset 0) holding the ELF file
+ * `path` with every zlib SHF_COMPRESSED section, and legacy .zdebug_*
+ * section, stored plain (flag cleared, .zdebug renamed .debug, size and
+ * alignment those of the contents), inflated with libdeflate on up to two
+ * threads; all else, program headers and notes included, stays as it is.
+ * For libdw, whose own zlib inflation is several times slower.  -1 with
+ * the reason in `why` (`why_size` bytes, may be 0) when the file has no
+ * such section (open it as usual then) or on any error, hostile input
+ * included.  Touches no symbolizer state: callable from any thread. */
+int pd_debug_inflate_open(const char *path, char *why, size_t why_size);
 
 #endif

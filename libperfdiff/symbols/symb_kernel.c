@@ -27,7 +27,8 @@ struct pd_kstate {
 	pd_kstate *next;
 	uint8_t build_id[PD_BUILD_ID_MAX];
 	uint8_t build_id_size;
-	pd_kallsyms *ks;         /* NULL: no usable kallsyms */
+	const pd_kallsyms *ks;   /* NULL: no usable kallsyms */
+	pd_kallsyms *ks_owned;   /* ks when not the pd_symcache's */
 	bool have_text;
 	uint64_t text;
 	pd_kallsyms *vm;         /* from the vmlinux; NULL: none or not ours */
@@ -48,7 +49,7 @@ void pd_symbolizer_free_kernel(pd_symbolizer *z)
 			vn = v->next;
 			free(v);
 		}
-		pd_kallsyms_free(k->ks);
+		pd_kallsyms_free(k->ks_owned);
 		pd_kallsyms_free(k->vm);
 		free(k);
 	}
@@ -119,22 +120,31 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 		pd_symbolizer_warn(z, "[kernel.kallsyms]: no kernel build-id in the recording; using /proc/kallsyms unverified");
 	char why[256] = "";
 	pd_kallsyms *ks = NULL;
+	const pd_kallsyms *shared = NULL;
 	unsigned kflags = z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
-	if (!pd_prefetch_take_kallsyms(z, path, &ks) &&
-	    pd_kallsyms_load_flags(&ks, path, kflags, why, sizeof why) < 0) {
+	if (z->cfg.cache) {
+		shared = pd_symcache_kallsyms(z->cfg.cache, path, kflags, why, sizeof why);
+		if (!shared) {
+			pd_symbolizer_warn(z, "%s: %s; kernel frames stay [unknown]", path, why);
+			return;
+		}
+	} else if (!pd_prefetch_take_kallsyms(z, path, &ks) &&
+		   pd_kallsyms_load_flags(&ks, path, kflags, why, sizeof why) < 0) {
 		pd_symbolizer_warn(z, "%s: %s; kernel frames stay [unknown]", path,
 				   why[0] ? why : "cannot be read");
 		return;
 	}
-	if (pd_kallsyms_all_zero(ks)) {
+	const pd_kallsyms *table = shared ? shared : ks;
+	if (pd_kallsyms_all_zero(table)) {
 		pd_symbolizer_warn(z, "%s: every address is 0 (kptr_restrict); kernel frames stay [unknown]",
 				   path);
 		pd_kallsyms_free(ks);
 		return;
 	}
-	k->ks = ks;
-	k->have_text = pd_kallsyms_addr(ks, "_text", &k->text) ||
-		       pd_kallsyms_addr(ks, "_stext", &k->text);
+	k->ks = table;
+	k->ks_owned = ks;
+	k->have_text = pd_kallsyms_addr(table, "_text", &k->text) ||
+		       pd_kallsyms_addr(table, "_stext", &k->text);
 }
 
 static void load_vmlinux(pd_symbolizer *z, pd_kstate *k)

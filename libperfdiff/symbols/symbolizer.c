@@ -19,10 +19,6 @@
 
 #include "symb_internal.h"
 
-typedef struct pd_load {
-	uint64_t offset, filesz, vaddr;
-} pd_load;
-
 /* A recorded path of the state's build, in the order seen. */
 typedef struct pd_dsopath {
 	const char *name;
@@ -53,6 +49,7 @@ struct pd_dsostate {
 	const char *debug_path;  /* DWARF found by build-id, handed to libdwfl */
 	const char *symfs;
 	bool pinned;             /* never closed (memfd) */
+	pd_shdso *shared;        /* files, table and DWARF from the pd_symcache */
 	bool reopen_failed;
 	uint64_t last_use;
 };
@@ -303,7 +300,8 @@ void pd_symbolizer_free(pd_symbolizer *z)
 	for (pd_dsostate *st = z->dso_list, *next; st; st = next) {
 		next = st->next_all;
 		close_dwfl(z, st);
-		pd_symtab_free(st->symtab);
+		if (!st->shared)
+			pd_symtab_free(st->symtab);
 		free(st->loads);
 		free(st);
 	}
@@ -446,22 +444,23 @@ static pd_dsostate *state_for(pd_symbolizer *z, const pd_dso_id *d)
 	return st;
 }
 
-static bool read_loads(pd_dsostate *st, Elf *elf)
+static bool read_loads(pd_load **loads, size_t *nloads, Elf *elf)
 {
 	GElf_Ehdr eh;
 	size_t n;
+	*nloads = 0;
 	if (!gelf_getehdr(elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
 	    elf_getphdrnum(elf, &n) < 0)
 		return false;
-	st->loads = calloc(n ? n : 1, sizeof *st->loads);
-	if (!st->loads)
+	*loads = calloc(n ? n : 1, sizeof **loads);
+	if (!*loads)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			st->loads[st->nloads++] = (pd_load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+			(*loads)[(*nloads)++] = (pd_load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
 	}
-	return st->nloads > 0;
+	return *nloads > 0;
 }
 
 /*
@@ -528,6 +527,9 @@ static bool open_dwfl(pd_symbolizer *z, pd_dsostate *st, int fd)
 	return true;
 }
 
+static void open_with(const Dwfl_Callbacks *callbacks, pd_dsostate *shadow,
+		      const char *elf_path, bool dwarf, Dwfl **dwfl, Dwfl_Module **mod);
+
 pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const char *symfs)
 {
 	pd_dsostate *st = calloc(1, sizeof *st);
@@ -542,9 +544,15 @@ pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const 
 void pd_dwfl_open_detached(pd_symbolizer *z, pd_dsostate *shadow, const char *elf_path,
 			   bool dwarf, Dwfl **dwfl, Dwfl_Module **mod)
 {
+	open_with(&z->callbacks, shadow, elf_path, dwarf, dwfl, mod);
+}
+
+static void open_with(const Dwfl_Callbacks *callbacks, pd_dsostate *shadow,
+		      const char *elf_path, bool dwarf, Dwfl **dwfl, Dwfl_Module **mod)
+{
 	*dwfl = NULL;
 	*mod = NULL;
-	Dwfl *d = dwfl_begin(&z->callbacks);
+	Dwfl *d = dwfl_begin(callbacks);
 	if (!d)
 		return;
 	dwfl_report_begin(d);
@@ -589,6 +597,103 @@ static bool want_dwarf(const pd_symbolizer *z)
 	return z->cfg.inline_frames || z->cfg.srcline;
 }
 
+/* ---- dsos from the pd_symcache ---- */
+
+/*
+ * Open a cache entry as load_state() opens a state of its own, except
+ * that what the Dwfl points to (callbacks, the debuginfo path, the state
+ * find_debuginfo reads) is the entry's: it outlives this symbolizer.
+ */
+static void shared_open(void *ctx, pd_shdso *e)
+{
+	const pd_symbolizer *z = ctx;
+	e->callbacks = z->callbacks;
+	if (z->debuginfo_path) {
+		e->debuginfo_path = pd_arena_strndup(&e->arena, z->debuginfo_path,
+						     strlen(z->debuginfo_path));
+		if (!e->debuginfo_path)
+			goto oom;
+	}
+	e->callbacks.debuginfo_path = e->debuginfo_path ? &e->debuginfo_path : NULL;
+	e->shadow = pd_dsostate_shadow(e->elf_path, e->debug_path, e->symfs);
+	if (!e->shadow)
+		goto oom;
+	open_with(&e->callbacks, e->shadow, e->elf_path, true, &e->dwfl, &e->mod);
+	if (!e->mod) {
+		snprintf(e->why, sizeof e->why, "cannot read %s (%s)", e->elf_path,
+			 dwfl_errmsg(-1));
+		return;
+	}
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(e->mod, &bias);
+	if (!elf || !read_loads(&e->loads, &e->nloads, elf)) {
+		snprintf(e->why, sizeof e->why, "%s is not a loadable ELF file", e->elf_path);
+		return;
+	}
+	e->bias = bias;
+	e->symtab = pd_symtab_build(e->mod, &e->arena);
+	e->dwarf = pd_dwarf_cache_new();  /* NULL: slower, still right */
+	if (!e->symtab)
+		goto oom;
+	e->failed = false;
+	return;
+oom:
+	snprintf(e->why, sizeof e->why, "out of memory");
+}
+
+void pd_shdso_close(pd_shdso *e)
+{
+	pd_dwarf_cache_free(e->dwarf);
+	if (e->dwfl)
+		dwfl_end(e->dwfl);
+	pd_symtab_free(e->symtab);
+	free(e->loads);
+	free(e->shadow);
+	pthread_mutex_destroy(&e->lookup_mu);
+	pd_arena_free(&e->arena);
+}
+
+/* Worth sharing: the DWARF of a separate debug file, inflated once. */
+static bool shareable(const pd_symbolizer *z, const pd_dsofiles *f)
+{
+	return z->cfg.cache && want_dwarf(z) && f->elf_path && f->debug_path && f->vdso_fd < 0;
+}
+
+bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f)
+{
+	if (!shareable(z, f))
+		return false;
+	(void)pd_symcache_dso(z->cfg.cache, f->elf_path, f->debug_path, z->cfg.symfs,
+			      shared_open, z);
+	return true;
+}
+
+/* `st` served by the cache's entry for its files; false when the cache
+ * has none for it (memory), true when done (st->failed says how). */
+static bool load_shared(pd_symbolizer *z, pd_dsostate *st)
+{
+	pd_shdso *e = pd_symcache_dso(z->cfg.cache, st->elf_path, st->debug_path, z->cfg.symfs,
+				      shared_open, z);
+	if (!e)
+		return false;
+	if (e->failed) {
+		pd_symbolizer_warn(z, "%s: %s; frames stay [unknown]", st->name, e->why);
+		return true;
+	}
+	st->loads = malloc(e->nloads * sizeof *st->loads);
+	if (!st->loads)
+		return true;
+	memcpy(st->loads, e->loads, e->nloads * sizeof *st->loads);
+	st->nloads = e->nloads;
+	st->bias = e->bias;
+	st->mod = e->mod;
+	st->symtab = e->symtab;
+	st->dwarf = e->dwarf;
+	st->shared = e;
+	st->failed = false;
+	return true;
+}
+
 static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 {
 	st->loaded = true;
@@ -614,13 +719,15 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 	st->symfs = z->cfg.symfs;
 	/* a memfd cannot be reopened: the vdso's Dwfl stays */
 	st->pinned = f.vdso_fd >= 0;
+	if (shareable(z, &f) && load_shared(z, st))
+		return;
 	pd_symtab *ready = NULL;
 	if (!take_prefetched(z, st, d, &ready) && !open_dwfl(z, st, f.vdso_fd))
 		return;
 
 	GElf_Addr bias = 0;
 	Elf *elf = dwfl_module_getelf(st->mod, &bias);
-	if (!elf || !read_loads(st, elf)) {
+	if (!elf || !read_loads(&st->loads, &st->nloads, elf)) {
 		pd_symbolizer_warn(z, "%s: %s is not a loadable ELF file; frames stay [unknown]",
 				   st->name, st->elf_path ? st->elf_path : "[vdso]");
 		close_dwfl(z, st);
@@ -638,7 +745,7 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
  * one the symbol table came from. */
 static bool reopen(pd_symbolizer *z, pd_dsostate *st)
 {
-	if (st->dwfl)
+	if (st->dwfl || st->shared)
 		return true;
 	if (st->pinned || !st->elf_path || st->reopen_failed)
 		return false;
@@ -688,14 +795,20 @@ static const pd_symres *resolve(pd_symbolizer *z, pd_dsostate *st, uint64_t off)
 	 * sections costs ~40 ms and 13 MB).  PLT stubs have no DWARF. */
 	if (want_dwarf(z) && !(have && sym.plt) && reopen(z, st)) {
 		st->last_use = ++z->tick;
-		if (!st->dwarf)
+		if (!st->dwarf && !st->shared)
 			st->dwarf = pd_dwarf_cache_new();  /* NULL: slower, still right */
 		unsigned flags = (z->cfg.inline_frames ? PD_DWARF_INLINE : 0) |
 				 (z->cfg.srcline ? PD_DWARF_FUNC_LINE : 0) |
 				 (z->cfg.srcline || !z->cfg.no_inline_lines ? PD_DWARF_INLINE_LINES
 									     : 0);
+		/* a shared module's DWARF is read by other sessions' threads
+		 * too; the strings found stay valid while the cache lives */
+		if (st->shared)
+			pthread_mutex_lock(&st->shared->lookup_mu);
 		if (pd_dwarf_lookup_flags(st->mod, st->dwarf, a, flags, &dibuf))
 			di = &dibuf;
+		if (st->shared)
+			pthread_mutex_unlock(&st->shared->lookup_mu);
 	}
 
 	const char *func_raw = have ? sym.name : di ? di->func_raw : NULL;

@@ -10,6 +10,7 @@
 #define PD_SYMBOLS_SYMBOLIZER_H
 
 #include "perfdiff/common.h"
+#include "perfdiff/session.h"
 #include "../session/machine.h"
 
 typedef struct pd_symbolizer_config {
@@ -27,6 +28,9 @@ typedef struct pd_symbolizer_config {
 	/* vmlinux ELF naming core kernel text (relocated to the recorded
 	 * _text; used only when its build-id is the recording's), or NULL */
 	const char *vmlinux;
+	/* shared with other symbolizers (kallsyms, dsos with debug files),
+	 * or NULL; must outlive the symbolizer */
+	pd_symcache *cache;
 } pd_symbolizer_config;
 
 typedef struct pd_symbolizer pd_symbolizer;

@@ -146,12 +146,22 @@ void cli_profile_opts_init(cli_profile_opts *po)
 	pd_profile_options_init(&po->popts);
 }
 
+void cli_profile_opts_share_symbols(cli_profile_opts *po)
+{
+	pd_error err;
+	if (!po->popts.session.symcache &&
+	    pd_symcache_new(&po->popts.session.symcache, &err) < 0)
+		po->popts.session.symcache = NULL;
+}
+
 void cli_profile_opts_free(cli_profile_opts *po)
 {
 	for (size_t i = 0; i < NELEMS(po->lists); i++) {
 		free(po->lists[i]);
 		po->lists[i] = NULL;
 	}
+	pd_symcache_free(po->popts.session.symcache);
+	po->popts.session.symcache = NULL;
 }
 
 void cli_profile_opts_finish(cli_profile_opts *po)

@@ -64,6 +64,12 @@ int cli_profile_opts_or_value(cli_profile_opts *po, const cli_value_opt *opts, s
  * options are parsed. */
 void cli_profile_opts_finish(cli_profile_opts *po);
 
+/* Give every session of the command one pd_symcache (several files of
+ * one machine: kallsyms and debug files read once).  Without memory for
+ * it the sessions go on alone. */
+void cli_profile_opts_share_symbols(cli_profile_opts *po);
+
+/* Also frees the pd_symcache: call after every profile is freed. */
 void cli_profile_opts_free(cli_profile_opts *po);
 
 /* The help lines of the shared options except --event, whose meaning each

@@ -508,8 +508,10 @@ int cmd_diff(int argc, char **argv)
 	cli_profile_opts_init(&c.po);
 	pd_diff_options_init(&c.dopts);
 	int st = parse_args(argc, argv, &c);
-	if (st < 0)
+	if (st < 0) {
+		cli_profile_opts_share_symbols(&c.po);
 		st = run(&c);
+	}
 	cli_profile_opts_free(&c.po);
 	free(c.paths[0]);
 	return st;

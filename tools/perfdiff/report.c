@@ -431,8 +431,11 @@ int cmd_report(int argc, char **argv)
 	c.ro.popts = &c.po.popts;
 	cli_profile_opts_init(&c.po);
 	int st = parse_args(argc, argv, &c);
-	if (st < 0)
+	if (st < 0) {
+		if (c.npaths > 1)
+			cli_profile_opts_share_symbols(&c.po);
 		st = run(&c);
+	}
 	cli_profile_opts_free(&c.po);
 	free(c.paths);
 	return st;
