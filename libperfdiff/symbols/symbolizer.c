@@ -199,7 +199,11 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	 * `file_name` is the file whose .gnu_debugaltlink names `debuglink_file` */
 	bool alt = debuglink_file && debuglink_crc == 0 && pd_elf_altlink_is(file_name, debuglink_file);
 	if (st && st->debug_path && !alt && strcmp(st->debug_path, file_name ? file_name : "") != 0) {
-		int fd = open(st->debug_path, O_RDONLY | O_CLOEXEC);
+		/* its compressed sections inflated ahead (libdeflate, two
+		 * threads) rather than by libdw's zlib when it opens them */
+		int fd = pd_debug_inflate_open(st->debug_path, NULL, 0);
+		if (fd < 0)
+			fd = open(st->debug_path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			*debuginfo_file_name = strdup(st->debug_path);
 			if (*debuginfo_file_name)
