@@ -875,6 +875,262 @@ START_TEST(test_warnings_collapsed)
 }
 END_TEST
 
+/* ------------------------------------------------ --format=folded */
+
+/* Collapsed stacks "STACK V1 [V2]" by stack; equal stacks summed. */
+typedef struct fstack {
+	char *stack;
+	double v[2];
+	int cols;
+} fstack;
+
+typedef struct fmap {
+	fstack *v;
+	size_t n;
+} fmap;
+
+static int fstack_cmp(const void *a, const void *b)
+{
+	return strcmp(((const fstack *)a)->stack, ((const fstack *)b)->stack);
+}
+
+/* Split `text` into lines of `cols` numbers after the stack (split at the
+ * last spaces, as flamegraph.pl does); sorted, duplicates summed unless
+ * `keep_dups`.  Fails the test on a malformed line. */
+static fmap fmap_parse(const char *text, int cols, bool keep_dups)
+{
+	fmap m = { NULL, 0 };
+	size_t cap = 0;
+	const char *line = text;
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		ck_assert_msg(nl != NULL, "unterminated line: %.200s", line);
+		char *l = strndup(line, (size_t)(nl - line));
+		ck_assert_ptr_nonnull(l);
+		fstack f = { l, { 0, 0 }, cols };
+		for (int c = cols - 1; c >= 0; c--) {
+			char *sp = strrchr(l, ' ');
+			ck_assert_msg(sp != NULL, "no value: %s", l);
+			char *end;
+			f.v[c] = strtod(sp + 1, &end);
+			ck_assert_msg(sp[1] >= '0' && sp[1] <= '9' && *end == '\0', "bad value: %s",
+				      sp + 1);
+			*sp = '\0';
+		}
+		if (m.n == cap) {
+			cap = cap ? 2 * cap : 256;
+			m.v = realloc(m.v, cap * sizeof *m.v);
+			ck_assert_ptr_nonnull(m.v);
+		}
+		m.v[m.n++] = f;
+		line = nl + 1;
+	}
+	if (keep_dups || m.n == 0)
+		return m;
+	qsort(m.v, m.n, sizeof *m.v, fstack_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < m.n; i++) {
+		if (k && strcmp(m.v[k - 1].stack, m.v[i].stack) == 0) {
+			m.v[k - 1].v[0] += m.v[i].v[0];
+			free(m.v[i].stack);
+			continue;
+		}
+		m.v[k++] = m.v[i];
+	}
+	m.n = k;
+	return m;
+}
+
+static void fmap_free(fmap *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].stack);
+	free(m->v);
+}
+
+static double fmap_get(const fmap *m, const char *stack)
+{
+	fstack key = { (char *)stack, { 0, 0 }, 0 };
+	const fstack *f = m->n ? bsearch(&key, m->v, m->n, sizeof *m->v, fstack_cmp) : NULL;
+	return f ? f->v[0] : 0;
+}
+
+/* The oracle of one side: `perfdiff report --format=folded` of each of its
+ * runs, by stack, the mean over the runs. */
+static fmap side_oracle(char runs[][PATHMAX], size_t nruns, const char *opts)
+{
+	fmap all = { NULL, 0 };
+	size_t cap = 0;
+	for (size_t r = 0; r < nruns; r++) {
+		res rep = run("report --format=folded %s '%s'", opts, runs[r]);
+		ck_assert_msg(rep.status == 0 || rep.status == 1, "report exit %d: %s", rep.status,
+			      rep.err);
+		fmap one = fmap_parse(rep.out, 1, true);
+		for (size_t i = 0; i < one.n; i++) {
+			if (all.n == cap) {
+				cap = cap ? 2 * cap : 256;
+				all.v = realloc(all.v, cap * sizeof *all.v);
+				ck_assert_ptr_nonnull(all.v);
+			}
+			all.v[all.n] = one.v[i];
+			all.v[all.n++].v[0] /= (double)nruns;
+		}
+		free(one.v);
+		res_free(&rep);
+	}
+	/* by stack, a stack's lines summed */
+	if (all.n)
+		qsort(all.v, all.n, sizeof *all.v, fstack_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < all.n; i++) {
+		if (k && strcmp(all.v[k - 1].stack, all.v[i].stack) == 0) {
+			all.v[k - 1].v[0] += all.v[i].v[0];
+			free(all.v[i].stack);
+			continue;
+		}
+		all.v[k++] = all.v[i];
+	}
+	all.n = k;
+	return all;
+}
+
+/* `diff --format=folded` of runs[0][0..nruns) against runs[1][0..nruns)
+ * checked line by line against the two sides' reports. */
+static void check_folded(size_t nruns, const char *opts)
+{
+	res r = nruns == 1 ? run("diff --format=folded %s '%s' '%s'", opts, P.runs[0][0],
+				 P.runs[1][0])
+			   : run("diff --format=folded %s '%s' '%s' -- '%s' '%s'", opts,
+				 P.runs[0][0], P.runs[0][1], P.runs[1][0], P.runs[1][1]);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	fmap want[2] = { side_oracle(P.runs[0], nruns, opts), side_oracle(P.runs[1], nruns, opts) };
+	ck_assert_uint_gt(want[0].n, 3);
+	ck_assert_uint_gt(want[1].n, 3);
+	fmap got = fmap_parse(r.out, 2, true);
+	size_t seen[2] = { 0, 0 }, only[2] = { 0, 0 };
+	bool renamed[2] = { false, false };
+	for (size_t i = 0; i < got.n; i++) {
+		const fstack *g = &got.v[i];
+		/* sorted by stack, each once */
+		if (i)
+			ck_assert_msg(strcmp(got.v[i - 1].stack, g->stack) < 0, "not sorted: %s / %s",
+				      got.v[i - 1].stack, g->stack);
+		ck_assert_msg(g->v[0] > 0 || g->v[1] > 0, "empty line: %s", g->stack);
+		for (int s = 0; s < 2; s++) {
+			double w = fmap_get(&want[s], g->stack);
+			ck_assert_msg(fabs(g->v[s] - w) <= 0.005 + 1e-9 * w,
+				      "side %d of %s: %.3f, report says %.3f", s, g->stack, g->v[s], w);
+			fstack key = { g->stack, { 0, 0 }, 0 };
+			seen[s] += bsearch(&key, want[s].v, want[s].n, sizeof *want[s].v,
+					   fstack_cmp) != NULL;
+			if (g->v[s] == 0)
+				only[1 - s]++;
+		}
+		if (strstr(g->stack, ";hash_chunk") && g->v[1] == 0)
+			renamed[0] = true;
+		if (strstr(g->stack, ";hash_block") && g->v[0] == 0)
+			renamed[1] = true;
+	}
+	/* every stack of either report is a line */
+	ck_assert_uint_eq(seen[0], want[0].n);
+	ck_assert_uint_eq(seen[1], want[1].n);
+	/* the renamed function's stacks are on one side only, shown as 0 on
+	 * the other */
+	ck_assert_msg(renamed[0] && renamed[1], "no one-sided hash_chunk/hash_block stack");
+	ck_assert_uint_gt(only[0], 0);
+	ck_assert_uint_gt(only[1], 0);
+	/* one run a side: whole numbers; two: at most 2 decimals */
+	char *save = NULL;
+	for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *b = strrchr(l, ' ');
+		ck_assert_ptr_nonnull(b);
+		*b = '\0';
+		char *a = strrchr(l, ' ');
+		ck_assert_ptr_nonnull(a);
+		const char *vals[2] = { a + 1, b + 1 };
+		for (int s = 0; s < 2; s++) {
+			const char *d = strchr(vals[s], '.');
+			if (nruns == 1)
+				ck_assert_msg(!d, "not a whole number: %s", vals[s]);
+			else if (d)
+				ck_assert_msg(strlen(d + 1) >= 1 && strlen(d + 1) <= 2 &&
+						      d[strlen(d) - 1] != '0',
+					      "not 1 or 2 decimals: %s", vals[s]);
+		}
+	}
+	fmap_free(&got);
+	fmap_free(&want[0]);
+	fmap_free(&want[1]);
+	res_free(&r);
+}
+
+START_TEST(test_folded)
+{
+	PD_SKIP_IF(P.skip);
+	check_folded(1, "");
+	check_folded(2, "");
+	check_folded(1, "--weight=samples");
+	check_folded(2, "--weight=samples");
+
+	/* the independent count: every sample of a run is in one stack */
+	res r = run("diff --format=folded --weight=samples '%s' '%s'", P.runs[0][0], P.runs[1][0]);
+	ck_assert_int_eq(r.status, 0);
+	fmap got = fmap_parse(r.out, 2, true);
+	double sum[2] = { 0, 0 };
+	for (size_t i = 0; i < got.n; i++)
+		for (int s = 0; s < 2; s++)
+			sum[s] += got.v[i].v[s];
+	fmap_free(&got);
+	res_free(&r);
+	for (int s = 0; s < 2; s++) {
+		char cmd[2 * PATHMAX];
+		snprintf(cmd, sizeof cmd, "perf script -F event -i '%s' 2>/dev/null | grep -c cpu-clock",
+			 P.runs[s][0]);
+		int st;
+		char *out = pd_test_run(cmd, &st);
+		ck_assert_ptr_nonnull(out);
+		ck_assert_msg(sum[s] == atof(out), "side %d: %.0f samples in stacks, perf script %s",
+			      s, sum[s], out);
+		free(out);
+	}
+
+	/* what does not go with it */
+	r = run("diff --weight=samples '%s' '%s'", P.runs[0][0], P.runs[1][0]);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "--weight"));
+	res_free(&r);
+	r = run("diff --format=folded --fail-on=1 '%s' '%s'", P.runs[0][0], P.runs[1][0]);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "--fail-on"));
+	res_free(&r);
+	r = run("diff --format=folded --event=cycles '%s' '%s'", P.runs[0][0], P.runs[1][0]);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "no event 'cycles'"));
+	res_free(&r);
+	r = run("diff --help");
+	ck_assert_ptr_nonnull(strstr(r.out, "folded"));
+	ck_assert_ptr_nonnull(strstr(r.out, "--weight"));
+	res_free(&r);
+
+	/* FlameGraph's reader, where it is installed (never required) */
+	if (pd_test_sh_ok("command -v flamegraph.pl >/dev/null 2>&1")) {
+		char cmd[5 * PATHMAX];
+		snprintf(cmd, sizeof cmd,
+			 "'%s' diff --format=folded '%s' '%s' -- '%s' '%s' "
+			 "2>/dev/null | flamegraph.pl | grep -c '<title>'",
+			 PD_CLI_PATH, P.runs[0][0], P.runs[0][1],
+			 P.runs[1][0], P.runs[1][1]);
+		int st;
+		char *out = pd_test_run(cmd, &st);
+		ck_assert_msg(out && atoi(out) > 3, "flamegraph.pl drew no frames");
+		free(out);
+	} else {
+		fprintf(stderr, "note %s: flamegraph.pl not installed, its reading not checked\n",
+			__func__);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diff_cli");
@@ -897,6 +1153,7 @@ static Suite *suite(void)
 	tcase_set_timeout(rec, 300);
 	tcase_add_test(rec, test_relation_tags);
 	tcase_add_test(rec, test_warnings_collapsed);
+	tcase_add_test(rec, test_folded);
 	suite_add_tcase(s, rec);
 	return s;
 }

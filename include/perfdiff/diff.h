@@ -265,6 +265,19 @@ typedef struct pd_diff pd_diff;
 PD_EXTERN(int) pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 			   const pd_diff_options *opts, pd_error *err);
 
+/**
+ * The events pd_diff_new() compares: `event` (as pd_diff_options.event; a
+ * name with modifiers also finds the event without them) or, for NULL,
+ * the base's default event (pd_profile_default_event()), and on the new
+ * side the event of the same name (its own default first when that is
+ * it: several PMUs may share a name).  For callers that compare the two
+ * profiles their own way (flame-graph stacks, say) and must pick the same.
+ * @return 0 with ev[0] (base) and ev[1] (new) set, or PD_EINVAL when a
+ *         side lacks the event (the message says which).
+ */
+PD_EXTERN(int) pd_diff_events(const pd_profile *base, const pd_profile *new_, const char *event,
+			      size_t ev[2], pd_error *err);
+
 /** Free a diff.  NULL is allowed. */
 PD_EXTERN(void) pd_diff_free(pd_diff *d);
 

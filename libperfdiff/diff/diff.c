@@ -72,16 +72,19 @@ static int find_event(const pd_profile *p, const char *name, char *tmp, size_t n
 	return pd_profile_find_event(p, tmp);
 }
 
-static int choose_events(pd_diff *d, pd_error *err)
+int pd_diff_events(const pd_profile *b, const pd_profile *n, const char *event, size_t ev[2],
+		   pd_error *err)
 {
-	const pd_profile *b = d->prof[0], *n = d->prof[1];
+	if (!b || !n || !ev)
+		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
+				    "no profile or output array given");
 	char tmp[256];
 	int eb, en;
-	if (d->opts.event) {
-		eb = find_event(b, d->opts.event, tmp, sizeof tmp);
+	if (event) {
+		eb = find_event(b, event, tmp, sizeof tmp);
 		if (eb < 0)
 			return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
-					    "base profile has no event '%s'", d->opts.event);
+					    "base profile has no event '%s'", event);
 	} else {
 		eb = pd_profile_default_event(b);
 		if (eb < 0)
@@ -91,21 +94,27 @@ static int choose_events(pd_diff *d, pd_error *err)
 	const char *name = pd_profile_event_name(b, (size_t)eb);
 	/* several events may share a name (one per PMU): the new side's own
 	 * choice first, when it is the same event */
-	en = d->opts.event ? -1 : pd_profile_default_event(n);
+	en = event ? -1 : pd_profile_default_event(n);
 	if (en >= 0 && strcmp(pd_profile_event_name(n, (size_t)en), name) != 0)
 		en = -1;
 	if (en < 0)
-		en = find_event(n, d->opts.event ? d->opts.event : name, tmp, sizeof tmp);
-	if (en < 0 && d->opts.event)
+		en = find_event(n, event ? event : name, tmp, sizeof tmp);
+	if (en < 0 && event)
 		en = find_event(n, name, tmp, sizeof tmp);
 	if (en < 0)
 		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
-				    "new profile has no event '%s'",
-				    d->opts.event ? d->opts.event : name);
-	d->ev[0] = (size_t)eb;
-	d->ev[1] = (size_t)en;
-	d->event = name;
+				    "new profile has no event '%s'", event ? event : name);
+	ev[0] = (size_t)eb;
+	ev[1] = (size_t)en;
 	return 0;
+}
+
+static int choose_events(pd_diff *d, pd_error *err)
+{
+	int rc = pd_diff_events(d->prof[0], d->prof[1], d->opts.event, d->ev, err);
+	if (rc == 0)
+		d->event = pd_profile_event_name(d->prof[0], d->ev[0]);
+	return rc;
 }
 
 /* Value of one period and of one sample, per run. */

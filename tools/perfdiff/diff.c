@@ -2,7 +2,8 @@
  * `perfdiff diff [options] BASE NEW` and `perfdiff diff [options] BASE...
  * -- NEW...` (also without the word `diff`): the runs of each side folded
  * into one profile per side, compared by the diff engine, printed by one
- * of the writers of diff_text.c, diff_json.c and diff_csv.c.
+ * of the writers of diff_text.c, diff_json.c and diff_csv.c, or, with
+ * --format=folded, as a differential flame graph's input (diff_folded.c).
  * The exit status is that of diff(1) rather than that of `report`, so that
  * scripts can gate on it: 0 compared (warnings only on stderr), 1 a
  * significant change above --fail-on, 2 trouble.
@@ -76,7 +77,7 @@ void diff_usage(FILE *f)
 "number is given) unless --all.\n"
 "\n"
 "Options:\n"
-"  --format=FMT       text (default), lkp, json or csv\n"
+"  --format=FMT       text (default), lkp, json, csv or folded\n"
 "                     lkp: exactly the robot's compare table: the BASE and\n"
 "                     NEW names, the dashes, the %stddev header and the\n"
 "                     rows, with keys and values as the robot computes them\n"
@@ -89,6 +90,20 @@ void diff_usage(FILE *f)
 "                     p_value,q_value,relation,relation_base,relation_new,\n"
 "                     relation_net, then base_N for each base run and new_N\n"
 "                     for each new run\n"
+"                     folded: the input of a differential flame graph\n"
+"                     (FlameGraph's flamegraph.pl, inferno-flamegraph), as\n"
+"                     difffolded.pl writes it: one line per distinct stack\n"
+"                     of either side, sorted by stack (byte order):\n"
+"                       COMM;ROOT;...;LEAF BASE NEW\n"
+"                     the stack as 'perfdiff report --format=folded' writes\n"
+"                     it, BASE and NEW the stack's period (--weight) on\n"
+"                     that side, the mean over its runs (up to 2 decimals,\n"
+"                     which flamegraph.pl reads; inferno truncates them),\n"
+"                     0 where the side lacks it; no significance test, so\n"
+"                     --all, --fail-on, --lkp-keys and the diff engine's\n"
+"                     options do not apply\n"
+"                       perfdiff diff --format=folded A B | flamegraph.pl > d.svg\n"
+"  --weight=W         folded: period (default) or samples\n"
 "  --all              every row, significant or not (text: the others end\n"
 "                     in '(n.s.)')\n"
 "  --lkp-keys         the robot's keys and reading of the files (as\n"
@@ -143,16 +158,19 @@ typedef struct cli_diff {
 	bool fail_on_set;
 	double fail_on;
 	bool min_change_set;
+	bool weight_set, weight_samples;  /* --weight (folded) */
 } cli_diff;
 
 typedef enum opt_kind {
 	OPT_FORMAT, OPT_FAIL_ON, OPT_DEPTH, OPT_MIN_CHANGE, OPT_FDR, OPT_RENAME_SCORE,
+	OPT_WEIGHT,
 } opt_kind;
 
 static const cli_value_opt value_opts[] = {
 	{ "--format", OPT_FORMAT },         { "--fail-on", OPT_FAIL_ON },
 	{ "--depth", OPT_DEPTH },           { "--min-change", OPT_MIN_CHANGE },
 	{ "--fdr", OPT_FDR },               { "--rename-score", OPT_RENAME_SCORE },
+	{ "--weight", OPT_WEIGHT },
 };
 
 #define NELEMS(a) (sizeof (a) / sizeof (a)[0])
@@ -182,9 +200,11 @@ static int apply_value(cli_diff *c, opt_kind kind, const char *val)
 			c->format = DIFF_JSON;
 		else if (strcmp(val, "csv") == 0)
 			c->format = DIFF_CSV;
+		else if (strcmp(val, "folded") == 0)
+			c->format = DIFF_FOLDED;
 		else
 			return cli_usage_error(CMD,
-				"unknown format '%s' (use text, lkp, json or csv)", val);
+				"unknown format '%s' (use text, lkp, json, csv or folded)", val);
 		break;
 	case OPT_FAIL_ON:
 		if (!parse_double(val, 0, HUGE_VAL, &v))
@@ -221,6 +241,15 @@ static int apply_value(cli_diff *c, opt_kind kind, const char *val)
 			return cli_usage_error(CMD,
 				"--rename-score needs a score from 0 to 1, not '%s'", val);
 		c->dopts.rename_score = v;
+		break;
+	case OPT_WEIGHT:
+		if (strcmp(val, "period") == 0)
+			c->weight_samples = false;
+		else if (strcmp(val, "samples") == 0)
+			c->weight_samples = true;
+		else
+			return cli_usage_error(CMD, "--weight is period or samples, not '%s'", val);
+		c->weight_set = true;
 		break;
 	}
 	return -1;
@@ -307,6 +336,13 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 	if (stdin_uses > 1)
 		return cli_usage_error(CMD, "standard input ('-') can be read only once");
 	cli_profile_opts_finish(&c->po);
+	/* folded runs no comparison: options of the comparison would be
+	 * silently lost, and --fail-on's exit status with them */
+	if (c->format == DIFF_FOLDED && (c->fail_on_set || c->lkp_keys))
+		return cli_usage_error(CMD, "%s does not go with --format=folded",
+				       c->fail_on_set ? "--fail-on" : "--lkp-keys");
+	if (c->weight_set && c->format != DIFF_FOLDED)
+		return cli_usage_error(CMD, "--weight goes with --format=folded");
 	if (c->format == DIFF_LKP || c->lkp_keys) {
 		pd_lkp_profile_options(&c->po.popts);
 		c->dopts.flags |= PD_DIFF_LKP_KEYS;
@@ -404,6 +440,24 @@ static bool fails(const pd_diff *d, double points)
 	return false;
 }
 
+/* --format=folded: the stacks of both sides, no comparison. */
+static int run_folded(cli_diff *c, pd_profile *const p[2], int st)
+{
+	size_t ev[2];
+	pd_error err;
+	if (pd_diff_events(p[0], p[1], c->po.event, ev, &err) < 0) {
+		cli_error("%s", err.message);
+		return CLI_EXIT_ERROR;
+	}
+	errno = 0;
+	int wrc = diff_write_folded(p, ev, c->weight_samples, stdout);
+	if (wrc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+		wrc = -1;
+	if (wrc == -1)
+		cli_error("cannot write the stacks: %s", errno ? strerror(errno) : "out of memory");
+	return wrc < 0 ? CLI_EXIT_ERROR : st;
+}
+
 static int run(cli_diff *c)
 {
 	pd_profile *p[2] = { NULL, NULL };
@@ -449,6 +503,12 @@ static int run(cli_diff *c)
 	}
 	diff_warnings_flush(&w);
 	diff_warnings_free(&w);
+	if (c->format == DIFF_FOLDED) {
+		st = run_folded(c, p, st);
+		pd_profile_free(p[0]);
+		pd_profile_free(p[1]);
+		return st;
+	}
 	pd_diff *d = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);

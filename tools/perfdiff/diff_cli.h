@@ -3,8 +3,10 @@
  * profiles, compared by libperfdiff's diff engine (perfdiff/diff.h), and
  * printed as the robot's compare table with explained shifts
  * (diff_text.c), as that table alone (--format=lkp, diff_text.c), as JSON
- * (diff_json.c, docs/diff-json.md) or CSV (diff_csv.c).  diff.c parses the
- * options and builds the profiles.
+ * (diff_json.c, docs/diff-json.md) or CSV (diff_csv.c); or, without the
+ * diff engine, as the two-column collapsed stacks of a differential flame
+ * graph (--format=folded, diff_folded.c).  diff.c parses the options and
+ * builds the profiles.
  */
 #ifndef PERFDIFF_CLI_DIFF_H
 #define PERFDIFF_CLI_DIFF_H
@@ -22,6 +24,7 @@ enum diff_format {
 	DIFF_LKP,
 	DIFF_JSON,
 	DIFF_CSV,
+	DIFF_FOLDED,
 };
 
 /* What the writers need beyond the diff itself. */
@@ -83,5 +86,15 @@ int diff_write_text(const diff_view *v, FILE *f);
 int diff_write_lkp(const diff_view *v, FILE *f);
 int diff_write_json(const diff_view *v, FILE *f);
 int diff_write_csv(const diff_view *v, FILE *f);
+
+/*
+ * --format=folded (diff_folded.c), for the events pd_diff_events() picks.
+ * diff_write_folded() writes one line per distinct stack
+ * of either side, "STACK BASE NEW", each value the mean of the side's
+ * periods (sample counts with `weight_samples`) over its runs; 0, -1 when
+ * writing failed or memory ran out, -2 on another error, already printed.
+ */
+int diff_write_folded(pd_profile *const p[2], const size_t ev[2], bool weight_samples,
+		      FILE *f);
 
 #endif

@@ -1,12 +1,14 @@
 /*
  * `perfdiff report --format=csv` (RFC 4180: one line per row of every
  * event, quoted where needed) and `--format=folded` (Brendan Gregg's
- * collapsed stacks, the input of flamegraph.pl: "comm;root;...;leaf N").
+ * collapsed stacks, the input of flamegraph.pl: "comm;root;...;leaf N",
+ * the stack written by folded.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "folded.h"
 #include "report.h"
 
 static void put_csv_field(outbuf *b, const char *s)
@@ -104,22 +106,6 @@ int report_csv(pd_profile *p, const report_opts *o, outbuf *b)
 	return rc < 0 || b->oom ? -1 : 0;
 }
 
-/* A frame of a collapsed stack: ';' separates frames and the last ' '
- * the count, so ';' in a name becomes ':' (C++ templates can hold one)
- * and line breaks become spaces. */
-static void put_folded_name(outbuf *b, const char *s, bool inlined)
-{
-	size_t n = strlen(s);
-	if (!ob_reserve(b, n + 4))
-		return;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		ob_putc_r(b, c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c);
-	}
-	if (inlined)
-		ob_putn_r(b, "_[i]", 4);
-}
-
 int report_folded(pd_profile *p, const report_opts *o, outbuf *b)
 {
 	const pd_stack *st;
@@ -130,40 +116,16 @@ int report_folded(pd_profile *p, const report_opts *o, outbuf *b)
 		cli_error("%s", err.message);
 		return -1;
 	}
-	size_t cap = 128;
-	const pd_cct_node **path = malloc(cap * sizeof *path);
-	if (!path)
-		return -1;
+	folded_path fp = { 0 };
 	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t depth = 0;
-		for (const pd_cct_node *c = st[i].leaf; pd_cct_parent(c); c = pd_cct_parent(c)) {
-			if (depth == cap) {
-				const pd_cct_node **x = realloc(path, 2 * cap * sizeof *x);
-				if (!x) {
-					rc = -1;
-					break;
-				}
-				path = x;
-				cap *= 2;
-			}
-			path[depth++] = c;
-		}
-		if (rc < 0)
-			break;
-		put_folded_name(b, st[i].comm, false);
-		for (size_t d = depth; d-- > 0;) {
-			rb_putc(b, ';');
-			put_folded_name(b, pd_cct_symbol(path[d]), pd_cct_inlined(path[d]));
-		}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		rc = folded_put_stack(b, &st[i], &fp);
 		rb_putc(b, ' ');
-		put_u64(b, o->weight_samples ? st[i].samples : st[i].period);
+		put_u64(b, folded_weight(&st[i], o->weight_samples));
 		rb_putc(b, '\n');
-		if (report_flush_some(b) < 0) {
-			rc = -1;
-			break;
-		}
+		if (rc == 0)
+			rc = report_flush_some(b);
 	}
-	free(path);
+	folded_path_free(&fp);
 	return rc < 0 || b->oom ? -1 : 0;
 }
