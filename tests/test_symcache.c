@@ -169,12 +169,15 @@ START_TEST(test_shared_equals_alone)
 		pd_symcache_get_stats(c, i == 0 ? &first : &st);
 	}
 	/* the program's debug file (and libc's, where libc6-dbg is
-	 * installed), opened by the first session and reused by the second */
+	 * installed), opened by the first session and reused by the second,
+	 * which may add a dso the first had no sample in (ld.so) */
 	ck_assert_uint_ge(first.dsos, 1);
-	ck_assert_uint_eq(st.dsos, first.dsos);
+	ck_assert_uint_ge(st.dsos, first.dsos);
 	ck_assert_uint_eq(st.failed, 0);
-	/* a kernel table only when the recording named kernel frames */
-	ck_assert_uint_eq(st.kernel_tables, alone[0].out.kernel_named > 0 ? 1 : 0);
+	pd_symcache_stats both = st;
+	/* a kernel table only when a recording named kernel frames */
+	ck_assert_uint_eq(st.kernel_tables,
+			  alone[0].out.kernel_named + alone[1].out.kernel_named > 0 ? 1 : 0);
 	pd_symcache_free(c);
 
 	ck_assert_int_eq(pd_symcache_new(&c, &err), 0);
@@ -187,9 +190,10 @@ START_TEST(test_shared_equals_alone)
 		check_job(&par[i]);
 		ck_assert_str_eq(par[i].out.text, alone[i].out.text);
 	}
+	/* the same entries as one after the other: none opened twice */
 	pd_symcache_get_stats(c, &st);
-	ck_assert_uint_eq(st.dsos, first.dsos);
-	ck_assert_uint_eq(st.kernel_tables, first.kernel_tables);
+	ck_assert_uint_eq(st.dsos, both.dsos);
+	ck_assert_uint_eq(st.kernel_tables, both.kernel_tables);
 	pd_symcache_free(c);
 	fprintf(stderr, "symcache: %zu + %zu samples, %zu inline hot_inline frames, %zu kernel "
 		"frames named; shared, sequential and concurrent, identical to alone\n",
