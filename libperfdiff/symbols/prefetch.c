@@ -122,7 +122,8 @@ static void load_kallsyms(struct pd_prefetch *pf)
 	unsigned flags = pf->z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
 	pd_kallsyms *ks = NULL;
 	if (pf->z->cfg.cache)
-		(void)pd_symcache_kallsyms(pf->z->cfg.cache, pf->ks_path, flags, why, sizeof why);
+		(void)pd_symcache_kallsyms(pf->z->cfg.cache, pf->ks_path, flags, why, sizeof why,
+					   NULL, NULL);
 	else if (pd_kallsyms_load_flags(&ks, pf->ks_path, flags, why, sizeof why) < 0)
 		ks = NULL;
 	pthread_mutex_lock(&pf->mu);
@@ -274,24 +275,42 @@ static bool same_path(const char *a, const char *b)
  * (the largest first, as the thread would) instead of idling: the kernel's
  * table is wanted at the first sample of most system-wide recordings.
  */
+/* Under mu: open one job the thread has not started, as the thread
+ * would; false when none is left. */
+static bool run_one_pending(struct pd_prefetch *pf)
+{
+	pf_job *next = NULL;
+	for (size_t i = 0; i < pf->n && !next; i++)
+		if (pf->jobs[i].state == JOB_PENDING)
+			next = &pf->jobs[i];
+	if (!next || pf->cancel)
+		return false;
+	next->state = JOB_RUNNING;
+	pthread_mutex_unlock(&pf->mu);
+	open_one(pf, next, &pf->helper_arena);
+	pthread_mutex_lock(&pf->mu);
+	next->state = JOB_DONE;
+	pthread_cond_broadcast(&pf->cv);
+	return true;
+}
+
 static void help_while_running(struct pd_prefetch *pf, const int *state)
 {
-	while (*state == JOB_RUNNING) {
-		pf_job *next = NULL;
-		for (size_t i = 0; i < pf->n && !next; i++)
-			if (pf->jobs[i].state == JOB_PENDING)
-				next = &pf->jobs[i];
-		if (!next || pf->cancel) {
+	while (*state == JOB_RUNNING)
+		if (!run_one_pending(pf))
 			pthread_cond_wait(&pf->cv, &pf->mu);
-			continue;
-		}
-		next->state = JOB_RUNNING;
-		pthread_mutex_unlock(&pf->mu);
-		open_one(pf, next, &pf->helper_arena);
-		pthread_mutex_lock(&pf->mu);
-		next->state = JOB_DONE;
-		pthread_cond_broadcast(&pf->cv);
-	}
+}
+
+bool pd_prefetch_help(void *symbolizer)
+{
+	pd_symbolizer *z = symbolizer;
+	struct pd_prefetch *pf = z->prefetch;
+	if (!pf)
+		return false;
+	pthread_mutex_lock(&pf->mu);
+	bool did = run_one_pending(pf);
+	pthread_mutex_unlock(&pf->mu);
+	return did;
 }
 
 bool pd_prefetch_take(pd_symbolizer *z, const pd_dso_id *d, const char *elf_path,

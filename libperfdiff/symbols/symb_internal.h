@@ -286,6 +286,9 @@ bool pd_prefetch_take(pd_symbolizer *z, const pd_dso_id *d, const char *elf_path
 		      pd_symtab **symtab);
 /* Stop the thread and free what was not taken. */
 void pd_prefetch_free(pd_symbolizer *z);
+/* Open one dso the thread has not started (`symbolizer` a pd_symbolizer),
+ * for a session that would otherwise wait; false when none is left. */
+bool pd_prefetch_help(void *symbolizer);
 /* The kallsyms table the prefetch thread loaded from `path` (same flags
  * as the symbolizer's); waits if the thread is at it.  False when there is
  * none: not prefetched, another path, failed, or not started yet (then the
@@ -340,10 +343,17 @@ typedef struct pd_shdso {
 /* Opens `e` (symbolizer.c: shared_open); called once, without the lock. */
 typedef void (*pd_shdso_open_fn)(void *ctx, pd_shdso *e);
 
+/* What a caller does instead of idling while another thread loads the
+ * entry it waits for: one piece of other work, true when there was one
+ * (pd_prefetch_help).  Called without the cache's lock. */
+typedef bool (*pd_symcache_help_fn)(void *ctx);
+
 /* The cache's entry for these files: opened by `open` for the first
- * caller, waited for by the others.  NULL when memory is short. */
+ * caller, waited for by the others (running `help` meanwhile, if given).
+ * NULL when memory is short. */
 pd_shdso *pd_symcache_dso(pd_symcache *c, const char *elf_path, const char *debug_path,
-			  const char *symfs, pd_shdso_open_fn open, void *ctx);
+			  const char *symfs, pd_shdso_open_fn open, void *ctx,
+			  pd_symcache_help_fn help, void *help_ctx);
 /* For the prefetch thread: open the cache's entry for the files `f` when
  * `z` shares them (a debug file, DWARF wanted, a cache); false when not. */
 bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f);
@@ -353,7 +363,8 @@ void pd_shdso_close(pd_shdso *e);
 /* The kallsyms table of `path` read with `flags`, loaded by the first
  * caller; NULL when it cannot be read (`why` says why).  The cache's. */
 const struct pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path,
-					       unsigned flags, char *why, size_t why_size);
+					       unsigned flags, char *why, size_t why_size,
+					       pd_symcache_help_fn help, void *help_ctx);
 
 /* For the prefetch thread (symbolizer.c): a state find_debuginfo can read
  * (name, debug_path, symfs only; free() it), and a Dwfl of `elf_path`

@@ -123,7 +123,9 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 	const pd_kallsyms *shared = NULL;
 	unsigned kflags = z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
 	if (z->cfg.cache) {
-		shared = pd_symcache_kallsyms(z->cfg.cache, path, kflags, why, sizeof why);
+		/* another thread may be reading it: open dsos meanwhile */
+		shared = pd_symcache_kallsyms(z->cfg.cache, path, kflags, why, sizeof why,
+					      pd_prefetch_help, z);
 		if (!shared) {
 			pd_symbolizer_warn(z, "%s: %s; kernel frames stay [unknown]", path, why);
 			return;

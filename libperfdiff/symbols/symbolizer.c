@@ -668,7 +668,7 @@ bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f)
 	if (!shareable(z, f))
 		return false;
 	(void)pd_symcache_dso(z->cfg.cache, f->elf_path, f->debug_path, z->cfg.symfs,
-			      shared_open, z);
+			      shared_open, z, NULL, NULL);
 	return true;
 }
 
@@ -677,7 +677,7 @@ bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f)
 static bool load_shared(pd_symbolizer *z, pd_dsostate *st)
 {
 	pd_shdso *e = pd_symcache_dso(z->cfg.cache, st->elf_path, st->debug_path, z->cfg.symfs,
-				      shared_open, z);
+				      shared_open, z, pd_prefetch_help, z);
 	if (!e)
 		return false;
 	if (e->failed) {

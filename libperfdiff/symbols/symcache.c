@@ -104,16 +104,34 @@ static char *dup_or_null(const char *s, bool *oom)
 	return d;
 }
 
+/* Under c->mu: until *state is no longer loading, run `help` (unlocked)
+ * while it finds work, then wait. */
+static void wait_loaded(pd_symcache *c, const int *state, pd_symcache_help_fn help, void *ctx)
+{
+	while (*state == ENTRY_LOADING) {
+		if (help) {
+			pthread_mutex_unlock(&c->mu);
+			bool did = help(ctx);
+			pthread_mutex_lock(&c->mu);
+			if (did)
+				continue;
+			help = NULL;   /* nothing left to do: just wait */
+			continue;
+		}
+		pthread_cond_wait(&c->cv, &c->mu);
+	}
+}
+
 const pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path, unsigned flags,
-					char *why, size_t why_size)
+					char *why, size_t why_size, pd_symcache_help_fn help,
+					void *help_ctx)
 {
 	pthread_mutex_lock(&c->mu);
 	kentry *k = c->kallsyms;
 	while (k && !(k->flags == flags && strcmp(k->path, path) == 0))
 		k = k->next;
 	if (k) {
-		while (k->state == ENTRY_LOADING)
-			pthread_cond_wait(&c->cv, &c->mu);
+		wait_loaded(c, &k->state, help, help_ctx);
 		pthread_mutex_unlock(&c->mu);
 		if (!k->ks)
 			snprintf(why, why_size, "%s", k->why);
@@ -153,7 +171,8 @@ const pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path, unsign
 }
 
 pd_shdso *pd_symcache_dso(pd_symcache *c, const char *elf_path, const char *debug_path,
-			  const char *symfs, pd_shdso_open_fn open, void *ctx)
+			  const char *symfs, pd_shdso_open_fn open, void *ctx,
+			  pd_symcache_help_fn help, void *help_ctx)
 {
 	pthread_mutex_lock(&c->mu);
 	dentry *d = c->dsos;
@@ -161,8 +180,7 @@ pd_shdso *pd_symcache_dso(pd_symcache *c, const char *elf_path, const char *debu
 		      same_str(d->symfs, symfs)))
 		d = d->next;
 	if (d) {
-		while (d->state == ENTRY_LOADING)
-			pthread_cond_wait(&c->cv, &c->mu);
+		wait_loaded(c, &d->state, help, help_ctx);
 		pthread_mutex_unlock(&c->mu);
 		return &d->dso;
 	}
