@@ -321,17 +321,22 @@ typedef struct pd_load {
  * only once the cache hands it out, except DWARF lookups, which take
  * `lookup_mu` (libdw is not thread-safe).  `failed`: nothing usable.
  */
+/* A dso's opened files: what a symbolizer state and a cache entry hold. */
+typedef struct pd_dsoopen {
+	Dwfl *dwfl;              /* NULL: closed (or the cache's) */
+	Dwfl_Module *mod;
+	uint64_t bias;
+	pd_load *loads;          /* the PT_LOADs, to turn file offsets into addresses */
+	size_t nloads;
+	pd_symtab *symtab;
+	pd_dwarf_cache *dwarf;   /* NULL until DWARF is first asked for */
+} pd_dsoopen;
+
 typedef struct pd_shdso {
 	const char *elf_path, *debug_path, *symfs;   /* the key */
 	bool failed;
 	char why[256];                /* with failed: the reason, for a warning */
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	uint64_t bias;
-	pd_load *loads;
-	size_t nloads;
-	pd_symtab *symtab;
-	pd_dwarf_cache *dwarf;
+	pd_dsoopen o;
 	pthread_mutex_t lookup_mu;
 	/* what the Dwfl points to: its callbacks, find_debuginfo's view, names */
 	Dwfl_Callbacks callbacks;

@@ -38,13 +38,7 @@ struct pd_dsostate {
 	bool retired;            /* replaced: a path with symbols came after loading */
 
 	bool loaded, failed;
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	uint64_t bias;
-	pd_load *loads;
-	size_t nloads;
-	pd_symtab *symtab;
-	pd_dwarf_cache *dwarf;   /* NULL until DWARF is first asked for */
+	pd_dsoopen o;            /* with `shared`, a copy of the cache entry's */
 	const char *elf_path;    /* what was reported (NULL: the vdso memfd) */
 	const char *debug_path;  /* DWARF found by build-id, handed to libdwfl */
 	const char *symfs;
@@ -304,9 +298,10 @@ void pd_symbolizer_free(pd_symbolizer *z)
 	for (pd_dsostate *st = z->dso_list, *next; st; st = next) {
 		next = st->next_all;
 		close_dwfl(z, st);
-		if (!st->shared)
-			pd_symtab_free(st->symtab);
-		free(st->loads);
+		if (!st->shared) {
+			pd_symtab_free(st->o.symtab);
+			free(st->o.loads);
+		}
 		free(st);
 	}
 	pd_symbolizer_free_kernel(z);
@@ -478,14 +473,14 @@ static bool read_loads(pd_load **loads, size_t *nloads, Elf *elf)
 
 static void close_dwfl(pd_symbolizer *z, pd_dsostate *st)
 {
-	if (!st->dwfl)
+	if (!st->o.dwfl)
 		return;
 	/* the DWARF index holds DIEs of this Dwfl */
-	pd_dwarf_cache_free(st->dwarf);
-	st->dwarf = NULL;
-	dwfl_end(st->dwfl);
-	st->dwfl = NULL;
-	st->mod = NULL;
+	pd_dwarf_cache_free(st->o.dwarf);
+	st->o.dwarf = NULL;
+	dwfl_end(st->o.dwfl);
+	st->o.dwfl = NULL;
+	st->o.mod = NULL;
 	z->open_dwfls--;
 }
 
@@ -494,7 +489,7 @@ static void make_room(pd_symbolizer *z)
 	while (z->open_dwfls >= PD_MAX_OPEN_DWFLS) {
 		pd_dsostate *lru = NULL;
 		for (pd_dsostate *st = z->dso_list; st; st = st->next_all)
-			if (st->dwfl && !st->pinned && (!lru || st->last_use < lru->last_use))
+			if (st->o.dwfl && !st->pinned && (!lru || st->last_use < lru->last_use))
 				lru = st;
 		if (!lru)
 			return;
@@ -507,26 +502,26 @@ static bool open_dwfl(pd_symbolizer *z, pd_dsostate *st, int fd)
 {
 	make_room(z);
 	const char *file = st->elf_path ? st->elf_path : "[vdso]";
-	st->dwfl = dwfl_begin(&z->callbacks);
-	if (!st->dwfl) {
+	st->o.dwfl = dwfl_begin(&z->callbacks);
+	if (!st->o.dwfl) {
 		if (fd >= 0)
 			close(fd);
 		return false;
 	}
 	z->open_dwfls++;
-	dwfl_report_begin(st->dwfl);
+	dwfl_report_begin(st->o.dwfl);
 	/* With an fd, libdwfl owns it from a successful report on. */
-	st->mod = dwfl_report_elf(st->dwfl, st->name, file, fd, 0, false);
-	if (!st->mod && fd >= 0)
+	st->o.mod = dwfl_report_elf(st->o.dwfl, st->name, file, fd, 0, false);
+	if (!st->o.mod && fd >= 0)
 		close(fd);
-	if (dwfl_report_end(st->dwfl, NULL, NULL) != 0 || !st->mod) {
+	if (dwfl_report_end(st->o.dwfl, NULL, NULL) != 0 || !st->o.mod) {
 		pd_symbolizer_warn(z, "%s: cannot read %s (%s); frames stay [unknown]", st->name, file,
 				   dwfl_errmsg(-1));
 		close_dwfl(z, st);
 		return false;
 	}
 	void **userdata;
-	dwfl_module_info(st->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	dwfl_module_info(st->o.mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = st;
 	return true;
 }
@@ -587,11 +582,11 @@ static bool take_prefetched(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *
 	    !pd_prefetch_take(z, d, st->elf_path, st->debug_path, &dwfl, &mod, symtab))
 		return false;
 	make_room(z);
-	st->dwfl = dwfl;
-	st->mod = mod;
+	st->o.dwfl = dwfl;
+	st->o.mod = mod;
 	z->open_dwfls++;
 	void **userdata;
-	dwfl_module_info(st->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	dwfl_module_info(st->o.mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = st;
 	return true;
 }
@@ -622,22 +617,22 @@ static void shared_open(void *ctx, pd_shdso *e)
 	e->shadow = pd_dsostate_shadow(e->elf_path, e->debug_path, e->symfs);
 	if (!e->shadow)
 		goto oom;
-	open_with(&e->callbacks, e->shadow, e->elf_path, true, &e->dwfl, &e->mod);
-	if (!e->mod) {
+	open_with(&e->callbacks, e->shadow, e->elf_path, true, &e->o.dwfl, &e->o.mod);
+	if (!e->o.mod) {
 		snprintf(e->why, sizeof e->why, "cannot read %s (%s)", e->elf_path,
 			 dwfl_errmsg(-1));
 		return;
 	}
 	GElf_Addr bias = 0;
-	Elf *elf = dwfl_module_getelf(e->mod, &bias);
-	if (!elf || !read_loads(&e->loads, &e->nloads, elf)) {
+	Elf *elf = dwfl_module_getelf(e->o.mod, &bias);
+	if (!elf || !read_loads(&e->o.loads, &e->o.nloads, elf)) {
 		snprintf(e->why, sizeof e->why, "%s is not a loadable ELF file", e->elf_path);
 		return;
 	}
-	e->bias = bias;
-	e->symtab = pd_symtab_build(e->mod, &e->arena);
-	e->dwarf = pd_dwarf_cache_new();  /* NULL: slower, still right */
-	if (!e->symtab)
+	e->o.bias = bias;
+	e->o.symtab = pd_symtab_build(e->o.mod, &e->arena);
+	e->o.dwarf = pd_dwarf_cache_new();  /* NULL: slower, still right */
+	if (!e->o.symtab)
 		goto oom;
 	e->failed = false;
 	return;
@@ -647,11 +642,11 @@ oom:
 
 void pd_shdso_close(pd_shdso *e)
 {
-	pd_dwarf_cache_free(e->dwarf);
-	if (e->dwfl)
-		dwfl_end(e->dwfl);
-	pd_symtab_free(e->symtab);
-	free(e->loads);
+	pd_dwarf_cache_free(e->o.dwarf);
+	if (e->o.dwfl)
+		dwfl_end(e->o.dwfl);
+	pd_symtab_free(e->o.symtab);
+	free(e->o.loads);
 	free(e->shadow);
 	pthread_mutex_destroy(&e->lookup_mu);
 	pd_arena_free(&e->arena);
@@ -684,15 +679,10 @@ static bool load_shared(pd_symbolizer *z, pd_dsostate *st)
 		pd_symbolizer_warn(z, "%s: %s; frames stay [unknown]", st->name, e->why);
 		return true;
 	}
-	st->loads = malloc(e->nloads * sizeof *st->loads);
-	if (!st->loads)
-		return true;
-	memcpy(st->loads, e->loads, e->nloads * sizeof *st->loads);
-	st->nloads = e->nloads;
-	st->bias = e->bias;
-	st->mod = e->mod;
-	st->symtab = e->symtab;
-	st->dwarf = e->dwarf;
+	/* the cache's files, table and DWARF index, never closed or freed
+	 * here: no Dwfl of this symbolizer's to close */
+	st->o = e->o;
+	st->o.dwfl = NULL;
 	st->shared = e;
 	st->failed = false;
 	return true;
@@ -730,26 +720,26 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 		return;
 
 	GElf_Addr bias = 0;
-	Elf *elf = dwfl_module_getelf(st->mod, &bias);
-	if (!elf || !read_loads(&st->loads, &st->nloads, elf)) {
+	Elf *elf = dwfl_module_getelf(st->o.mod, &bias);
+	if (!elf || !read_loads(&st->o.loads, &st->o.nloads, elf)) {
 		pd_symbolizer_warn(z, "%s: %s is not a loadable ELF file; frames stay [unknown]",
 				   st->name, st->elf_path ? st->elf_path : "[vdso]");
 		close_dwfl(z, st);
 		pd_symtab_free(ready);
 		return;
 	}
-	st->bias = bias;
-	st->symtab = ready ? ready : pd_symtab_build(st->mod, &z->arena);
+	st->o.bias = bias;
+	st->o.symtab = ready ? ready : pd_symtab_build(st->o.mod, &z->arena);
 	if (!want_dwarf(z))
 		close_dwfl(z, st);
-	st->failed = st->symtab == NULL;
+	st->failed = st->o.symtab == NULL;
 }
 
 /* The module again after its Dwfl was closed; the file must still be the
  * one the symbol table came from. */
 static bool reopen(pd_symbolizer *z, pd_dsostate *st)
 {
-	if (st->dwfl || st->shared)
+	if (st->o.dwfl || st->shared)
 		return true;
 	if (st->pinned || !st->elf_path || st->reopen_failed)
 		return false;
@@ -763,7 +753,7 @@ static bool reopen(pd_symbolizer *z, pd_dsostate *st)
 		return false;
 	}
 	GElf_Addr bias = 0;
-	if (!open_dwfl(z, st, -1) || !dwfl_module_getelf(st->mod, &bias) || bias != st->bias) {
+	if (!open_dwfl(z, st, -1) || !dwfl_module_getelf(st->o.mod, &bias) || bias != st->o.bias) {
 		close_dwfl(z, st);
 		st->reopen_failed = true;
 		return false;
@@ -774,8 +764,8 @@ static bool reopen(pd_symbolizer *z, pd_dsostate *st)
 /* File offset → ELF virtual address, through the PT_LOAD holding it. */
 static bool off_to_vaddr(const pd_dsostate *st, uint64_t off, uint64_t *vaddr)
 {
-	for (size_t i = 0; i < st->nloads; i++) {
-		const pd_load *l = &st->loads[i];
+	for (size_t i = 0; i < st->o.nloads; i++) {
+		const pd_load *l = &st->o.loads[i];
 		if (off >= l->offset && off - l->offset < l->filesz) {
 			*vaddr = l->vaddr + (off - l->offset);
 			return true;
@@ -789,18 +779,18 @@ static const pd_symres *resolve(pd_symbolizer *z, pd_dsostate *st, uint64_t off)
 	uint64_t vaddr;
 	if (st->failed || !off_to_vaddr(st, off, &vaddr))
 		return pd_symres_unknown(z, off);
-	uint64_t a = vaddr + st->bias;
+	uint64_t a = vaddr + st->o.bias;
 
 	pd_esym sym;
-	bool have = pd_symtab_find(st->symtab, a, &sym);
+	bool have = pd_symtab_find(st->o.symtab, a, &sym);
 	pd_dwarf_info *di = NULL, dibuf;
 	/* When DWARF is wanted anyway it also names code the symtab lacks;
 	 * otherwise it is not opened at all (decompressing libc's debug
 	 * sections costs ~40 ms and 13 MB).  PLT stubs have no DWARF. */
 	if (want_dwarf(z) && !(have && sym.plt) && reopen(z, st)) {
 		st->last_use = ++z->tick;
-		if (!st->dwarf && !st->shared)
-			st->dwarf = pd_dwarf_cache_new();  /* NULL: slower, still right */
+		if (!st->o.dwarf && !st->shared)
+			st->o.dwarf = pd_dwarf_cache_new();  /* NULL: slower, still right */
 		unsigned flags = (z->cfg.inline_frames ? PD_DWARF_INLINE : 0) |
 				 (z->cfg.srcline ? PD_DWARF_FUNC_LINE : 0) |
 				 (z->cfg.srcline || !z->cfg.no_inline_lines ? PD_DWARF_INLINE_LINES
@@ -809,7 +799,7 @@ static const pd_symres *resolve(pd_symbolizer *z, pd_dsostate *st, uint64_t off)
 		 * too; the strings found stay valid while the cache lives */
 		if (st->shared)
 			pthread_mutex_lock(&st->shared->lookup_mu);
-		if (pd_dwarf_lookup_flags(st->mod, st->dwarf, a, flags, &dibuf))
+		if (pd_dwarf_lookup_flags(st->o.mod, st->o.dwarf, a, flags, &dibuf))
 			di = &dibuf;
 		if (st->shared)
 			pthread_mutex_unlock(&st->shared->lookup_mu);
@@ -826,7 +816,7 @@ static const pd_symres *resolve(pd_symbolizer *z, pd_dsostate *st, uint64_t off)
 	if (!r)
 		return &no_result;
 	r->addr = vaddr;
-	r->sym_start = start - st->bias;
+	r->sym_start = start - st->o.bias;
 	/* DWARF strings are copied: the Dwfl may be closed later */
 	for (size_t i = 0; i < ninl; i++) {
 		f[i].raw = pd_strpool_intern(&z->strings, &z->arena, di->inl[i].raw);
