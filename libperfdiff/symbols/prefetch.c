@@ -109,15 +109,28 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 		j->symtab = pd_symtab_build(j->mod, arena);
 }
 
-static void load_kallsyms(struct pd_prefetch *pf)
+/* Claim a job in `*state` (the kallsyms one or a dso's): false when it is
+ * not pending any more (taken by a session) or the thread is cancelled. */
+static bool claim(struct pd_prefetch *pf, int *state)
 {
 	pthread_mutex_lock(&pf->mu);
-	bool go = !pf->cancel && pf->ks_state == JOB_PENDING;
+	bool go = !pf->cancel && *state == JOB_PENDING;
 	if (go)
-		pf->ks_state = JOB_RUNNING;
+		*state = JOB_RUNNING;
 	pthread_mutex_unlock(&pf->mu);
-	if (!go)
-		return;
+	return go;
+}
+
+static void finish(struct pd_prefetch *pf, int *state)
+{
+	pthread_mutex_lock(&pf->mu);
+	*state = JOB_DONE;
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+}
+
+static void load_kallsyms(struct pd_prefetch *pf)
+{
 	char why[256];
 	unsigned flags = pf->z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
 	pd_kallsyms *ks = NULL;
@@ -126,32 +139,23 @@ static void load_kallsyms(struct pd_prefetch *pf)
 					   NULL, NULL);
 	else if (pd_kallsyms_load_flags(&ks, pf->ks_path, flags, why, sizeof why) < 0)
 		ks = NULL;
-	pthread_mutex_lock(&pf->mu);
+	/* published by finish()'s lock */
 	pf->ks = ks;
-	pf->ks_state = JOB_DONE;
-	pthread_cond_broadcast(&pf->cv);
-	pthread_mutex_unlock(&pf->mu);
 }
 
 static void *run(void *arg)
 {
 	struct pd_prefetch *pf = arg;
-	if (pf->ks_path)
+	if (pf->ks_path && claim(pf, &pf->ks_state)) {
 		load_kallsyms(pf);
+		finish(pf, &pf->ks_state);
+	}
 	for (size_t i = 0; i < pf->n; i++) {
 		pf_job *j = &pf->jobs[i];
-		pthread_mutex_lock(&pf->mu);
-		bool go = !pf->cancel && j->state == JOB_PENDING;
-		if (go)
-			j->state = JOB_RUNNING;
-		pthread_mutex_unlock(&pf->mu);
-		if (!go)
+		if (!claim(pf, &j->state))
 			continue;
 		open_one(pf, j, &pf->arena);
-		pthread_mutex_lock(&pf->mu);
-		j->state = JOB_DONE;
-		pthread_cond_broadcast(&pf->cv);
-		pthread_mutex_unlock(&pf->mu);
+		finish(pf, &j->state);
 	}
 	return NULL;
 }
