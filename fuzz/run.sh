@@ -7,11 +7,13 @@
 #   reader_pipe  what follows a pipe-mode header
 #   kallsyms     kallsyms text (seeds: slices of /proc/kallsyms)
 #   session      a file-mode perf.data read, mapped and symbolized
+#   debug_inflate  an ELF debug file whose compressed sections are inflated
+#                (seeds: a tiny program compiled with cc -gz, objcopy'd)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 shift || true
-harnesses=${*:-reader_file reader_pipe kallsyms session}
+harnesses=${*:-reader_file reader_pipe kallsyms session debug_inflate}
 build=${PD_FUZZ_BUILD:-$here/build-fuzz}
 work=${PD_FUZZ_WORK:-$build/work}
 cmake -S "$here" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -24,7 +26,8 @@ cmake --build "$build" -j2 --target $targets >/dev/null
 seeds_file=$work/seeds-file
 seeds_pipe=$work/seeds-pipe
 seeds_ksyms=$work/seeds-kallsyms
-mkdir -p "$seeds_file" "$seeds_pipe" "$seeds_ksyms" "$work/artifacts"
+seeds_infl=$work/seeds-debug_inflate
+mkdir -p "$seeds_file" "$seeds_pipe" "$seeds_ksyms" "$seeds_infl" "$work/artifacts"
 corpus=$here/../shared/corpus
 # file-mode seeds: whole files; pipe seeds: pipe files without their 16-byte header
 while IFS= read -r -d '' f; do
@@ -46,6 +49,29 @@ if [ -r /proc/kallsyms ]; then
 	sed -n "$((n / 2)),$((n / 2 + 400))p" /proc/kallsyms > "$seeds_ksyms/middle" || true
 fi
 find "$here/tests/data/regress" -name 'kallsyms-*' -exec cp {} "$seeds_ksyms/" \; 2>/dev/null || true
+# debug_inflate seeds: one tiny program in each compressed layout the
+# toolchain writes (SHF_COMPRESSED and legacy .zdebug, in relocatable
+# objects whose .rela names share the .zdebug strings, in separate debug
+# files as -dbg packages ship them, ELF32); each step may be unsupported
+if command -v cc >/dev/null 2>&1; then
+	src=$work/infl-seed.c
+	cat > "$src" <<'EOF'
+struct pt { int x, y; };
+static inline int sq(int v) { return v * v; }
+int dist(const struct pt *a, const struct pt *b) { return sq(a->x - b->x) + sq(a->y - b->y); }
+int main(int argc, char **argv) { struct pt a = { argc, 1 }, b = { 2, argv[0][0] }; return dist(&a, &b); }
+EOF
+	cc -O1 -g -gz=zlib -c "$src" -o "$seeds_infl/zlib.o" 2>/dev/null || true
+	cc -O1 -g -gz=zlib-gnu -c "$src" -o "$seeds_infl/zlib-gnu.o" 2>/dev/null || true
+	cc -m32 -O1 -g -gz=zlib -c "$src" -o "$seeds_infl/zlib-32.o" 2>/dev/null || true
+	if cc -O1 -g "$src" -o "$work/infl-seed" 2>/dev/null; then
+		objcopy --only-keep-debug --compress-debug-sections=zlib "$work/infl-seed" \
+			"$seeds_infl/keep-zlib.debug" 2>/dev/null || true
+		objcopy --only-keep-debug --compress-debug-sections=zlib-gnu "$work/infl-seed" \
+			"$seeds_infl/keep-zlib-gnu.debug" 2>/dev/null || true
+	fi
+	rm -f "$src" "$work/infl-seed"
+fi
 
 status=0
 for h in $harnesses; do
@@ -53,6 +79,7 @@ for h in $harnesses; do
 	reader_file|session) seeds=$seeds_file; max_len=262144 ;;
 	reader_pipe) seeds=$seeds_pipe; max_len=262144 ;;
 	kallsyms) seeds=$seeds_ksyms; max_len=65536 ;;
+	debug_inflate) seeds=$seeds_infl; max_len=65536 ;;
 	*) echo "unknown harness $h"; exit 2 ;;
 	esac
 	echo "fuzz_$h: ${secs}s"

@@ -142,7 +142,9 @@ static int classify(inflater *f, Elf *elf, size_t shstrndx, size_t idx, const GE
 		    infl_sec *out, bool *took, char *why, size_t why_size)
 {
 	*took = false;
-	if (sh->sh_type == SHT_NOBITS)
+	/* no contents; an inactive (SHT_NULL) header's other fields mean
+	 * nothing, and libelf refuses a Chdr there too */
+	if (sh->sh_type == SHT_NOBITS || sh->sh_type == SHT_NULL)
 		return 0;
 	const char *name = elf_strptr(elf, shstrndx, sh->sh_name);
 	bool gnu = !(sh->sh_flags & SHF_COMPRESSED) && name && strncmp(name, ".zdebug", 7) == 0;
@@ -340,37 +342,94 @@ static int cmp_sh_off(const void *a, const void *b)
 	return x->sh_off < y->sh_off ? -1 : x->sh_off > y->sh_off;
 }
 
-/* Copy the input but for the payloads of the inflated sections. */
+/* Copy the input but for the payloads of the inflated sections (f->secs
+ * is in file order). */
 static bool copy_rest(const inflater *f, int fd)
 {
-	infl_sec *by_off = malloc(f->nsecs * sizeof *by_off);
-	if (!by_off)
-		return false;
-	memcpy(by_off, f->secs, f->nsecs * sizeof *by_off);
-	qsort(by_off, f->nsecs, sizeof *by_off, cmp_sh_off);
 	uint64_t at = 0;
-	bool ok = true;
-	for (size_t i = 0; i < f->nsecs && ok; i++) {
-		if (by_off[i].sh_off > at)
-			ok = write_all(fd, f->in + at, by_off[i].sh_off - at, at);
-		uint64_t end = by_off[i].sh_off + by_off[i].sh_len;
-		if (end > at)
-			at = end;
+	for (size_t i = 0; i < f->nsecs; i++) {
+		const infl_sec *s = &f->secs[i];
+		if (s->sh_off > at && !write_all(fd, f->in + at, s->sh_off - at, at))
+			return false;
+		if (s->sh_off + s->sh_len > at)
+			at = s->sh_off + s->sh_len;
 	}
-	if (ok && at < f->in_size)
-		ok = write_all(fd, f->in + at, f->in_size - at, at);
-	free(by_off);
-	return ok;
+	return at >= f->in_size || write_all(fd, f->in + at, f->in_size - at, at);
+}
+
+/*
+ * Whether [off, off+len) meets the payload of an inflated section.
+ * f->secs is in file order and end[k] is the furthest any of the first
+ * k+1 payloads reaches.
+ */
+static bool in_hole(const inflater *f, const uint64_t *end, uint64_t off, uint64_t len)
+{
+	uint64_t stop = off > UINT64_MAX - len ? UINT64_MAX : off + len;
+	/* the payloads that start before `stop`: the first `lo` */
+	size_t lo = 0, hi = f->nsecs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->secs[mid].sh_off < stop)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return len && lo && end[lo - 1] > off;
+}
+
+/*
+ * The payloads are left out of the copy, as zeros.  In a well-formed file
+ * nothing else lies there; where the ELF header, the program headers or
+ * another section does, the copy would not be the file any more: leave
+ * such a file to libdw as it is.  0 or -1 (why filled).
+ */
+static int check_holes(const inflater *f, Elf *elf, size_t shnum, char *why, size_t why_size)
+{
+	uint64_t *end = malloc(f->nsecs * sizeof *end);
+	bool *inflated = calloc(shnum, sizeof *inflated);
+	if (!end || !inflated) {
+		free(end);
+		free(inflated);
+		return fail(why, why_size, "out of memory");
+	}
+	for (size_t k = 0; k < f->nsecs; k++) {
+		uint64_t e = f->secs[k].sh_off + f->secs[k].sh_len;
+		end[k] = k && end[k - 1] > e ? end[k - 1] : e;
+		inflated[f->secs[k].idx] = true;
+	}
+	int rc = 0;
+	size_t phnum = 0;
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum) != 0)
+		rc = fail(why, why_size, "bad ELF header: %s", elf_errmsg(-1));
+	else if (in_hole(f, end, 0, f->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) ||
+		 (phnum && eh.e_phentsize && phnum <= f->in_size / eh.e_phentsize &&
+		  in_hole(f, end, eh.e_phoff, (uint64_t)phnum * eh.e_phentsize)))
+		rc = fail(why, why_size, "headers overlap a compressed section");
+	for (size_t i = 1; i < shnum && rc == 0; i++) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(elf_getscn(elf, i), &sh))
+			rc = fail(why, why_size, "section %zu: %s", i, elf_errmsg(-1));
+		else if (!inflated[i] && sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
+			 in_hole(f, end, sh.sh_offset, sh.sh_size))
+			rc = fail(why, why_size, "section %zu overlaps a compressed section", i);
+	}
+	free(inflated);
+	free(end);
+	return rc;
 }
 
 /*
  * ".zdebug_x" becomes ".debug_x" where it stands: the 'z' turns into '.'
- * and sh_name moves one byte on, so .shstrtab keeps its size.  A section
- * whose name shares those bytes (a linker may merge string tails) would
- * be renamed too: such a .zdebug section stays as it is, for libdw.
+ * and sh_name moves one byte on, so .shstrtab keeps its size.  Another
+ * section whose name holds that 'z' would be renamed too: assemblers
+ * merge string tails, so ".rela.zdebug_info" usually holds ".zdebug_info"
+ * and would read ".rela..debug_info".  Such a .zdebug section stays as it
+ * is, for libdw.
  */
 static int rename_in_place(inflater *f, Elf *elf, size_t shnum, const GElf_Shdr *strsh)
 {
+	const uint8_t *tab = f->in + strsh->sh_offset;  /* range checked by build() */
 	size_t kept = 0;
 	for (size_t i = 0; i < f->nsecs; i++) {
 		infl_sec *s = &f->secs[i];
@@ -379,12 +438,14 @@ static int rename_in_place(inflater *f, Elf *elf, size_t shnum, const GElf_Shdr 
 			GElf_Shdr own;
 			if (!gelf_getshdr(elf_getscn(elf, s->idx), &own))
 				return -1;
-			uint64_t lo = own.sh_name + 1, hi = own.sh_name + strlen(s->name);
+			uint64_t z = own.sh_name + 1;
 			for (size_t j = 1; j < shnum && !clash; j++) {
 				GElf_Shdr o;
 				if (!gelf_getshdr(elf_getscn(elf, j), &o))
 					return -1;
-				clash = o.sh_name >= lo && o.sh_name < hi;
+				/* o's name runs from sh_name to its NUL: does it reach z? */
+				clash = j != s->idx && o.sh_name <= z &&
+					!memchr(tab + o.sh_name, '\0', z - o.sh_name);
 			}
 			s->new_name = own.sh_name + 1;
 			s->name_fix = strsh->sh_offset + own.sh_name + 1;
@@ -430,6 +491,12 @@ static int build(inflater *f, Elf *elf, char *why, size_t why_size)
 		Elf_Scn *scn = elf_getscn(elf, i);
 		if (!scn || !gelf_getshdr(scn, &sh))
 			return fail(why, why_size, "section %zu: %s", i, elf_errmsg(-1));
+		/* In the copy, a section past the end of a truncated file
+		 * would read the inflated data appended there instead of
+		 * failing: leave such a file to libdw as it is. */
+		if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
+		    !range_ok(sh.sh_offset, sh.sh_size, f->in_size))
+			return fail(why, why_size, "section %zu lies outside the file", i);
 		bool took;
 		if (classify(f, elf, shstrndx, i, &sh, &f->secs[f->nsecs], &took, why, why_size))
 			return -1;
@@ -446,6 +513,9 @@ static int build(inflater *f, Elf *elf, char *why, size_t why_size)
 		return fail(why, why_size, "bad section header: %s", elf_errmsg(-1));
 	if (f->nsecs == 0)
 		return fail(why, why_size, "no compressed section");
+	qsort(f->secs, f->nsecs, sizeof *f->secs, cmp_sh_off);
+	if (check_holes(f, elf, shnum, why, why_size) != 0)
+		return -1;
 
 	/* Layout: the input, then (page aligned, so it can be mapped) the
 	 * plain sections, then a grown .shstrtab if any .zdebug was renamed. */

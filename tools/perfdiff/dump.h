@@ -52,7 +52,8 @@ typedef struct stats_times {
 
 void stats_times_add(stats_times *t, const pd_record *rec);
 
-/* What symbolizing every sample's leaf found (stats_symbols.c). */
+/* What symbolizing every sample's leaf found (stats_symbols.c).  A dso and
+ * its count of samples (unresolved leaves, or truncated stacks). */
 typedef struct stats_unresolved {
 	char *dso;
 	uint64_t samples;
@@ -63,17 +64,24 @@ typedef struct stats_symbols {
 	uint64_t resolved;           /* of those, with the leaf named */
 	size_t nunresolved;
 	stats_unresolved *unresolved; /* most samples first */
+	uint64_t unwound;            /* samples with a user stack to unwind
+	                                (--call-graph dwarf, user registers) */
+	size_t ntruncated;
+	stats_unresolved *truncated; /* of those, stopped before the outermost
+	                                frame, by dso of the last frame found;
+	                                most samples first */
 	size_t nwarnings;
 	char **warnings;             /* the symbolizer's (missing files, ...) */
 	char *error;                 /* what stopped symbolizing, or NULL */
 } stats_symbols;
 
 /*
- * Read all samples of session `s`, counting resolved leaves and (when
- * `times` is not NULL) sample times, then copy the session's unresolved
- * counts and warnings into `out`.  Returns 0 when the input was read to
- * the end, 1 when an error stopped reading (in `err`, and its message in
- * out->error), -1 when memory ran out for the copies.
+ * Read all samples of session `s`, counting resolved leaves, samples with
+ * a user stack to unwind and (when `times` is not NULL) sample times, then
+ * copy the session's unresolved and truncated-stack counts and warnings
+ * into `out`.  Returns 0 when the input was read to the end, 1 when an
+ * error stopped reading (in `err`, and its message in out->error), -1 when
+ * memory ran out for the copies.
  */
 int stats_symbols_run(pd_session *s, stats_symbols *out, stats_times *times,
 		      pd_error *err);

@@ -184,6 +184,28 @@ static void text_counts(FILE *f, const pd_reader *r)
 	}
 }
 
+/* Stacks of --call-graph dwarf samples that the unwinder could not follow
+ * to their outermost frame, by the dso where it stopped. */
+static void text_truncated(FILE *f, const stats_symbols *sym)
+{
+	uint64_t cut = 0;
+	for (size_t i = 0; i < sym->ntruncated; i++)
+		cut += sym->truncated[i].samples;
+	fprintf(f, "%-22s%" PRIu64 " samples, %" PRIu64 " truncated",
+		"user stacks unwound:", sym->unwound, cut);
+	if (sym->unwound)
+		fprintf(f, " (%.1f%%)", 100.0 * (double)cut / (double)sym->unwound);
+	fputc('\n', f);
+	fputs("truncated stacks per dso:\n", f);
+	if (!sym->ntruncated)
+		fputs("  (none)\n", f);
+	for (size_t i = 0; i < sym->ntruncated; i++) {
+		fprintf(f, "%12" PRIu64 "  ", sym->truncated[i].samples);
+		utf8_fput_escaped(sym->truncated[i].dso, f);
+		fputc('\n', f);
+	}
+}
+
 /* The session delivers every attributed sample (an unattributed one has no
  * event to lay it out by); `samples` counts those. */
 static void text_symbols(FILE *f, const stats_symbols *sym)
@@ -203,6 +225,7 @@ static void text_symbols(FILE *f, const stats_symbols *sym)
 		utf8_fput_escaped(sym->unresolved[i].dso, f);
 		fputc('\n', f);
 	}
+	text_truncated(f, sym);
 	fprintf(f, "%-22s%zu\n", "symbol warnings:", sym->nwarnings);
 	for (size_t i = 0; i < sym->nwarnings; i++) {
 		fputs("  ", f);
@@ -309,20 +332,28 @@ static void json_counts(json_t *o, const pd_reader *r)
 	jo_set(o, "warnings", w);
 }
 
+/* [{dso, samples}], in the order given (most samples first). */
+static json_t *json_dso_counts(const stats_unresolved *c, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		json_t *e = json_object();
+		if (!e)
+			continue;
+		jo_set(e, "dso", jo_str(c[i].dso));
+		jo_set(e, "samples", jo_u64(c[i].samples));
+		json_array_append_new(a, e);
+	}
+	return a;
+}
+
 static void json_symbols(json_t *o, const stats_symbols *sym)
 {
 	jo_set(o, "samples_symbolized", jo_u64(sym->samples));
 	jo_set(o, "samples_resolved", jo_u64(sym->resolved));
-	json_t *u = json_array();
-	for (size_t i = 0; u && i < sym->nunresolved; i++) {
-		json_t *e = json_object();
-		if (!e)
-			continue;
-		jo_set(e, "dso", jo_str(sym->unresolved[i].dso));
-		jo_set(e, "samples", jo_u64(sym->unresolved[i].samples));
-		json_array_append_new(u, e);
-	}
-	jo_set(o, "unresolved", u);
+	jo_set(o, "unresolved", json_dso_counts(sym->unresolved, sym->nunresolved));
+	jo_set(o, "unwound_samples", jo_u64(sym->unwound));
+	jo_set(o, "truncated", json_dso_counts(sym->truncated, sym->ntruncated));
 	json_t *w = json_array();
 	for (size_t i = 0; w && i < sym->nwarnings; i++)
 		json_array_append_new(w, jo_str(sym->warnings[i]));

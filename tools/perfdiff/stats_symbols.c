@@ -1,9 +1,12 @@
 /*
  * `dump --stats`: how many samples have a leaf that could not be named, per
  * dso, so that a missing binary or a build-id mismatch shows up as numbers
- * rather than as [unknown] frames scattered through `perfdiff script`.  The
- * session owns the strings it reports; they are copied so that the report
- * can be printed after the session is gone.
+ * rather than as [unknown] frames scattered through `perfdiff script`; and
+ * how many DWARF-unwound stacks stopped before their outermost frame, per
+ * dso, so that a stack copy too short for the stacks (or code without CFI)
+ * shows up before it skews a report's inclusive times.  The session owns
+ * the strings it reports; they are copied so that the report can be
+ * printed after the session is gone.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,9 @@ void stats_symbols_free(stats_symbols *sym)
 	for (size_t i = 0; i < sym->nunresolved; i++)
 		free(sym->unresolved[i].dso);
 	free(sym->unresolved);
+	for (size_t i = 0; i < sym->ntruncated; i++)
+		free(sym->truncated[i].dso);
+	free(sym->truncated);
 	for (size_t i = 0; i < sym->nwarnings; i++)
 		free(sym->warnings[i]);
 	free(sym->warnings);
@@ -32,25 +38,53 @@ static int by_samples(const void *a, const void *b)
 	return strcmp(x->dso, y->dso);
 }
 
+/* `n` per-dso counts of the session into `*out`, most samples first.
+ * Entries copied so far are counted in `*nout`, so that a failure half way
+ * leaves nothing for stats_symbols_free() to miss. */
+static int copy_counts(const pd_unresolved_count *u, size_t n,
+		       stats_unresolved **out, size_t *nout)
+{
+	if (n == 0)
+		return 0;
+	*out = calloc(n, sizeof **out);
+	if (!*out)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		(*out)[i].dso = strdup(u[i].dso ? u[i].dso : "[unknown]");
+		if (!(*out)[i].dso)
+			return -1;
+		(*out)[i].samples = u[i].samples;
+		(*nout)++;
+	}
+	qsort(*out, *nout, sizeof **out, by_samples);
+	return 0;
+}
+
 static int copy_unresolved(const pd_session *s, stats_symbols *out)
 {
 	const pd_unresolved_count *u;
 	size_t n = pd_session_unresolved(s, &u);
-	if (n == 0)
-		return 0;
-	out->unresolved = calloc(n, sizeof *out->unresolved);
-	if (!out->unresolved)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		out->unresolved[i].dso = strdup(u[i].dso ? u[i].dso : "[unknown]");
-		if (!out->unresolved[i].dso)
-			return -1;
-		out->unresolved[i].samples = u[i].samples;
-		out->nunresolved++;
-	}
-	qsort(out->unresolved, out->nunresolved, sizeof *out->unresolved,
-	      by_samples);
-	return 0;
+	return copy_counts(u, n, &out->unresolved, &out->nunresolved);
+}
+
+static int copy_truncated(const pd_session *s, stats_symbols *out)
+{
+	const pd_unresolved_count *t;
+	size_t n = pd_session_truncated(s, &t);
+	return copy_counts(t, n, &out->truncated, &out->ntruncated);
+}
+
+/* The samples the session hands to the DWARF unwinder: those recorded with
+ * `--call-graph dwarf` (user registers and a stack copy) that were taken
+ * with user registers, i.e. not in a kernel thread.  The denominator of
+ * the truncated counts. */
+static bool dwarf_unwound(const pd_record *rec)
+{
+	const uint64_t both = PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER;
+	if (!rec || rec->type != PD_RECORD_SAMPLE)
+		return false;
+	const pd_sample *smp = &rec->u.sample;
+	return (smp->sample_type & both) == both && smp->regs_user_abi != 0;
 }
 
 static int copy_warnings(const pd_session *s, stats_symbols *out)
@@ -80,6 +114,8 @@ int stats_symbols_run(pd_session *s, stats_symbols *out, stats_times *times,
 		out->samples++;
 		if (rs->nframes > 0 && rs->frames[0].symbol)
 			out->resolved++;
+		if (dwarf_unwound(rs->record))
+			out->unwound++;
 		if (times && rs->record)
 			stats_times_add(times, rs->record);
 	}
@@ -88,7 +124,8 @@ int stats_symbols_run(pd_session *s, stats_symbols *out, stats_times *times,
 						  : pd_error_code_str(err->code);
 		out->error = strdup(msg ? msg : "unknown error");
 	}
-	if (copy_unresolved(s, out) < 0 || copy_warnings(s, out) < 0)
+	if (copy_unresolved(s, out) < 0 || copy_truncated(s, out) < 0 ||
+	    copy_warnings(s, out) < 0)
 		return -1;
 	return rc == PD_ITEROVER ? 0 : 1;
 }
