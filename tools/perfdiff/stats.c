@@ -184,6 +184,19 @@ static void text_counts(FILE *f, const pd_reader *r)
 	}
 }
 
+/* A titled list of per-dso sample counts, most first, or "(none)". */
+static void text_dso_counts(FILE *f, const char *title, const stats_unresolved *v, size_t n)
+{
+	fprintf(f, "%s\n", title);
+	if (!n)
+		fputs("  (none)\n", f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%12" PRIu64 "  ", v[i].samples);
+		utf8_fput_escaped(v[i].dso, f);
+		fputc('\n', f);
+	}
+}
+
 /* Stacks of --call-graph dwarf samples that the unwinder could not follow
  * to their outermost frame, by the dso where it stopped. */
 static void text_truncated(FILE *f, const stats_symbols *sym)
@@ -196,14 +209,7 @@ static void text_truncated(FILE *f, const stats_symbols *sym)
 	if (sym->unwound)
 		fprintf(f, " (%.1f%%)", 100.0 * (double)cut / (double)sym->unwound);
 	fputc('\n', f);
-	fputs("truncated stacks per dso:\n", f);
-	if (!sym->ntruncated)
-		fputs("  (none)\n", f);
-	for (size_t i = 0; i < sym->ntruncated; i++) {
-		fprintf(f, "%12" PRIu64 "  ", sym->truncated[i].samples);
-		utf8_fput_escaped(sym->truncated[i].dso, f);
-		fputc('\n', f);
-	}
+	text_dso_counts(f, "truncated stacks per dso:", sym->truncated, sym->ntruncated);
 }
 
 /* The session delivers every attributed sample (an unattributed one has no
@@ -217,14 +223,7 @@ static void text_symbols(FILE *f, const stats_symbols *sym)
 	if (total)
 		fprintf(f, " (%.1f%%)", 100.0 * (double)sym->resolved / (double)total);
 	fputc('\n', f);
-	fputs("unresolved samples per dso:\n", f);
-	if (!sym->nunresolved)
-		fputs("  (none)\n", f);
-	for (size_t i = 0; i < sym->nunresolved; i++) {
-		fprintf(f, "%12" PRIu64 "  ", sym->unresolved[i].samples);
-		utf8_fput_escaped(sym->unresolved[i].dso, f);
-		fputc('\n', f);
-	}
+	text_dso_counts(f, "unresolved samples per dso:", sym->unresolved, sym->nunresolved);
 	text_truncated(f, sym);
 	fprintf(f, "%-22s%zu\n", "symbol warnings:", sym->nwarnings);
 	for (size_t i = 0; i < sym->nwarnings; i++) {
