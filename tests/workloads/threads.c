@@ -13,18 +13,8 @@
  *   threads [MS]   run for about MS milliseconds (default 300)
  */
 #include <pthread.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <time.h>
 
-static volatile uint64_t sink;
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "workload.h"
 
 __attribute__((noinline)) static uint64_t leaf(uint64_t x)
 {
