@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # DWARF unwinding throughput: `perfdiff script` against `perf script` on one
 # large `--call-graph dwarf` recording (>= 50 MB), page-cached, output to
-# /dev/null, several runs each; and the two unwinders (libdw, libunwind)
+# /dev/null, several runs each; and the unwinders (libdw, libdw without its
+# cached CFI rows, libunwind)
 # against a run without unwinding, to isolate what unwinding costs.
 #
 #   bench/bench-unwind.sh [options] [PERFDIFF]
@@ -86,7 +87,7 @@ esac
 
 bench_run "perf script" perf script -i "$FILE"
 bench_run "perfdiff script" "$PERFDIFF" script "$FILE"
-for u in libdw libunwind none; do
+for u in libdw libdw-uncached libunwind none; do
 	bench_run "perfdiff script --unwinder=$u" "$PERFDIFF" script "--unwinder=$u" "$FILE"
 done
 if [ "$REPORT_ROWS" = 1 ]; then
@@ -104,7 +105,8 @@ done
 awk -v a="${W[perfdiff script]}" -v b="${W[perf script]}" -v n="$samples" \
     -v ca="${C[perfdiff script]}" -v cb="${C[perf script]}" \
     -v dw="${W[perfdiff script --unwinder=libdw]}" -v lu="${W[perfdiff script --unwinder=libunwind]}" \
-    -v no="${W[perfdiff script --unwinder=none]}" \
+    -v no="${W[perfdiff script --unwinder=none]}" -v pl="${W[perfdiff script --unwinder=libdw-uncached]}" \
+    -v cpl="${C[perfdiff script --unwinder=libdw-uncached]}" \
     -v cdw="${C[perfdiff script --unwinder=libdw]}" -v clu="${C[perfdiff script --unwinder=libunwind]}" \
     -v cno="${C[perfdiff script --unwinder=none]}" -v runs="$RUNS" 'BEGIN {
 	if (a > 0 && b > 0)
@@ -113,6 +115,7 @@ awk -v a="${W[perfdiff script]}" -v b="${W[perf script]}" -v n="$samples" \
 		printf "perfdiff script: %.2f us per sample wall, %.2f us CPU\n", a * 1e6 / n, ca * 1e6 / n
 		printf "unwinding alone (run minus the --unwinder=none run), us/sample:\n"
 		printf "  libdw     %7.2f wall %7.2f CPU\n", (dw - no) * 1e6 / n, (cdw - cno) * 1e6 / n
+		printf "  libdw without cached CFI rows %7.2f wall %7.2f CPU\n", (pl - no) * 1e6 / n, (cpl - cno) * 1e6 / n
 		printf "  libunwind %7.2f wall %7.2f CPU\n", (lu - no) * 1e6 / n, (clu - cno) * 1e6 / n
 	}
 	printf "wall: median of %d runs; CPU: median of 3 (steadier on a shared machine)\n", runs }'

@@ -119,6 +119,17 @@ static void collect(const char *data, const pd_session_options *base, pd_unwinde
 	}
 	ck_assert_msg(rc == PD_ITEROVER, "%s: %s", data, err.message);
 	out->seconds = now_s() - t0;
+	const pd_unresolved_count *t;
+	out->ntrunc = pd_session_truncated(s, &t);
+	if (out->ntrunc) {
+		out->trunc = malloc(out->ntrunc * sizeof *out->trunc);
+		ck_assert_ptr_nonnull(out->trunc);
+		memcpy(out->trunc, t, out->ntrunc * sizeof *t);
+		for (size_t i = 0; i < out->ntrunc; i++) {
+			out->trunc[i].dso = strdup(t[i].dso);
+			ck_assert_ptr_nonnull(out->trunc[i].dso);
+		}
+	}
 	if (keep)
 		*keep = s;
 	else
@@ -129,6 +140,9 @@ static void free_run(run *r)
 {
 	if (r->n == SIZE_MAX)
 		return;
+	for (size_t i = 0; i < r->ntrunc; i++)
+		free((char *)r->trunc[i].dso);
+	free(r->trunc);
 	for (size_t i = 0; i < r->n && r->v; i++) {
 		free(r->v[i].addr);
 		free(r->v[i].mode);
@@ -150,21 +164,58 @@ typedef struct agreement {
 	size_t samples, same, prefix_dw, prefix_unw, differ;
 	size_t frames_dw, frames_unw;
 	double us_dw, us_unw;   /* per sample, over the run without unwinding */
+	double us_plain;        /* the same for libdw's unwinder on every frame */
 	bool unsupported;
 } agreement;
 
 /*
+ * libdw's back end with its cached CFI rows against libdw's unwinder for
+ * every frame: the rows are a shortcut, so everything must be identical,
+ * down to which stacks count as truncated where.
+ */
+static void assert_same_runs(const char *label, const run *cached, const run *plain)
+{
+	ck_assert_uint_eq(cached->n, plain->n);
+	for (size_t i = 0; i < cached->n; i++) {
+		const chain *x = &cached->v[i], *y = &plain->v[i];
+		bool same = x->n == y->n && x->time == y->time;
+		for (size_t k = 0; same && k < x->n; k++)
+			same = x->addr[k] == y->addr[k] && x->mode[k] == y->mode[k] &&
+			       strcmp(x->sym[k], y->sym[k]) == 0;
+		if (!same) {
+			print_chain("cached", x);
+			print_chain("uncached", y);
+		}
+		ck_assert_msg(same, "%s: sample %zu (tid %u time %" PRIu64 ") differs between "
+			      "libdw with cached CFI rows and without", label, i, x->tid, x->time);
+	}
+	ck_assert_uint_eq(cached->ntrunc, plain->ntrunc);
+	for (size_t i = 0; i < cached->ntrunc; i++) {
+		ck_assert_str_eq(cached->trunc[i].dso, plain->trunc[i].dso);
+		ck_assert_uint_eq(cached->trunc[i].samples, plain->trunc[i].samples);
+	}
+}
+
+/*
  * Run `data` with both back ends (and without unwinding, for timings) and
  * compare the chains sample by sample.  Prints up to `show` differences.
+ * libdw's unwinder alone (PD_UNWINDER_LIBDW_UNCACHED) must give exactly
+ * the libdw back end's frames.
  */
 static void compare(const char *label, const char *data, const pd_session_options *o,
 		    agreement *a, size_t show)
 {
 	memset(a, 0, sizeof *a);
-	run dw, unw, none;
-	pd_session *sdw = NULL, *sunw = NULL;
+	run dw, unw, none, plain;
+	pd_session *sdw = NULL, *sunw = NULL, *splain = NULL;
 	collect(data, o, PD_UNWINDER_NONE, &none, NULL);
 	collect(data, o, PD_UNWINDER_LIBDW, &dw, &sdw);
+	collect(data, o, PD_UNWINDER_LIBDW_UNCACHED, &plain, &splain);
+	assert_same_runs(label, &dw, &plain);
+	if (dw.n)
+		a->us_plain = (plain.seconds - none.seconds) * 1e6 / (double)dw.n;
+	free_run(&plain);
+	pd_session_free(splain);
 	collect(data, o, PD_UNWINDER_LIBUNWIND, &unw, &sunw);
 	if (unw.n == SIZE_MAX) {
 		a->unsupported = true;
@@ -217,11 +268,12 @@ static void compare(const char *label, const char *data, const pd_session_option
 	fprintf(stderr,
 		"%s: %zu samples, identical %zu (%.2f%%), libdw a prefix %zu, libunwind a "
 		"prefix %zu, different %zu; user frames libdw %zu, libunwind %zu; "
-		"unwinding cost libdw %.1f us/sample, libunwind %.1f us/sample\n",
+		"unwinding cost libdw %.1f us/sample (%.1f without cached CFI rows, same "
+		"frames), libunwind %.1f us/sample\n",
 		label, a->samples, a->same,
 		a->samples ? 100.0 * (double)a->same / (double)a->samples : 100.0,
 		a->prefix_dw, a->prefix_unw, a->differ, a->frames_dw, a->frames_unw,
-		a->us_dw, a->us_unw);
+		a->us_dw, a->us_plain, a->us_unw);
 	free_run(&dw);
 	free_run(&unw);
 	pd_session_free(sdw);

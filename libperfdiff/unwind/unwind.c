@@ -28,7 +28,8 @@ struct pd_stack_unwinder {
 int pd_unwinder_new(pd_stack_unwinder **out, pd_unwinder kind, const pd_unwind_env *env)
 {
 	*out = NULL;
-	if (kind != PD_UNWINDER_LIBDW && kind != PD_UNWINDER_LIBUNWIND)
+	if (kind != PD_UNWINDER_LIBDW && kind != PD_UNWINDER_LIBDW_UNCACHED &&
+	    kind != PD_UNWINDER_LIBUNWIND)
 		return PD_EINVAL;
 #if !PD_WITH_LIBUNWIND
 	if (kind == PD_UNWINDER_LIBUNWIND)
@@ -39,8 +40,8 @@ int pd_unwinder_new(pd_stack_unwinder **out, pd_unwinder kind, const pd_unwind_e
 		return PD_ENOMEM;
 	u->kind = kind;
 	int rc = 0;
-	if (kind == PD_UNWINDER_LIBDW)
-		rc = pd_unwind_libdw_new(&u->dw, env);
+	if (kind != PD_UNWINDER_LIBUNWIND)
+		rc = pd_unwind_libdw_new(&u->dw, env, kind == PD_UNWINDER_LIBDW);
 #if PD_WITH_LIBUNWIND
 	else
 		rc = pd_unwind_libunwind_new(&u->lu, env);

@@ -81,7 +81,9 @@ enum {
  *   _free: NULL is allowed.
  */
 typedef struct pd_unwind_libdw pd_unwind_libdw;
-int pd_unwind_libdw_new(pd_unwind_libdw **out, const pd_unwind_env *env);
+/* `cached`: unwind through rows decoded once per address (cfi_rows.c)
+ * where they suffice, libdw's unwinder elsewhere; same frames, faster. */
+int pd_unwind_libdw_new(pd_unwind_libdw **out, const pd_unwind_env *env, bool cached);
 int pd_unwind_libdw_run(pd_unwind_libdw *u, uint32_t pid, const pd_unwind_regs *r,
 			pd_unwind_frame *frames, size_t max, size_t *n,
 			const pd_dso_id **stopped_in);
@@ -149,6 +151,52 @@ int pd_unwind_file_read(const pd_unwind_file *file, uint64_t vaddr, void *buf, s
  */
 int pd_unwind_read_word(pd_unwind_files *f, uint32_t pid, const pd_unwind_regs *r,
 			uint64_t addr, uint64_t *value);
+
+/*
+ * CFI rows of x86_64 files decoded once per address (cfi_rows.c), for the
+ * libdw back end's fast path.  A pd_cfi_rows belongs to one back end (one
+ * thread); its files and rows live until pd_cfi_rows_free().
+ */
+#define PD_CFI_NREGS 17     /* x86_64 DWARF registers 0-15 and 16 (%rip) */
+
+enum {
+	PD_CFI_UNSET,       /* undefined: the caller's value is unknown */
+	PD_CFI_SAME,        /* the caller's value is this frame's */
+	PD_CFI_AT_CFA,      /* saved at CFA + value */
+	PD_CFI_VAL_CFA,     /* equal to CFA + value */
+	PD_CFI_REG,         /* in register number value */
+};
+
+typedef struct pd_cfi_row {
+	bool usable;        /* false: leave the address to libdw's unwinder */
+	uint8_t cfa_reg;    /* CFA = regs[cfa_reg] + cfa_offset */
+	int64_t cfa_offset;
+	uint8_t kind[PD_CFI_NREGS];
+	int64_t value[PD_CFI_NREGS];
+} pd_cfi_row;
+
+typedef struct pd_cfi_rows pd_cfi_rows;
+typedef struct pd_cfi_file pd_cfi_file;
+
+int pd_cfi_rows_new(pd_cfi_rows **out);
+void pd_cfi_rows_free(pd_cfi_rows *c);
+/* The rows of `file` (its .eh_frame opened on first use), or NULL when
+ * memory runs out. */
+pd_cfi_file *pd_cfi_rows_file(pd_cfi_rows *c, const pd_unwind_file *file);
+/* The row for ELF address `addr` of the file (a lookup address: pc, or
+ * return address − 1), decoded on first use; an unusable row when the
+ * address has none that can be kept; NULL when memory runs out. */
+const pd_cfi_row *pd_cfi_file_row(pd_cfi_rows *c, pd_cfi_file *f, uint64_t addr);
+/*
+ * Unwind one frame by `row`: `regs`/`valid` are this frame's registers,
+ * `out`/`out_valid` receive the caller's.  Saved registers are read with
+ * `read` (false when the word cannot be read; the register stays unset).
+ * Returns true when the caller has a pc (out[16], never 0), false at the
+ * outermost frame.
+ */
+bool pd_cfi_row_step(const pd_cfi_row *row, const uint64_t *regs, uint64_t valid,
+		     uint64_t *out, uint64_t *out_valid,
+		     bool (*read)(void *ctx, uint64_t addr, uint64_t *value), void *ctx);
 
 /* ---------------------------------------------------------------- dispatch */
 

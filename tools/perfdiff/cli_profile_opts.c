@@ -32,8 +32,9 @@ void cli_session_opts_usage(FILE *f)
 "                     ~/.debug)\n"
 "  --jit-dir=DIR      where perf-PID.map files are (default /tmp)\n"
 "  --unwinder=NAME    how user stacks recorded with --call-graph=dwarf are\n"
-"                     unwound: libdw (default), libunwind or none (the\n"
-"                     sampled address only)\n",
+"                     unwound: libdw (default), libunwind, none (the\n"
+"                     sampled address only) or libdw-uncached (libdw's\n"
+"                     unwinder for every frame: the same frames, slower)\n",
 	      f);
 }
 
@@ -66,6 +67,8 @@ static bool parse_unwinder(const char *s, pd_unwinder *out)
 		*out = PD_UNWINDER_LIBUNWIND;
 	else if (strcmp(s, "none") == 0)
 		*out = PD_UNWINDER_NONE;
+	else if (strcmp(s, "libdw-uncached") == 0)
+		*out = PD_UNWINDER_LIBDW_UNCACHED;
 	else
 		return false;
 	return true;
@@ -104,7 +107,7 @@ static int apply_session(pd_session_options *so, const char *cmd, int kind,
 		break;
 	case SO_UNWINDER:
 		if (!parse_unwinder(val, &so->unwinder)) {
-			cli_usage_error(cmd, "--unwinder is libdw, libunwind or none, not '%s'",
+			cli_usage_error(cmd, "--unwinder is libdw, libunwind, none or libdw-uncached, not '%s'",
 					val);
 			return -1;
 		}
