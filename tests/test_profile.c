@@ -1109,6 +1109,60 @@ START_TEST(test_runs)
 }
 END_TEST
 
+/* The earliest and latest sample time perf script prints for `data`. */
+static bool perf_time_range(const char *data, uint64_t *first, uint64_t *last)
+{
+	char cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd, "perf script -i '%s' --ns -F time -G 2>/dev/null", data);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	bool any = false;
+	for (char *line = out ? strtok(out, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+		char *end;
+		uint64_t sec = strtoull(line, &end, 10);
+		if (*end != '.')
+			continue;
+		uint64_t t = sec * 1000000000u + strtoull(end + 1, NULL, 10);
+		if (!any || t < *first)
+			*first = t;
+		if (!any || t > *last)
+			*last = t;
+		any = true;
+	}
+	free(out);
+	return any;
+}
+
+/*
+ * The span per-second rates (diff --absolute) are taken over: the
+ * SAMPLE_TIME feature of a file; in a `perf record -o -` stream, which has
+ * none, the samples' own earliest and latest times.  Both as perf script
+ * prints the samples.
+ */
+START_TEST(test_run_span)
+{
+	NEED_LAB();
+	uint64_t first, last;
+	ck_assert(perf_time_range(L.fp, &first, &last));
+	pd_profile *file = profile_of(L.fp, 0, COMPAT);
+	ck_assert_uint_gt(last, first);
+	ck_assert_uint_eq(pd_profile_run_span(file, 0), last - first);
+	pd_profile_free(file);
+
+	char pipe[PATHMAX + 16], cmd[4 * PATHMAX];
+	snprintf(pipe, sizeof pipe, "%s/pipe.data", L.dir);
+	snprintf(cmd, sizeof cmd, "perf record -q -N -e cpu-clock -g -o - -- '%s' 150 > '%s' 2>/dev/null",
+		 L.bin, pipe);
+	ck_assert_msg(pd_test_sh_ok(cmd), "%s failed", cmd);
+	ck_assert(perf_time_range(pipe, &first, &last));
+	pd_profile *p = profile_of(pipe, 0, COMPAT);
+	ck_assert_uint_gt(last, first);
+	ck_assert_uint_eq(pd_profile_run_span(p, 0), last - first);
+	ck_assert_uint_eq(pd_profile_run_span(p, SIZE_MAX), last - first);
+	pd_profile_free(p);
+}
+END_TEST
+
 /* Find the node for `path` (root → leaf names) under `root`. */
 static const pd_cct_node *walk_path(const pd_cct_node *root, const char *const *path, size_t n)
 {
@@ -1609,6 +1663,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(lab, test_clone_suffixes_merge);
 	tcase_add_test(lab, test_filters);
 	tcase_add_test(lab, test_runs);
+	tcase_add_test(lab, test_run_span);
 	tcase_add_test(lab, test_tree_calltrace);
 	tcase_add_test(lab, test_chains_match_perf);
 	tcase_add_test(lab, test_stacks);

@@ -127,10 +127,11 @@ PD_EXTERN(const char *) pd_profile_run_path(const pd_profile *p, size_t run);
 PD_EXTERN(uint64_t) pd_profile_lost(const pd_profile *p, size_t run);
 
 /**
- * Recording span of run `run` in ns: the file's SAMPLE_TIME feature (last
- * minus first sample time), the duration per-second rates are taken over;
- * 0 when the file has no such feature (pipe mode, old perf).  SIZE_MAX:
- * the sum over all runs.
+ * Recording span of run `run` in ns, the duration per-second rates are
+ * taken over: the file's SAMPLE_TIME feature (last minus first sample
+ * time), else, where the file has no such feature (pipe mode, perf before
+ * 4.x), the latest minus the earliest time of its samples; 0 when its
+ * samples carry no time.  SIZE_MAX: the sum over all runs.
  */
 PD_EXTERN(uint64_t) pd_profile_run_span(const pd_profile *p, size_t run);
 

@@ -134,7 +134,8 @@ static int units(pd_diff *d, pd_error *err)
 					return pd_error_set(
 						err, PD_EINVAL,
 						pd_profile_run_path(d->prof[s], r), PD_NO_OFFSET,
-						"no recording span (SAMPLE_TIME) for per-second values");
+						"no recording span for per-second values: "
+						"its samples carry no time");
 				u = 1e9 / (double)t->span[r];
 			} else if (t->total[r]) {
 				u = 100.0 / (double)t->total[r];

@@ -436,12 +436,16 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 
 	pd_error rerr;
 	memset(&rerr, 0, sizeof rerr);
-	pd_pipeline *pl;
+	pd_pipeline *pl = NULL;
 	rc = pd_pipeline_start(&pl, s, p, true);
 	if (rc < 0)
 		pd_error_set(&rerr, rc, path, PD_NO_OFFSET, "out of memory");
 	else
 		rc = fold_all(&st, pl, path, &rerr);
+	/* without a SAMPLE_TIME feature (pipe mode, perf before 4.x), per-second
+	 * rates are taken over the samples' own times */
+	uint64_t t_first = 0, t_last = 0;
+	bool have_times = rc == 0 && pd_pipeline_time_range(pl, &t_first, &t_last);
 	/* the producer is done with the session after this */
 	pd_pipeline_free(pl);
 	if (rc < 0 && err)
@@ -453,6 +457,8 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	const pd_header_info *hi = pd_reader_header(r);
 	if (hi && hi->has_sample_time && hi->sample_time_last > hi->sample_time_first)
 		p->run_span[st.run] = hi->sample_time_last - hi->sample_time_first;
+	else if (have_times)
+		p->run_span[st.run] = t_last - t_first;
 	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
 		pd_profile_warn(p, path, pd_reader_warning(r, i));
 	for (size_t i = 0; i < pd_session_warning_count(s); i++)

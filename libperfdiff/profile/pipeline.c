@@ -35,6 +35,9 @@ struct pd_pipeline {
 	bool threaded;
 	pthread_t thread;
 	const pd_resolved_sample *pending; /* producer: a sample that did not fit */
+	/* producer: earliest and latest sample time seen (before filters) */
+	uint64_t time_first, time_last;
+	bool have_time;
 };
 
 /* ------------------------------------------------------------ packing */
@@ -129,6 +132,13 @@ static int fill(pd_pipeline *pl, block *b)
 				return 0;
 			if (rc < 0)
 				return rc;
+		}
+		if (rs->record && (rs->record->u.sample.sample_type & PD_SAMPLE_TIME)) {
+			if (!pl->have_time || rs->time < pl->time_first)
+				pl->time_first = rs->time;
+			if (!pl->have_time || rs->time > pl->time_last)
+				pl->time_last = rs->time;
+			pl->have_time = true;
 		}
 		if (!wanted(pl, rs))
 			continue;
@@ -288,6 +298,13 @@ void pd_pipeline_cancel(pd_pipeline *pl)
 	pl->cancel = true;
 	pthread_cond_broadcast(&pl->cv);
 	pthread_mutex_unlock(&pl->mu);
+}
+
+bool pd_pipeline_time_range(const pd_pipeline *pl, uint64_t *first, uint64_t *last)
+{
+	*first = pl->time_first;
+	*last = pl->time_last;
+	return pl->have_time;
 }
 
 void pd_pipeline_free(pd_pipeline *pl)

@@ -53,6 +53,11 @@ int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, boo
  */
 int pd_pipeline_next(pd_pipeline *pl, const uint8_t **data, size_t *len, pd_error *err);
 
+/* The earliest and latest time of the samples read (filters aside); false
+ * when none had a time.  Only once pd_pipeline_next() has returned 0: the
+ * producer is done then. */
+bool pd_pipeline_time_range(const pd_pipeline *pl, uint64_t *first, uint64_t *last);
+
 /* Stop early (an error while folding). */
 void pd_pipeline_cancel(pd_pipeline *pl);
 
