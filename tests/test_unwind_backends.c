@@ -408,6 +408,112 @@ START_TEST(test_backends_debug_frame_only)
 }
 END_TEST
 
+/*
+ * Samples in the vdso: it is no file on disk, so the back ends unwind
+ * through the image the symbolizer took from this process (the running
+ * kernel's).  tests/workloads/vdso_loop.c calls clock_gettime() from
+ * vdso_spin() from vdso_outer() from main(): every sample whose leaf is in
+ * the vdso must reach main through both, and none may count as truncated
+ * in the vdso.  perf 6.1 with -N stops at the vdso frame, so the oracle
+ * is the workload's own call structure.
+ */
+typedef struct vdso_tally {
+	size_t samples, in_vdso, through;
+	uint64_t truncated_in_vdso;
+} vdso_tally;
+
+static void vdso_walk(const char *data, const pd_session_options *base, pd_unwinder unwinder,
+		      vdso_tally *t)
+{
+	memset(t, 0, sizeof *t);
+	pd_session_options o = *base;
+	o.unwinder = unwinder;
+	o.flags |= PD_SESSION_NO_INLINE;
+	pd_session *s;
+	pd_error err;
+	ck_assert_msg(pd_session_open(&s, data, &o, &err) == 0, "%s", err.message);
+	const pd_resolved_sample *rs;
+	int rc;
+	while ((rc = pd_session_next(s, &rs, &err)) == 0) {
+		t->samples++;
+		size_t k = 0;
+		while (k < rs->nframes && rs->frames[k].cpumode != PD_CPUMODE_USER)
+			k++;
+		if (k == rs->nframes || strcmp(rs->frames[k].dso, "[vdso]") != 0)
+			continue;
+		t->in_vdso++;
+		/* vdso → libc's clock_gettime → vdso_spin → vdso_outer → main */
+		const char *want[] = { "vdso_spin", "vdso_outer", "main" };
+		size_t w = 0;
+		for (size_t i = k + 1; i < rs->nframes && w < 3; i++)
+			if (rs->frames[i].symbol && strcmp(rs->frames[i].symbol, want[w]) == 0)
+				w++;
+		t->through += w == 3;
+	}
+	ck_assert_msg(rc == PD_ITEROVER, "%s", err.message);
+	const pd_unresolved_count *c;
+	size_t n = pd_session_truncated(s, &c);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(c[i].dso, "[vdso]") == 0)
+			t->truncated_in_vdso += c[i].samples;
+	pd_session_free(s);
+}
+
+START_TEST(test_backends_vdso)
+{
+	char *dir;
+	PD_SKIP_IF(pd_test_lab_open(true, &dir));
+	char bin[PATHMAX], src[PATHMAX], data[PATHMAX], w[PATHMAX + 16];
+	snprintf(bin, sizeof bin, "%s/vdso_loop", dir);
+	snprintf(src, sizeof src, "%s/vdso_loop.c", WORKLOAD_DIR);
+	snprintf(data, sizeof data, "%s/vdso.data", dir);
+	snprintf(w, sizeof w, "'%s' 300", bin);
+	const char *why = NULL;
+	if (!pd_test_compile("cc", "-O2 -g", bin, src))
+		why = "cannot compile tests/workloads/vdso_loop.c";
+	else if (!pd_test_perf_record(data, "-N -e cpu-clock -F 2000 --call-graph dwarf", w))
+		why = "perf record --call-graph dwarf failed";
+	if (why) {
+		pd_test_lab_close(dir);
+		PD_SKIP("%s", why);
+	}
+	char cache[PATHMAX + 32];
+	snprintf(cache, sizeof cache, "%s/no-buildid-cache", dir);
+	pd_test_mkdirs(cache);
+	pd_session_options o;
+	pd_session_options_init(&o);
+	o.buildid_dir = cache;
+	o.jit_dir = dir;
+	const pd_unwinder kinds[] = { PD_UNWINDER_LIBDW, PD_UNWINDER_LIBDW_UNCACHED,
+				      PD_UNWINDER_LIBUNWIND };
+	const char *names[] = { "libdw", "libdw-uncached", "libunwind" };
+	for (size_t k = 0; k < 3; k++) {
+		pd_session *probe;
+		pd_error err;
+		pd_session_options po = o;
+		po.unwinder = kinds[k];
+		if (pd_session_open(&probe, data, &po, &err) == PD_EUNSUPPORTED) {
+			fprintf(stderr, "    %s back end not built: skipped\n", names[k]);
+			continue;
+		}
+		pd_session_free(probe);
+		vdso_tally t;
+		vdso_walk(data, &o, kinds[k], &t);
+		fprintf(stderr, "vdso_loop, %s: %zu samples, %zu in the vdso, %zu of them "
+			"through vdso_spin/vdso_outer/main, %" PRIu64 " truncated in the vdso\n",
+			names[k], t.samples, t.in_vdso, t.through, t.truncated_in_vdso);
+		if (t.in_vdso * 2 < t.samples) {
+			/* a clock source the vdso cannot read: system calls instead */
+			pd_test_lab_close(dir);
+			PD_SKIP("only %zu of %zu samples in the vdso", t.in_vdso, t.samples);
+		}
+		ck_assert_uint_eq(t.through, t.in_vdso);
+		ck_assert_uint_eq(t.truncated_in_vdso, 0);
+	}
+	pd_test_lab_close(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("unwind_backends");
@@ -416,6 +522,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_backends_perfparser, 0, (int)NCASES);
 	tcase_add_test(tc, test_backends_recorded);
 	tcase_add_test(tc, test_backends_debug_frame_only);
+	tcase_add_test(tc, test_backends_vdso);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -43,6 +43,11 @@ struct pd_dsostate {
 	const char *debug_path;  /* DWARF found by build-id, handed to libdwfl */
 	const char *symfs;
 	bool pinned;             /* never closed (memfd) */
+	/* The vdso image for the unwinders: a copy of the memfd libdwfl owns,
+	 * reopened through /proc/self/fd (they want a path). */
+	bool have_vdso_copy;
+	int vdso_copy_fd;
+	char vdso_copy_path[40];
 	pd_shdso *shared;        /* files, table and DWARF from the pd_symcache */
 	bool reopen_failed;
 	uint64_t last_use;
@@ -302,6 +307,8 @@ void pd_symbolizer_free(pd_symbolizer *z)
 			pd_symtab_free(st->o.symtab);
 			free(st->o.loads);
 		}
+		if (st->have_vdso_copy)
+			close(st->vdso_copy_fd);
 		free(st);
 	}
 	pd_symbolizer_free_kernel(z);
@@ -713,6 +720,18 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 	st->symfs = z->cfg.symfs;
 	/* a memfd cannot be reopened: the vdso's Dwfl stays */
 	st->pinned = f.vdso_fd >= 0;
+	if (f.vdso_fd >= 0) {
+		/* kept open so that /proc/self/fd/N names the image for the
+		 * unwinders' CFI (without it a sample in the vdso stops there,
+		 * or goes on by frame pointers that a leaf function lacks) */
+		int copy = fcntl(f.vdso_fd, F_DUPFD_CLOEXEC, 0);
+		if (copy >= 0) {
+			st->have_vdso_copy = true;
+			st->vdso_copy_fd = copy;
+			snprintf(st->vdso_copy_path, sizeof st->vdso_copy_path, "/proc/self/fd/%d",
+				 copy);
+		}
+	}
 	if (shareable(z, &f) && load_shared(z, st))
 		return;
 	pd_symtab *ready = NULL;
@@ -863,5 +882,7 @@ const char *pd_symbolizer_elf_path(pd_symbolizer *z, const pd_dso_id *dso)
 		load_state(z, st, dso);
 	/* a debug file standing in for a missing binary has no .eh_frame
 	 * contents, but libdw can still use its .debug_frame */
+	if (!st->elf_path && st->have_vdso_copy)
+		return st->vdso_copy_path;
 	return st->elf_path;
 }

@@ -101,9 +101,9 @@ const pd_symres *pd_symbolizer_bpf(pd_symbolizer *z, const pd_reader *reader,
 /*
  * The ELF file holding `dso`'s code (found as for lookups: build-id cache,
  * symfs + recorded path with a matching build-id, ...), or NULL when there
- * is none or it is only reachable as an in-memory image (the vdso).  For
- * the unwinders, which open it themselves.  Valid until
- * pd_symbolizer_free().
+ * is none.  For the vdso taken from this process, a /proc/self/fd path to
+ * a copy of its image that stays open.  For the unwinders, which open it
+ * themselves.  Valid until pd_symbolizer_free().
  */
 const char *pd_symbolizer_elf_path(pd_symbolizer *z, const pd_dso_id *dso);
 
