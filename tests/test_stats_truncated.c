@@ -95,44 +95,6 @@ static bool outermost(const char *sym)
 	return false;
 }
 
-/* `perf script --ns -F tid,time,ip,sym,dso`: a header line per sample,
- * then "\t<hex> <sym> (<dso>)" per frame; only the last frame is kept. */
-static void parse_perf(char *text, perf_chains *out)
-{
-	perf_chain *cur = NULL;
-	for (char *p = text; p && *p;) {
-		char *nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		unsigned tid;
-		unsigned long long s, ns;
-		if (*p != '\t' && sscanf(p, " %u %llu.%llu:", &tid, &s, &ns) == 3) {
-			if (out->n == out->cap) {
-				out->cap = out->cap ? out->cap * 2 : 1024;
-				out->v = realloc(out->v, out->cap * sizeof *out->v);
-				ck_assert_ptr_nonnull(out->v);
-			}
-			cur = &out->v[out->n++];
-			memset(cur, 0, sizeof *cur);
-			cur->tid = tid;
-			cur->time = s * 1000000000ull + ns;
-		} else if (*p == '\t' && cur) {
-			char *q = p + 1;
-			while (*q == ' ')
-				q++;
-			q += strspn(q, "0123456789abcdef");
-			while (*q == ' ')
-				q++;
-			char *dso = strrchr(q, '(');
-			if (dso && dso > q)
-				dso[-1] = '\0';
-			snprintf(cur->last, sizeof cur->last, "%s", q);
-			cur->outer = outermost(cur->last);
-		}
-		p = nl ? nl + 1 : NULL;
-	}
-}
-
 static int by_tid_time(const void *a, const void *b)
 {
 	const perf_chain *x = a, *y = b;
@@ -141,17 +103,25 @@ static int by_tid_time(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
+/* perf's chains of `data`, by (tid, time); only the last frame is kept. */
 static void perf_chains_of(const char *data, perf_chains *out)
 {
-	char cmd[2 * PATHMAX];
-	snprintf(cmd, sizeof cmd, "perf script -i '%s' --ns -F tid,time,ip,sym,dso 2>/dev/null",
-		 data);
-	int st;
-	char *text = pd_test_run(cmd, &st);
-	ck_assert_msg(text && st == 0, "perf script failed on %s", data);
+	pd_test_pstacks st;
+	ck_assert_msg(pd_test_perf_stacks(data, &st), "perf script failed on %s", data);
 	memset(out, 0, sizeof *out);
-	parse_perf(text, out);
-	free(text);
+	out->v = calloc(st.n ? st.n : 1, sizeof *out->v);
+	ck_assert_ptr_nonnull(out->v);
+	for (size_t i = 0; i < st.n; i++) {
+		perf_chain *c = &out->v[out->n++];
+		c->tid = st.v[i].tid;
+		c->time = st.v[i].time;
+		if (st.v[i].n) {
+			snprintf(c->last, sizeof c->last, "%s", st.v[i].f[st.v[i].n - 1].name);
+			c->outer = outermost(c->last);
+		}
+	}
+	out->cap = out->n;
+	pd_test_pstacks_free(&st);
 	qsort(out->v, out->n, sizeof *out->v, by_tid_time);
 }
 

@@ -38,97 +38,18 @@
 
 #define WORKLOAD_DIR PD_TEST_DATA_DIR "/../workloads"
 #define PATHMAX 4096
-#define MAXF 256
-
-typedef struct ent {
-	uint64_t addr;   /* within the dso, as perf script prints it */
-	char *name;
-	bool inlined;
-	bool kernel;
-} ent;
-
-typedef struct stack {
-	uint32_t tid;
-	uint64_t time;
-	bool cut;        /* perf's ffffffffffffffff marker, removed */
-	size_t n;
-	ent e[MAXF];
-} stack;
-
-typedef struct stacks {
-	size_t n, cap;
-	stack *v;
-} stacks;
-
-static void free_stacks(stacks *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		for (size_t j = 0; j < s->v[i].n; j++)
-			free(s->v[i].e[j].name);
-	free(s->v);
-}
-
-static stack *new_stack(stacks *s)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 256;
-		s->v = realloc(s->v, s->cap * sizeof *s->v);
-		ck_assert_ptr_nonnull(s->v);
-	}
-	stack *st = &s->v[s->n++];
-	memset(st, 0, sizeof *st);
-	return st;
-}
-
-/* `perf script -F tid,time,ip,sym,dso --ns` output. */
-static void parse_perf(char *text, stacks *out)
-{
-	stack *cur = NULL;
-	for (char *p = text; p && *p;) {
-		char *nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		unsigned tid;
-		unsigned long long s, ns;
-		if (*p != '\t' && sscanf(p, " %u %llu.%llu:", &tid, &s, &ns) == 3) {
-			cur = new_stack(out);
-			cur->tid = tid;
-			cur->time = s * 1000000000ull + ns;
-		} else if (*p == '\t' && cur && cur->n < MAXF) {
-			char *q = p + 1;
-			while (*q == ' ')
-				q++;
-			ent *e = &cur->e[cur->n];
-			char *rest;
-			e->addr = strtoull(q, &rest, 16);
-			while (*rest == ' ')
-				rest++;
-			size_t len = strlen(rest);
-			static const char inl[] = " (inlined)";
-			if (len > sizeof inl - 1 && strcmp(rest + len - (sizeof inl - 1), inl) == 0) {
-				e->inlined = true;
-				rest[len - (sizeof inl - 1)] = '\0';
-			} else {
-				char *dso = strrchr(rest, '(');
-				if (dso && dso > rest) {
-					e->kernel = strncmp(dso, "([kernel", 8) == 0;
-					dso[-1] = '\0';
-				}
-			}
-			e->name = strdup(rest);
-			ck_assert_ptr_nonnull(e->name);
-			cur->n++;
-		}
-		p = nl ? nl + 1 : NULL;
-	}
-}
+/* perf's chains and ours, in pd_test_pstack form (testutil.h): `cut`
+ * marks a perf chain that ended in perf's ffffffffffffffff marker. */
+typedef pd_test_pframe ent;
+typedef pd_test_pstack stack;
+typedef pd_test_pstacks stacks;
 
 static void strip_markers(stacks *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		stack *st = &s->v[i];
-		if (st->n > 0 && st->e[st->n - 1].addr == UINT64_MAX) {
-			free(st->e[--st->n].name);
+		if (st->n > 0 && st->f[st->n - 1].addr == UINT64_MAX) {
+			free(st->f[--st->n].name);
 			st->cut = true;
 		}
 	}
@@ -138,17 +59,16 @@ static void strip_markers(stacks *s)
  * return address minus one). */
 static void ours_of(const pd_resolved_sample *rs, stack *st)
 {
-	memset(st, 0, sizeof *st);
+	for (size_t i = 0; i < st->n; i++)
+		free(st->f[i].name);
+	st->n = 0;
 	st->tid = rs->tid;
 	st->time = rs->time;
-	for (size_t i = 0; i < rs->nframes && st->n < MAXF; i++) {
+	for (size_t i = 0; i < rs->nframes; i++) {
 		const pd_frame *f = &rs->frames[i];
-		if (f->cpumode != PD_CPUMODE_USER)
-			continue;
-		ent *e = &st->e[st->n++];
-		e->addr = f->dso_addr;
-		e->name = (char *)(f->symbol ? f->symbol : "[unknown]");
-		e->inlined = f->inlined;
+		if (f->cpumode == PD_CPUMODE_USER)
+			pd_test_pstack_push(st, f->dso_addr, f->symbol ? f->symbol : "[unknown]",
+					    f->inlined, false);
 	}
 }
 
@@ -175,13 +95,13 @@ static bool same_stack(const stack *ours, const stack *perf)
 	bool dwarf = false, sig = false, plt = false;
 	size_t np = 0;
 	for (size_t i = 0; i < perf->n; i++)
-		np += !perf->e[i].kernel;
+		np += !perf->f[i].kernel;
 	if (ours->n != np)
 		return false;
 	for (size_t i = 0, j = 0; i < perf->n; i++) {
-		if (perf->e[i].kernel)
+		if (perf->f[i].kernel)
 			continue;
-		const ent *o = &ours->e[j], *p = &perf->e[i];
+		const ent *o = &ours->f[j], *p = &perf->f[i];
 		size_t on = strlen(o->name);
 		if (strcmp(o->name, "__restore_rt") == 0 && strcmp(p->name, "[unknown]") == 0 &&
 		    p->addr + 1 == o->addr) {
@@ -204,9 +124,9 @@ static void print_stack(const char *who, const stack *s)
 {
 	fprintf(stderr, "      %s:", who);
 	for (size_t i = 0; i < s->n; i++)
-		if (!s->e[i].kernel)
-			fprintf(stderr, " %" PRIx64 " %s%s;", s->e[i].addr, s->e[i].name,
-				s->e[i].inlined ? " (inl)" : "");
+		if (!s->f[i].kernel)
+			fprintf(stderr, " %" PRIx64 " %s%s;", s->f[i].addr, s->f[i].name,
+				s->f[i].inlined ? " (inl)" : "");
 	fprintf(stderr, "\n");
 }
 
@@ -258,16 +178,9 @@ static void options(pd_session_options *o)
 START_TEST(test_unwind_vs_perf_script)
 {
 	PD_SKIP_IF(skip_why);
-	char cmd[2 * PATHMAX];
-	snprintf(cmd, sizeof cmd, "perf script -i '%s' --ns -F tid,time,ip,sym,dso 2>/dev/null",
-		 data);
-	int status;
-	char *text = pd_test_run(cmd, &status);
-	ck_assert_msg(text && status == 0, "perf script failed");
-	stacks perf = { 0 };
-	parse_perf(text, &perf);
+	stacks perf;
+	ck_assert_msg(pd_test_perf_stacks(data, &perf), "perf script failed");
 	strip_markers(&perf);
-	free(text);
 	ck_assert_uint_gt(perf.n, 100);
 
 	pd_session_options o;
@@ -280,8 +193,11 @@ START_TEST(test_unwind_vs_perf_script)
 	size_t n = 0, same = 0, unmatched = 0, frames = 0, shown = 0, prefix = 0, deep = 0;
 	size_t cut = 0;
 	dwarf_named = known_sigframe = known_plt = 0;
-	stack *ours = malloc(sizeof *ours);
+	stacks mine = { 0 };   /* one stack, reused for every sample */
+	stack *ours = calloc(1, sizeof *ours);
 	ck_assert_ptr_nonnull(ours);
+	mine.v = ours;
+	mine.n = mine.cap = 1;
 	while ((rc = pd_session_next(s, &rs, &err)) == 0) {
 		const stack *p = find(&perf, rs->tid, rs->time);
 		if (!p) {
@@ -298,16 +214,20 @@ START_TEST(test_unwind_vs_perf_script)
 			continue;
 		}
 		/* perf 6.1 drops real callers in some cases (§8.4 of the notes):
-		 * count the samples where perf's user stack is a prefix of ours */
-		stack pp = *p;
+		 * count the samples where perf's user stack is a prefix of ours
+		 * (views that borrow the frames of both) */
+		ent *user = malloc((p->n ? p->n : 1) * sizeof *user);
+		ck_assert_ptr_nonnull(user);
 		size_t k = 0;
 		for (size_t i = 0; i < p->n; i++)
-			if (!p->e[i].kernel)
-				pp.e[k++] = p->e[i];
+			if (!p->f[i].kernel)
+				user[k++] = p->f[i];
+		stack pp = *p, cut = *ours;
+		pp.f = user;
 		pp.n = k;
-		stack cut = *ours;
 		cut.n = k < ours->n ? k : ours->n;
 		prefix += k < ours->n && same_stack(&cut, &pp);
+		free(user);
 		if (shown++ < 10) {
 			fprintf(stderr, "    differs: tid %u time %" PRIu64 "\n", rs->tid, rs->time);
 			print_stack("ours", ours);
@@ -330,9 +250,9 @@ START_TEST(test_unwind_vs_perf_script)
 		"known perf differences: %zu signal frames, %zu unnamed PLT slots\n",
 		same, n, n ? 100.0 * (double)same / (double)n : 0.0, prefix, frames, deep,
 		unmatched, dwarf_named, cut, truncated, known_sigframe, known_plt);
-	free(ours);
+	pd_test_pstacks_free(&mine);
 	pd_session_free(s);
-	free_stacks(&perf);
+	pd_test_pstacks_free(&perf);
 	ck_assert_uint_gt(n, 100);
 	ck_assert_uint_eq(unmatched, 0);
 	ck_assert_uint_gt(deep, n / 2);   /* unwinding happened */

@@ -176,6 +176,98 @@ bool pd_test_perf_first_time(const char *data, uint64_t *ns)
 	return true;
 }
 
+void pd_test_pstack_push(pd_test_pstack *s, uint64_t addr, const char *name, bool inlined,
+			 bool kernel)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->f = realloc(s->f, s->cap * sizeof *s->f);
+		ck_assert_ptr_nonnull(s->f);
+	}
+	pd_test_pframe *f = &s->f[s->n++];
+	f->addr = addr;
+	f->name = strdup(name);
+	ck_assert_ptr_nonnull(f->name);
+	f->inlined = inlined;
+	f->kernel = kernel;
+}
+
+void pd_test_parse_perf_stacks(char *text, pd_test_pstacks *out)
+{
+	memset(out, 0, sizeof *out);
+	pd_test_pstack *cur = NULL;
+	for (char *p = text; p && *p;) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		unsigned tid;
+		unsigned long long s, ns;
+		if (*p != '\t' && sscanf(p, " %u %llu.%llu:", &tid, &s, &ns) == 3) {
+			if (out->n == out->cap) {
+				out->cap = out->cap ? 2 * out->cap : 1024;
+				out->v = realloc(out->v, out->cap * sizeof *out->v);
+				ck_assert_ptr_nonnull(out->v);
+			}
+			cur = &out->v[out->n++];
+			memset(cur, 0, sizeof *cur);
+			cur->tid = tid;
+			cur->time = s * 1000000000ull + ns;
+		} else if (*p == '\t' && cur) {
+			/* "\t<hex> <symbol> (<dso>)", or "(inlined)" for the dso */
+			char *q = p + 1;
+			while (*q == ' ')
+				q++;
+			char *rest;
+			uint64_t addr = strtoull(q, &rest, 16);
+			while (*rest == ' ')
+				rest++;
+			size_t len = strlen(rest);
+			static const char inl[] = " (inlined)";
+			bool inlined = false, kernel = false;
+			if (len > sizeof inl - 1 && strcmp(rest + len - (sizeof inl - 1), inl) == 0) {
+				inlined = true;
+				rest[len - (sizeof inl - 1)] = '\0';
+			} else {
+				char *dso = strrchr(rest, '(');
+				if (dso && dso > rest) {
+					kernel = strncmp(dso, "([kernel", 8) == 0;
+					dso[-1] = '\0';
+				}
+			}
+			pd_test_pstack_push(cur, addr, rest, inlined, kernel);
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+bool pd_test_perf_stacks(const char *data, pd_test_pstacks *out)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, "perf script -i '%s' --ns -F tid,time,ip,sym,dso 2>/dev/null",
+		 data);
+	int st;
+	char *text = pd_test_run(cmd, &st);
+	memset(out, 0, sizeof *out);
+	if (!text || st != 0) {
+		free(text);
+		return false;
+	}
+	pd_test_parse_perf_stacks(text, out);
+	free(text);
+	return true;
+}
+
+void pd_test_pstacks_free(pd_test_pstacks *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		for (size_t j = 0; j < s->v[i].n; j++)
+			free(s->v[i].f[j].name);
+		free(s->v[i].f);
+	}
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
 const char *pd_test_lab_open(bool need_cc, char **dir)
 {
 	*dir = NULL;

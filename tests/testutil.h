@@ -66,6 +66,38 @@ bool pd_test_buildid_cache_add(const char *cache, const char *elf);
  * when it prints none (the suites skip then). */
 bool pd_test_perf_first_time(const char *data, uint64_t *ns);
 
+/* One frame of `perf script --ns -F tid,time,ip,sym,dso` output. */
+typedef struct pd_test_pframe {
+	uint64_t addr;      /* as printed: in its dso for user frames */
+	char *name;         /* the symbol text ("[unknown]" included; owned) */
+	bool inlined;       /* "(inlined)" where the dso would be */
+	bool kernel;        /* a "[kernel..." dso */
+} pd_test_pframe;
+
+/* One sample of that output, leaf first. */
+typedef struct pd_test_pstack {
+	uint32_t tid;
+	uint64_t time;      /* ns */
+	bool cut;           /* free for the suites' own use (0 from the parser) */
+	size_t n, cap;
+	pd_test_pframe *f;
+} pd_test_pstack;
+
+typedef struct pd_test_pstacks {
+	size_t n, cap;
+	pd_test_pstack *v;
+} pd_test_pstacks;
+
+/* Parse `perf script --ns -F tid,time,ip,sym,dso` output (`text` is
+ * modified) into `out`, in the order perf prints the samples. */
+void pd_test_parse_perf_stacks(char *text, pd_test_pstacks *out);
+/* Run that perf script on `data` and parse it; false when perf fails. */
+bool pd_test_perf_stacks(const char *data, pd_test_pstacks *out);
+/* Append a frame to `s` (the name is copied); the test fails without memory. */
+void pd_test_pstack_push(pd_test_pstack *s, uint64_t addr, const char *name, bool inlined,
+			 bool kernel);
+void pd_test_pstacks_free(pd_test_pstacks *s);
+
 /* Fixture preamble of the suites that record with perf: checks that perf
  * (and with need_cc a C compiler, `cc`) runs and makes a temporary
  * directory, returned in *dir.  NULL on success; otherwise the reason to
