@@ -1163,6 +1163,30 @@ START_TEST(test_run_span)
 }
 END_TEST
 
+/*
+ * Events come in the file's attr order, perf report's, whichever event's
+ * first sample came first: here the second event (task-clock every 0.1 ms)
+ * samples long before the first (cpu-clock every 20 ms).
+ */
+START_TEST(test_event_order)
+{
+	NEED_LAB();
+	char data[PATHMAX + 16], w[PATHMAX + 16];
+	snprintf(data, sizeof data, "%s/order.data", L.dir);
+	snprintf(w, sizeof w, "'%s' 150", L.bin);
+	if (!pd_test_perf_record(data, "-q -N -e cpu-clock/period=20000000/ "
+				 "-e task-clock/period=100000/ -g", w))
+		PD_SKIP("perf record with two periods failed");
+	pd_profile *p = profile_of(data, 0, COMPAT);
+	ck_assert_uint_eq(pd_profile_event_count(p), 2);
+	ck_assert_msg(strncmp(pd_profile_event_name(p, 0), "cpu-clock", 9) == 0, "%s",
+		      pd_profile_event_name(p, 0));
+	ck_assert_msg(strncmp(pd_profile_event_name(p, 1), "task-clock", 10) == 0, "%s",
+		      pd_profile_event_name(p, 1));
+	pd_profile_free(p);
+}
+END_TEST
+
 /* Find the node for `path` (root → leaf names) under `root`. */
 static const pd_cct_node *walk_path(const pd_cct_node *root, const char *const *path, size_t n)
 {
@@ -1664,6 +1688,7 @@ static Suite *profile_suite(void)
 	tcase_add_test(lab, test_filters);
 	tcase_add_test(lab, test_runs);
 	tcase_add_test(lab, test_run_span);
+	tcase_add_test(lab, test_event_order);
 	tcase_add_test(lab, test_tree_calltrace);
 	tcase_add_test(lab, test_chains_match_perf);
 	tcase_add_test(lab, test_stacks);

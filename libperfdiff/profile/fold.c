@@ -409,6 +409,40 @@ static int fold_all(run_state *st, pd_pipeline *pl, const char *path, pd_error *
 	return rc;
 }
 
+/*
+ * Events first seen in this run, put in the order of their attrs in the
+ * file, which is perf report's order (and so the robot's: its parser
+ * folds later events into the first).  They were made as their first
+ * samples came, an order that depends on how the kernel interleaved the
+ * events' buffers.
+ */
+static void order_new_events(pd_profile *p, run_state *st, size_t first_new)
+{
+	for (size_t i = first_new + 1; i < p->nevents; i++) {
+		for (size_t j = i; j > first_new; j--) {
+			size_t ka = SIZE_MAX, kb = SIZE_MAX;
+			for (size_t a = 0; a < st->nattrs; a++) {
+				if (st->ev_of_attr[a] == (int)j - 1 && ka == SIZE_MAX)
+					ka = a;
+				if (st->ev_of_attr[a] == (int)j && kb == SIZE_MAX)
+					kb = a;
+			}
+			if (ka <= kb)
+				break;
+			pd_pevent *t = p->events[j - 1];
+			p->events[j - 1] = p->events[j];
+			p->events[j] = t;
+			/* keep the attr → event map in step for the next compare */
+			for (size_t a = 0; a < st->nattrs; a++) {
+				if (st->ev_of_attr[a] == (int)j - 1)
+					st->ev_of_attr[a] = (int)j;
+				else if (st->ev_of_attr[a] == (int)j)
+					st->ev_of_attr[a] = (int)j - 1;
+			}
+		}
+	}
+}
+
 int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 {
 	if (!p || !path)
@@ -427,6 +461,7 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 		pd_session_free(s);
 		return pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
 	}
+	size_t first_new = p->nevents;
 	run_state st;
 	memset(&st, 0, sizeof st);
 	st.p = p;
@@ -463,6 +498,7 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 		pd_profile_warn(p, path, pd_reader_warning(r, i));
 	for (size_t i = 0; i < pd_session_warning_count(s); i++)
 		pd_profile_warn(p, path, pd_session_warning(s, i));
+	order_new_events(p, &st, first_new);
 	run_free(&st);
 	/* every name the folding took from the session is interned by now */
 	pd_profile_release_session(p, s);
