@@ -438,7 +438,8 @@ static void emit(const ctoks *c, cbranch *br, size_t self, size_t depth, ctoks *
 	}
 	g_sort_toks = c;
 	g_sort_br = br;
-	qsort(b->kids, b->nkids, sizeof *b->kids, cmp_branch);
+	if (b->nkids > 1)
+		qsort(b->kids, b->nkids, sizeof *b->kids, cmp_branch);
 	for (size_t k = 0; k < b->nkids; k++)
 		emit(c, br, b->kids[k], depth + 1, out);
 }
