@@ -718,14 +718,16 @@ START_TEST(test_renamed_binary)
 	fprintf(stderr, "renamed binary (old/app-old -> new/app-new):\n%s", why);
 
 	/* the pair: each dso costs on one side only, their names mostly shared
-	 * ({main, process, mix_step, checksum} and maybe now_ms; hash_* not) */
+	 * ({main, process, mix_step, checksum} and maybe now_ms; hash_* not:
+	 * 4 of 5, 5 of 6, or 4 of 6 when now_ms, seldom sampled, shows on one
+	 * side only) */
 	ck_assert_msg(pd_diff_dso_pair_count(d) == 1, "one dso pair\n%s", why);
 	const char *bd = NULL, *nd = NULL;
 	double sim = -1;
 	ck_assert(pd_diff_dso_pair_at(d, 0, &bd, &nd, &sim));
 	ck_assert_str_eq(base_name(bd), "app-old");
 	ck_assert_str_eq(nd, c.bin);
-	ck_assert_msg(sim >= 0.75 && sim < 1, "similarity %.3f: 4 of 5 or 5 of 6", sim);
+	ck_assert_msg(sim >= 0.66 && sim < 1, "similarity %.3f: 4 of 5, 5 of 6 or 4 of 6", sim);
 	ck_assert(!pd_diff_dso_pair_at(d, 1, NULL, NULL, NULL));
 
 	/* the rename inside it, named by the base's dso */
