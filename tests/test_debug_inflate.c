@@ -689,6 +689,39 @@ START_TEST(garbled_headers)
 }
 END_TEST
 
+/* A .shstrtab that lies inside the section header table: the copy's
+ * rewritten entries would rename sections it leaves alone (a fuzzer
+ * find), so the file is left to libdw. */
+START_TEST(names_inside_section_headers)
+{
+	PD_SKIP_IF(lab_skip);
+	size_t len;
+	uint8_t *d = pd_test_read_file(zprog, &len);
+	ck_assert_ptr_nonnull(d);
+	Elf *e = elf_memory((char *)d, len);
+	ck_assert_ptr_nonnull(e);
+	GElf_Ehdr eh;
+	size_t strndx;
+	ck_assert_ptr_nonnull(gelf_getehdr(e, &eh));
+	ck_assert_int_eq(elf_getshdrstrndx(e, &strndx), 0);
+	elf_end(e);
+	ck_assert_uint_ge(len - eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr));
+	/* the table's first bytes (the null entry) read as an empty name */
+	put64le(d + eh.e_shoff + strndx * sizeof(Elf64_Shdr) + 24, eh.e_shoff);
+	char path[PD_TEST_PATHMAX], why[128];
+	path_in(path, "names-in-shdrs");
+	ck_assert(pd_test_write_file(path, d, len));
+	int fd = pd_debug_inflate_open(path, why, sizeof why);
+	ck_assert_int_lt(fd, 0);
+	ck_assert_msg(strstr(why, "overlaps the section headers"), "%s", why);
+	free(d);
+	/* the same file with its table where it was is inflated */
+	d = pd_test_read_file(zprog, &len);
+	ck_assert(try_garbled(d, len));
+	free(d);
+}
+END_TEST
+
 START_TEST(libc_debug_file)
 {
 	struct stat sb;
@@ -716,6 +749,7 @@ int main(void)
 	tcase_add_test(t, through_dwfl);
 	tcase_add_test(t, truncated);
 	tcase_add_test(t, garbled_headers);
+	tcase_add_test(t, names_inside_section_headers);
 	tcase_add_test(t, libc_debug_file);
 	suite_add_tcase(s, t);
 	return pd_test_main(s);

@@ -513,6 +513,12 @@ static int build(inflater *f, Elf *elf, char *why, size_t why_size)
 		return fail(why, why_size, "bad section header: %s", elf_errmsg(-1));
 	if (f->nsecs == 0)
 		return fail(why, why_size, "no compressed section");
+	/* The copy rewrites entries of the section header table; names read
+	 * from a .shstrtab that overlaps the table would change with them. */
+	if (have_strsh && strsh.sh_size && range_ok(strsh.sh_offset, strsh.sh_size, f->in_size) &&
+	    strsh.sh_offset < eh.e_shoff + shnum * entsize &&
+	    eh.e_shoff < strsh.sh_offset + strsh.sh_size)
+		return fail(why, why_size, "the section name table overlaps the section headers");
 	qsort(f->secs, f->nsecs, sizeof *f->secs, cmp_sh_off);
 	if (check_holes(f, elf, shnum, why, why_size) != 0)
 		return -1;
