@@ -50,8 +50,7 @@ while getopts "a:b:s:F:m:r:o:h" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-PERFDIFF=${1:-$ROOT/build/perfdiff}
-[ -d "$PERFDIFF" ] && PERFDIFF=$PERFDIFF/perfdiff
+PERFDIFF=$(bench_perfdiff "${1:-}")
 FILE_A=${FILE_A:-$OUT/diff-a.data}
 FILE_B=${FILE_B:-$OUT/diff-b.data}
 bench_require "$PERFDIFF"

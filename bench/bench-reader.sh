@@ -5,7 +5,8 @@
 #
 #   bench/bench-reader.sh [options] [PERFDIFF]
 #
-#   PERFDIFF      perfdiff binary to time (default: build/perfdiff)
+#   PERFDIFF      perfdiff binary to time, or the build directory holding it
+#        (default: build/perfdiff)
 #   -s SECONDS    length of the recorded workload (default 12)
 #   -F FREQ       sampling frequency per CPU (default 20000)
 #   -r RUNS       timed runs per tool; the median is reported (default 5)
@@ -33,7 +34,7 @@ while getopts "s:F:r:m:zo:h" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-PERFDIFF=${1:-$ROOT/build/perfdiff}
+PERFDIFF=$(bench_perfdiff "${1:-}")
 bench_require "$PERFDIFF"
 mkdir -p "$OUT"
 

@@ -5,7 +5,8 @@
 #
 #   bench/bench-report.sh [options] [PERFDIFF]
 #
-#   PERFDIFF      perfdiff binary to time (default: build/perfdiff)
+#   PERFDIFF      perfdiff binary to time, or the build directory holding it
+#        (default: build/perfdiff)
 #   -f FILE       the recording (default bench/out/big.data; made by
 #                 bench/bench-reader.sh when missing)
 #   -r RUNS       timed runs per command; the median is reported (default 5)
@@ -37,7 +38,7 @@ while getopts "f:r:h" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-PERFDIFF=${1:-$ROOT/build/perfdiff}
+PERFDIFF=$(bench_perfdiff "${1:-}")
 bench_require "$PERFDIFF"
 if [ ! -s "$FILE" ]; then
 	[ "$FILE" = "$ROOT/bench/out/big.data" ] || die "no recording at $FILE"

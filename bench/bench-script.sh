@@ -5,7 +5,8 @@
 #
 #   bench/bench-script.sh [options] [PERFDIFF]
 #
-#   PERFDIFF      perfdiff binary to time (default: build/perfdiff)
+#   PERFDIFF      perfdiff binary to time, or the build directory holding it
+#        (default: build/perfdiff)
 #   -s SECONDS    length of the recorded workload (default 12)
 #   -F FREQ       sampling frequency per CPU (default 20000)
 #   -r RUNS       timed runs per command; the median is reported (default 5)
@@ -33,7 +34,7 @@ while getopts "s:F:r:m:o:h" opt; do
 	bench_opt "$opt" "${OPTARG:-}" || bench_usage 2 23
 done
 shift $((OPTIND - 1))
-PERFDIFF=${1:-$ROOT/build/perfdiff}
+PERFDIFF=$(bench_perfdiff "${1:-}")
 bench_require "$PERFDIFF"
 mkdir -p "$OUT"
 

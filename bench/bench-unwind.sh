@@ -7,7 +7,8 @@
 #
 #   bench/bench-unwind.sh [options] [PERFDIFF]
 #
-#   PERFDIFF      perfdiff binary to time (default: build/perfdiff)
+#   PERFDIFF      perfdiff binary to time, or the build directory holding it
+#        (default: build/perfdiff)
 #   -s SECONDS    length of the recorded workload (default 6)
 #   -F FREQ       sampling frequency (default 1000)
 #   -r RUNS       timed runs per command; the median is reported (default 5)
@@ -41,7 +42,7 @@ while getopts "s:F:r:m:o:Rh" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-PERFDIFF=${1:-$ROOT/build/perfdiff}
+PERFDIFF=$(bench_perfdiff "${1:-}")
 bench_require "$PERFDIFF" cc
 mkdir -p "$OUT"
 

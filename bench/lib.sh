@@ -47,10 +47,18 @@ bench_usage() {
 
 # Die unless PERFDIFF, perf, the extra commands named after it and
 # /usr/bin/time are there: better now than after minutes of recording.
+# The perfdiff to time: the path given (a binary, or the build directory
+# holding one), else build/perfdiff.
+bench_perfdiff() {
+	local pd=${1:-$ROOT/build/perfdiff}
+	[ -d "$pd" ] && pd=$pd/perfdiff
+	echo "$pd"
+}
+
 bench_require() {
 	local pd=$1 c
 	shift
-	[ -x "$pd" ] || die "no perfdiff binary at $pd (build it or pass its path)"
+	[ -f "$pd" ] && [ -x "$pd" ] || die "no perfdiff binary at $pd (build it or pass its path)"
 	command -v perf >/dev/null || die "perf is not installed"
 	for c in "$@"; do
 		command -v "$c" >/dev/null || die "no $c on this machine"
@@ -172,11 +180,15 @@ bench_hyperfine_median() {
 # three runs of "$@", from /usr/bin/time.  Sets CPU and RSS.  CPU time is
 # less disturbed than wall time by other jobs on a shared machine.
 bench_cpu_rss() {
-	local tmp r u s cpus=()
+	local tmp r u s st cpus=()
 	tmp=$(mktemp)
 	RSS=0
 	for _ in 1 2 3; do
-		/usr/bin/time -f '%M %U %S' -o "$tmp" "$@" >/dev/null 2>&1 || true
+		st=0
+		/usr/bin/time -f '%M %U %S' -o "$tmp" "$@" >/dev/null 2>&1 || st=$?
+		# perfdiff exits 1 on warnings; 2 and above is an error, whose
+		# timing would mean nothing
+		[ "$st" -lt 2 ] || { rm -f "$tmp"; die "$* failed (exit status $st)"; }
 		read -r r u s < <(tail -1 "$tmp")
 		[ "$r" -gt "$RSS" ] && RSS=$r
 		cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')")
