@@ -8,8 +8,15 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "symbols/session_defer.h"
+
 #define BLOCK_BYTES (1u << 20)
 #define NBLOCKS 4
+/* Held samples (kernel frames waiting for names) beyond which the
+ * producer waits for the kernel's symbol table after all. */
+#define HOLD_MAX_BYTES ((size_t)128 << 20)
+/* Held samples between two looks at whether the table is there. */
+#define HOLD_POLL 256
 
 typedef struct block {
 	uint8_t *data;
@@ -38,6 +45,13 @@ struct pd_pipeline {
 	/* producer: earliest and latest sample time seen (before filters) */
 	uint64_t time_first, time_last;
 	bool have_time;
+	/* producer: samples read while their kernel frames wait for names
+	 * (symbols/session_defer.h), in order; `held_ready` once named */
+	block hold;
+	bool held_ready;
+	size_t nheld;               /* samples held so far, a statistic */
+	bool ended;                 /* the session is at its end, or failed: */
+	int end_rc;                 /* PD_ITEROVER or the error (pl->err) */
 };
 
 /* ------------------------------------------------------------ packing */
@@ -53,6 +67,10 @@ static bool dso_wanted(pd_pipeline *pl, const char *dso)
 	return ok;
 }
 
+/* A frame that will have a name or not once the kernel's table is there:
+ * kept under -U until then; its key holds the pending id as address. */
+#define PD_PF_PENDING (1u << 31)
+
 static pd_fkey key_of(const pd_frame *f)
 {
 	uint32_t flags = 0;
@@ -65,6 +83,24 @@ static pd_fkey key_of(const pd_frame *f)
 	return (pd_fkey){ f->symbol, f->dso, f->symbol ? 0 : f->dso_addr, flags };
 }
 
+/* Named, or maybe named later: what -U keeps for now. */
+static bool keep_frame(const pd_frame *f)
+{
+	uint32_t id;
+	return f->symbol || pd_session_frame_pending(f, &id);
+}
+
+static pd_fkey pack_key(const pd_frame *f)
+{
+	uint32_t id;
+	if (!pd_session_frame_pending(f, &id))
+		return key_of(f);
+	pd_fkey k = key_of(f);
+	k.addr = id;
+	k.flags |= PD_PF_PENDING;
+	return k;
+}
+
 /* Whether the sample is folded at all (filters). */
 static bool wanted(pd_pipeline *pl, const pd_resolved_sample *rs)
 {
@@ -73,24 +109,26 @@ static bool wanted(pd_pipeline *pl, const pd_resolved_sample *rs)
 	return pl->p->filters.ndsos == 0 || dso_wanted(pl, rs->frames[0].dso);
 }
 
-/* Pack `rs` into `b`: 1 done, 0 no room (b not empty), PD_ENOMEM. */
-static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs)
+/* Pack `rs` into `b`: 1 done, 0 no room (b not empty), PD_ENOMEM.  A block
+ * takes BLOCK_BYTES, or one bigger record; the hold buffer (`grow`) all. */
+static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs, bool grow)
 {
 	const pd_frame *fr = rs->frames;
-	bool unres = !fr[0].symbol, hidden = pl->hide && unres;
+	bool unres = !keep_frame(&fr[0]), hidden = pl->hide && unres;
 	uint32_t n = 0;
 	if (!hidden)
 		for (size_t i = 0; i < rs->nframes; i++)
-			n += !pl->hide || fr[i].symbol != NULL;
+			n += !pl->hide || keep_frame(&fr[i]);
 	size_t size = pd_srec_size(n);
+	if (!grow && b->len && b->len + size > BLOCK_BYTES)
+		return 0;
 	if (b->cap - b->len < size) {
-		if (b->len)
-			return 0;
-		uint8_t *d = realloc(b->data, size);
+		size_t cap = grow && b->cap * 2 > b->len + size ? b->cap * 2 : b->len + size;
+		uint8_t *d = realloc(b->data, cap);
 		if (!d)
 			return PD_ENOMEM;
 		b->data = d;
-		b->cap = size;
+		b->cap = cap;
 	}
 	pd_srec *r = (pd_srec *)(b->data + b->len);
 	memset(r, 0, sizeof *r);
@@ -109,29 +147,104 @@ static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs)
 	pd_fkey *k = (pd_fkey *)(r + 1);
 	if (!hidden)
 		for (size_t i = 0; i < rs->nframes; i++)
-			if (!pl->hide || fr[i].symbol)  /* perf -U splices unnamed frames out */
-				*k++ = key_of(&fr[i]);
+			if (!pl->hide || keep_frame(&fr[i]))  /* perf -U splices unnamed frames out */
+				*k++ = pack_key(&fr[i]);
 	b->len += size;
 	return 1;
+}
+
+/*
+ * The held samples with their kernel frames named: each pending key
+ * replaced, and under -U the frames that stayed unnamed spliced out (a
+ * sample whose leaf did is hidden).  Records only shrink, so they are
+ * rewritten in place, front to back.
+ */
+static void settle(pd_pipeline *pl, block *h)
+{
+	size_t in = 0, out = 0;
+	while (in < h->len) {
+		pd_srec *r = (pd_srec *)(h->data + in);
+		size_t size = pd_srec_size(r->nframes);
+		if (out != in)
+			memmove(h->data + out, r, size);
+		r = (pd_srec *)(h->data + out);
+		pd_fkey *k = (pd_fkey *)(r + 1);
+		uint32_t kept = 0;
+		for (uint32_t i = 0; i < r->nframes; i++) {
+			pd_fkey key = k[i];
+			if (key.flags & PD_PF_PENDING)
+				key = key_of(pd_session_named_kernel(pl->s, (uint32_t)key.addr));
+			if (i == 0)
+				r->leaf_unresolved = !key.sym;
+			if (pl->hide && !key.sym) {
+				if (i == 0) {
+					r->hidden = true;
+					break;
+				}
+				continue;
+			}
+			k[kept++] = key;
+		}
+		r->nframes = kept;
+		in += size;
+		out += pd_srec_size(kept);
+	}
+	h->len = out;
+}
+
+/* Name the held samples' kernel frames if the table is there (or once it
+ * is, with `wait`): true when they are ready to go. */
+static bool try_release(pd_pipeline *pl, bool wait)
+{
+	int rc = pd_session_name_kernel(pl->s, wait);
+	if (rc <= 0)
+		return false;
+	settle(pl, &pl->hold);
+	pl->held_ready = true;
+	return true;
+}
+
+/* Hand the held samples over as block `b` (empty): the buffers trade places. */
+static void release(pd_pipeline *pl, block *b)
+{
+	block t = *b;
+	*b = pl->hold;
+	pl->hold = t;
+	pl->hold.len = 0;
+	pl->held_ready = false;
 }
 
 /*
  * Fill `b` from the session: 1 when it is full (more to come), 0 at the
  * end, a negative code on error (pl->err filled).  A sample that does not
  * fit waits in pl->pending for the next block.
+ *
+ * Samples whose kernel frames wait for the kernel's symbol table, and all
+ * after them, go to pl->hold instead; named, they follow as one block.
  */
 static int fill(pd_pipeline *pl, block *b)
 {
 	b->len = 0;
+	if (pl->held_ready) {
+		release(pl, b);
+		if (b->len)
+			return 1;
+	}
 	for (;;) {
 		const pd_resolved_sample *rs = pl->pending;
 		pl->pending = NULL;
 		if (!rs) {
-			int rc = pd_session_next(pl->s, &rs, &pl->err);
-			if (rc == PD_ITEROVER)
-				return 0;
-			if (rc < 0)
-				return rc;
+			int rc = pl->ended ? pl->end_rc : pd_session_next(pl->s, &rs, &pl->err);
+			if (rc < 0) {
+				/* the end, or an error: what was read still goes out first */
+				pl->ended = true;
+				pl->end_rc = rc;
+				if (pl->hold.len && try_release(pl, true) && b->len == 0)
+					release(pl, b);
+				if (b->len)
+					return 1;
+				return rc == PD_ITEROVER ? 0 : rc;
+			}
 		}
 		if (rs->record && (rs->record->u.sample.sample_type & PD_SAMPLE_TIME)) {
 			if (!pl->have_time || rs->time < pl->time_first)
@@ -142,7 +255,8 @@ static int fill(pd_pipeline *pl, block *b)
 		}
 		if (!wanted(pl, rs))
 			continue;
-		int rc = pack(pl, b, rs);
+		bool hold = pl->hold.len || pd_session_kernel_deferred(pl->s);
+		int rc = pack(pl, hold ? &pl->hold : b, rs, hold);
 		if (rc < 0)
 			return pd_error_set(&pl->err, rc, pd_reader_path(pd_session_reader(pl->s)),
 					    PD_NO_OFFSET, "out of memory");
@@ -150,6 +264,15 @@ static int fill(pd_pipeline *pl, block *b)
 			pl->pending = rs;
 			return 1;
 		}
+		if (hold && (++pl->nheld % HOLD_POLL == 0 || pl->hold.len > HOLD_MAX_BYTES) &&
+		    try_release(pl, pl->hold.len > HOLD_MAX_BYTES)) {
+			/* the block's samples came first */
+			if (b->len == 0)
+				release(pl, b);
+			return 1;
+		}
+		if (hold && b->len)
+			return 1;  /* what came before the first held sample: fold it meanwhile */
 	}
 }
 
@@ -199,7 +322,8 @@ static void *producer(void *arg)
 	}
 }
 
-int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread)
+int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread,
+		      bool defer_kernel)
 {
 	pd_pipeline *pl = calloc(1, sizeof *pl);
 	if (!pl)
@@ -208,6 +332,8 @@ int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, boo
 	pl->p = p;
 	pl->hide = (p->opts.flags & PD_PROFILE_HIDE_UNRESOLVED) != 0;
 	pl->consumer_block = -1;
+	if (defer_kernel)
+		pd_session_defer_kernel(s);
 	pd_idmap_init(&pl->dso_ok);
 	for (int i = 0; i < NBLOCKS; i++) {
 		pl->blocks[i].data = malloc(BLOCK_BYTES);
@@ -319,6 +445,12 @@ void pd_pipeline_free(pd_pipeline *pl)
 	pthread_mutex_destroy(&pl->mu);
 	for (int i = 0; i < NBLOCKS; i++)
 		free(pl->blocks[i].data);
+	free(pl->hold.data);
 	pd_idmap_free(&pl->dso_ok);
 	free(pl);
+}
+
+size_t pd_pipeline_held(const pd_pipeline *pl)
+{
+	return pl->nheld;
 }

@@ -42,8 +42,12 @@ typedef struct pd_srec {
 typedef struct pd_pipeline pd_pipeline;
 
 /* Start reading `s` (filters and flags from `p`, read-only from now on),
- * on a thread of its own when `thread` and one can be started. */
-int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread);
+ * on a thread of its own when `thread` and one can be started.  With
+ * `defer_kernel`, samples read while the kernel's symbol table is still
+ * loading are held and their kernel frames named once it is there, rather
+ * than waiting for it (symbols/session_defer.h): the same records, sooner. */
+int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread,
+		      bool defer_kernel);
 
 /*
  * The next block of records: *data and *len describe it (records are
@@ -57,6 +61,9 @@ int pd_pipeline_next(pd_pipeline *pl, const uint8_t **data, size_t *len, pd_erro
  * when none had a time.  Only once pd_pipeline_next() has returned 0: the
  * producer is done then. */
 bool pd_pipeline_time_range(const pd_pipeline *pl, uint64_t *first, uint64_t *last);
+
+/* Samples held for their kernel frames' names, so far. */
+size_t pd_pipeline_held(const pd_pipeline *pl);
 
 /* Stop early (an error while folding). */
 void pd_pipeline_cancel(pd_pipeline *pl);

@@ -365,6 +365,18 @@ bool pd_prefetch_take_kallsyms(pd_symbolizer *z, const char *path, pd_kallsyms *
 	return ks != NULL;
 }
 
+bool pd_prefetch_kallsyms_loading(pd_symbolizer *z)
+{
+	struct pd_prefetch *pf = z->prefetch;
+	if (!pf || !pf->ks_path)
+		return false;
+	pthread_mutex_lock(&pf->mu);
+	/* pending: the thread's first job, about to start */
+	bool busy = !pf->cancel && (pf->ks_state == JOB_PENDING || pf->ks_state == JOB_RUNNING);
+	pthread_mutex_unlock(&pf->mu);
+	return busy;
+}
+
 void pd_prefetch_free(pd_symbolizer *z)
 {
 	/* the tables taken over keep their names in pf->arena: this runs

@@ -16,6 +16,7 @@
 #include "../unwind/lbr.h"
 #include "../unwind/unwind.h"
 #include "kcache.h"
+#include "session_defer.h"
 #include "symbolizer.h"
 
 #define PD_DEFAULT_MAX_STACK 127
@@ -23,6 +24,19 @@
 #define PD_MAX_UNWIND_FRAMES 4096
 
 #define PD_SESSION_UMAPS 4
+
+/* A kernel address whose naming waits for the kernel's symbol table:
+ * what add_address() knew of it then (naming depends on nothing else). */
+typedef struct pending_kframe {
+	pd_map kmap;         /* the kernel map of the time (only its range and pgoff count) */
+	uint64_t look;       /* the address looked up */
+	uint32_t leaves;     /* samples whose leaf it is, for the unresolved counts */
+	pd_frame frame;      /* unnamed until pd_session_name_kernel(), then named */
+} pending_kframe;
+
+/* What marks a pending frame: its raw_symbol (symbol is NULL); its line
+ * holds the index into pend. */
+static const char pending_mark[] = "[kernel symbol pending]";
 
 struct pd_session {
 	pd_reader *reader;
@@ -49,6 +63,13 @@ struct pd_session {
 	uint64_t umap_gen;
 	const pd_map *umaps[PD_SESSION_UMAPS];
 	unsigned numaps, umap_next;
+	/* pd_session_defer_kernel(): kernel frames met while the kernel's
+	 * symbol table was still loading, named by pd_session_name_kernel() */
+	bool defer_kernel;
+	bool kernel_ready;             /* naming a kernel address waits no more */
+	pending_kframe *pend;
+	uint32_t npend, cap_pend;
+	uint32_t nnamed;               /* pend[0, nnamed) are named */
 };
 
 void pd_session_options_init(pd_session_options *opts)
@@ -202,6 +223,7 @@ void pd_session_free(pd_session *s)
 	free(s->frames);
 	free(s->unresolved);
 	pd_kcache_free(&s->kcache);
+	free(s->pend);
 	free(s);
 }
 
@@ -231,11 +253,11 @@ size_t pd_session_truncated(const pd_session *s, const pd_unresolved_count **out
 	return pd_unwinder_truncated(s->unwinder, out);
 }
 
-static void count_unresolved(pd_session *s, const char *dso)
+static void count_unresolved(pd_session *s, const char *dso, uint64_t n)
 {
 	for (size_t i = 0; i < s->nunresolved; i++)
 		if (s->unresolved[i].dso == dso || strcmp(s->unresolved[i].dso, dso) == 0) {
-			s->unresolved[i].samples++;
+			s->unresolved[i].samples += n;
 			return;
 		}
 	if (s->nunresolved == s->cap_unresolved) {
@@ -246,7 +268,24 @@ static void count_unresolved(pd_session *s, const char *dso)
 		s->unresolved = u;
 		s->cap_unresolved = cap;
 	}
-	s->unresolved[s->nunresolved++] = (pd_unresolved_count){ dso, 1 };
+	s->unresolved[s->nunresolved++] = (pd_unresolved_count){ dso, n };
+}
+
+static bool is_pending(const pd_frame *f)
+{
+	return !f->symbol && f->raw_symbol == pending_mark;
+}
+
+/* The sample's leaf has no name: counted per dso (a pending one once it
+ * is named). */
+static void count_leaf(pd_session *s)
+{
+	if (s->out.nframes == 0 || s->frames[0].symbol)
+		return;
+	if (is_pending(&s->frames[0]))
+		s->pend[s->frames[0].line].leaves++;
+	else
+		count_unresolved(s, s->frames[0].dso, 1);
 }
 
 static pd_frame *new_frame(pd_session *s)
@@ -320,6 +359,52 @@ static const pd_map *find_map(pd_session *s, uint32_t pid, uint8_t cpumode, uint
 	return m;
 }
 
+/* `f` as the named frame `sf` of `res` (or unnamed when `sf` is NULL),
+ * for the address `addr` looked up at `look`. */
+static void fill_frame(pd_frame *f, const pd_symres *res, const pd_symframe *sf, uint64_t addr,
+		       uint64_t look, uint8_t mode, const char *dso, uint64_t dso_addr)
+{
+	memset(f, 0, sizeof *f);
+	f->addr = addr;
+	f->cpumode = mode;
+	f->dso = dso;
+	f->dso_addr = dso_addr;
+	if (!sf)
+		return;
+	f->inlined = sf->inlined;
+	f->symbol = sf->name;
+	f->raw_symbol = sf->raw;
+	/* the offset perf prints is that of the recorded address */
+	f->symbol_offset = res->addr + (addr - look) - res->sym_start;
+	f->srcfile = sf->srcfile;
+	f->line = sf->line;
+}
+
+/* A kernel frame for pd_session_name_kernel() to name (see
+ * pd_session_defer_kernel()); kept in the kcache like a named one. */
+static int add_pending(pd_session *s, const pd_map *kmap, uint64_t addr, uint64_t look,
+		       uint8_t mode, const char *dso, uint64_t ktag)
+{
+	if (s->npend == s->cap_pend) {
+		uint32_t cap = s->cap_pend ? s->cap_pend * 2 : 256;
+		pending_kframe *v = cap > s->cap_pend ? realloc(s->pend, (size_t)cap * sizeof *v) : NULL;
+		if (!v)
+			return PD_ENOMEM;
+		s->pend = v;
+		s->cap_pend = cap;
+	}
+	pd_frame *f = new_frame(s);
+	if (!f)
+		return PD_ENOMEM;
+	fill_frame(f, NULL, NULL, addr, look, mode, dso, addr);
+	f->raw_symbol = pending_mark;
+	f->line = s->npend;
+	s->pend[s->npend++] = (pending_kframe){ .kmap = *kmap, .look = look, .frame = *f };
+	if (ktag)
+		pd_kcache_put(&s->kcache, addr, ktag, f);
+	return 0;
+}
+
 /*
  * Name `addr` and append its frames (inline ones first).  `caller` marks a
  * return address, looked up one byte earlier unless perf-compatible.
@@ -368,11 +453,17 @@ static int add_address(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t ad
 			return 0;
 		}
 		dso = map ? map->dso->name : "[kernel.kallsyms]";
-		if (kmap && (!map || map == kmap || map->dso->kernel))
-			res = pd_symbolizer_kernel(s->symz, kmap, s->kernel_build_id,
-						   s->kernel_build_id_size, look);
 		if (map == kmap || !map)
 			dso = "[kernel.kallsyms]";
+		if (kmap && (!map || map == kmap || map->dso->kernel)) {
+			if (s->defer_kernel && !s->kernel_ready) {
+				if (pd_symbolizer_kernel_loading(s->symz))
+					return add_pending(s, kmap, addr, look, mode, dso, ktag);
+				s->kernel_ready = true;
+			}
+			res = pd_symbolizer_kernel(s->symz, kmap, s->kernel_build_id,
+						   s->kernel_build_id_size, look);
+		}
 	} else if (map) {
 		dso = map->dso->name;
 		if (is_jit_dso(dso))
@@ -384,31 +475,17 @@ static int add_address(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t ad
 		pd_frame *f = new_frame(s);
 		if (!f)
 			return PD_ENOMEM;
-		f->addr = addr;
-		f->cpumode = mode;
-		f->dso = dso;
-		f->dso_addr = dso_addr;
+		fill_frame(f, NULL, NULL, addr, look, mode, dso, dso_addr);
 		if (ktag)
 			pd_kcache_put(&s->kcache, addr, ktag, f);
 		return 0;
 	}
 	bool inl = !(s->opts.flags & PD_SESSION_NO_INLINE);
 	for (size_t i = inl ? 0 : res->nframes - 1; i < res->nframes; i++) {
-		const pd_symframe *sf = &res->frames[i];
 		pd_frame *f = new_frame(s);
 		if (!f)
 			return PD_ENOMEM;
-		f->addr = addr;
-		f->cpumode = mode;
-		f->inlined = sf->inlined;
-		f->symbol = sf->name;
-		f->raw_symbol = sf->raw;
-		/* the offset perf prints is that of the recorded address */
-		f->symbol_offset = res->addr + (addr - look) - res->sym_start;
-		f->dso = dso;
-		f->srcfile = sf->srcfile;
-		f->line = sf->line;
-		f->dso_addr = dso_addr;
+		fill_frame(f, res, &res->frames[i], addr, look, mode, dso, dso_addr);
 	}
 	if (ktag && s->out.nframes == first + 1)
 		pd_kcache_put(&s->kcache, addr, ktag, &s->frames[first]);
@@ -506,8 +583,7 @@ static int resolve_lbr(pd_session *s, const pd_record *rec)
 		if (rc < 0)
 			return rc;
 	}
-	if (s->out.nframes > 0 && !s->frames[0].symbol)
-		count_unresolved(s, s->frames[0].dso);
+	count_leaf(s);
 	return 0;
 }
 
@@ -521,8 +597,7 @@ static int resolve(pd_session *s, const pd_record *rec)
 		if (rc < 0)
 			return rc;
 		if (rc > 0) {
-			if (s->out.nframes > 0 && !s->frames[0].symbol)
-				count_unresolved(s, s->frames[0].dso);
+			count_leaf(s);
 			return 0;
 		}
 	}
@@ -577,8 +652,7 @@ static int resolve(pd_session *s, const pd_record *rec)
 		if ((rc = add_address(s, pid, cpumode, smp->ip, false)) < 0)
 			return rc;
 	}
-	if (s->out.nframes > 0 && !s->frames[0].symbol)
-		count_unresolved(s, s->frames[0].dso);
+	count_leaf(s);
 	return 0;
 }
 
@@ -647,4 +721,56 @@ int pd_session_next(pd_session *s, const pd_resolved_sample **out, pd_error *err
 		*out = o;
 		return 0;
 	}
+}
+
+/* ------------------------------------------------------------ deferral */
+
+void pd_session_defer_kernel(pd_session *s)
+{
+	s->defer_kernel = true;
+}
+
+bool pd_session_kernel_deferred(const pd_session *s)
+{
+	return s->nnamed < s->npend;
+}
+
+int pd_session_name_kernel(pd_session *s, bool wait)
+{
+	if (s->nnamed == s->npend) {
+		s->kernel_ready = s->kernel_ready || !pd_symbolizer_kernel_loading(s->symz);
+		return 1;
+	}
+	if (!wait && pd_symbolizer_kernel_loading(s->symz))
+		return 0;
+	for (; s->nnamed < s->npend; s->nnamed++) {
+		pending_kframe *p = &s->pend[s->nnamed];
+		const pd_symres *res = pd_symbolizer_kernel(s->symz, &p->kmap, s->kernel_build_id,
+							    s->kernel_build_id_size, p->look);
+		pd_frame *f = &p->frame;
+		/* a kernel address has one frame (no inline ones) */
+		const pd_symframe *sf = res && res->nframes && res->frames[res->nframes - 1].name
+						? &res->frames[res->nframes - 1]
+						: NULL;
+		fill_frame(f, res, sf, f->addr, p->look, f->cpumode, f->dso, f->dso_addr);
+		if (!sf && p->leaves)
+			count_unresolved(s, f->dso, p->leaves);
+	}
+	/* the kcache holds pending frames: they must not come back */
+	pd_kcache_free(&s->kcache);
+	s->kernel_ready = true;
+	return 1;
+}
+
+bool pd_session_frame_pending(const pd_frame *f, uint32_t *id)
+{
+	if (!is_pending(f))
+		return false;
+	*id = f->line;
+	return true;
+}
+
+const pd_frame *pd_session_named_kernel(const pd_session *s, uint32_t id)
+{
+	return id < s->nnamed ? &s->pend[id].frame : NULL;
 }

@@ -295,6 +295,8 @@ bool pd_prefetch_help(void *symbolizer);
  * thread leaves it alone and the caller loads it). */
 bool pd_prefetch_take_kallsyms(pd_symbolizer *z, const char *path,
 			       struct pd_kallsyms **out);
+/* Whether the thread has a kallsyms table still to read or being read. */
+bool pd_prefetch_kallsyms_loading(pd_symbolizer *z);
 
 /* Which kallsyms belongs to kernel build-id `bid` (`n` bytes, 0: none
  * recorded): the configured file, perf's cached copy (written into

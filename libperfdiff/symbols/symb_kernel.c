@@ -233,6 +233,11 @@ static pd_kview *kview_for(pd_kstate *k, const pd_map *map)
 	return v;
 }
 
+bool pd_symbolizer_kernel_loading(pd_symbolizer *z)
+{
+	return z && !z->kernels && pd_prefetch_kallsyms_loading(z);
+}
+
 const pd_symres *pd_symbolizer_kernel(pd_symbolizer *z, const pd_map *kernel_map,
 				      const uint8_t *build_id, size_t build_id_size,
 				      uint64_t addr)

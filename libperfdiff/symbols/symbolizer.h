@@ -72,6 +72,14 @@ const pd_symres *pd_symbolizer_lookup(pd_symbolizer *z, const pd_dso_id *dso,
 				      uint64_t file_off);
 
 /*
+ * True while the kernel's symbol table is still being read ahead on the
+ * prefetch thread (pd_symbolizer_prefetch()) and no kernel address has
+ * been named yet: pd_symbolizer_kernel() would wait for it now.  A caller
+ * with other work may name its kernel addresses later instead.
+ */
+bool pd_symbolizer_kernel_loading(pd_symbolizer *z);
+
+/*
  * Name a kernel address.  `kernel_map` is the kernel text map (its pgoff is
  * the runtime address of _text, used to relocate kallsyms); `build_id` the
  * recording's [kernel.kallsyms] build-id (may be empty).  With a configured

@@ -1,0 +1,48 @@
+/*
+ * Kernel frames named late, for a reader that can hold samples.
+ *
+ * The kernel's symbol table is read ahead on the prefetch thread (see
+ * prefetch.c): /proc/kallsyms costs the kernel ~50 ms of formatting, and
+ * a system-wide recording reaches its first kernel frame within the first
+ * few records, so the session would sit idle for most of that.  With
+ * deferral on, a kernel address met while the table is still loading
+ * becomes a pending frame instead (no symbol; everything else already
+ * known), and the session reads on.  Its name depends only on the table
+ * and on the kernel map of that moment, which the pending frame keeps, so
+ * naming it later gives what naming it then would have.
+ *
+ * The caller holds the samples that came out meanwhile (their frames are
+ * only valid until the next pd_session_next()), asks
+ * pd_session_name_kernel() now and then, and, once it has answered 1,
+ * replaces each pending frame by pd_session_named_kernel().  Off by
+ * default: every other user of pd_session_next() sees named frames only.
+ */
+#ifndef PD_SYMBOLS_SESSION_DEFER_H
+#define PD_SYMBOLS_SESSION_DEFER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "perfdiff/session.h"
+
+/* From now on, kernel addresses met while the table loads are pending. */
+void pd_session_defer_kernel(pd_session *s);
+
+/* Whether some pending frame is still unnamed. */
+bool pd_session_kernel_deferred(const pd_session *s);
+
+/*
+ * Name every pending frame: 1 done (or nothing pending), 0 when the table
+ * is still loading and `wait` is false, PD_ENOMEM.  After 1 no new pending
+ * frame is made.
+ */
+int pd_session_name_kernel(pd_session *s, bool wait);
+
+/* Whether `f` is a pending frame, and its id. */
+bool pd_session_frame_pending(const pd_frame *f, uint32_t *id);
+
+/* The named frame of pending frame `id`, once pd_session_name_kernel() has
+ * returned 1; NULL for an id never given out. */
+const pd_frame *pd_session_named_kernel(const pd_session *s, uint32_t id);
+
+#endif
