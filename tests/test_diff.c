@@ -377,6 +377,9 @@ START_TEST(test_renamed)
 		      rel->new_change, why);
 	ck_assert_msg(rel->score >= 0.6 && rel->score <= 1, "score %.2f at least the default "
 		      "rename_score\n%s", rel->score, why);
+	/* both builds have DWARF: the source file, from the profiles, counted */
+	ck_assert_msg(strstr(rel->evidence, "same file diff_rename.c"), "evidence: %s\n%s",
+		      rel->evidence, why);
 	pd_diff_free(d);
 	free(why);
 	pd_profile_free(b);

@@ -189,6 +189,36 @@ START_TEST(test_rename_ambiguous_refused)
 }
 END_TEST
 
+/* The source file breaks the tie that names and costs leave: of two
+ * equally good candidates, the one compiled from the base's file (by
+ * basename: the builds ran in other folders). */
+START_TEST(test_rename_by_source_file)
+{
+	fixture f;
+	fx_init(&f);
+	uint32_t bp = addb(&f, 0, "driver", 100);
+	uint32_t bx = addb(&f, bp, "compute_x", 500);
+	uint32_t np = addn(&f, 0, "driver", 100);
+	uint32_t ny = addn(&f, np, "compute_y", 500);
+	uint32_t nz = addn(&f, np, "compute_z", 500);
+	ck_assert_int_eq(dt_tree_set_unit(&f.b, f.b.n[bx].key, "/build/a/src/solver.c"), 0);
+	ck_assert_int_eq(dt_tree_set_unit(&f.n, f.n.n[ny].key, "/build/b/src/parser.c"), 0);
+	ck_assert_int_eq(dt_tree_set_unit(&f.n, f.n.n[nz].key, "src/solver.c"), 0);
+	/* the first unit given stays */
+	ck_assert_int_eq(dt_tree_set_unit(&f.n, f.n.n[nz].key, "other.c"), 0);
+	ck_assert_str_eq(dt_tree_unit(&f.n, f.n.n[nz].key), "src/solver.c");
+	ck_assert_ptr_null(dt_tree_unit(&f.n, f.n.n[np].key));
+	run_align(&f);
+	ck_assert_uint_eq(count_kind(&f, PD_REL_RENAMED), 1);
+	const dt_rel *r = find_kind(&f, PD_REL_RENAMED);
+	ck_assert_uint_eq(r->b[0], bx);
+	ck_assert_uint_eq(r->n[0], nz);
+	ck_assert_msg(strstr(r->evidence, "same file solver.c"), "%s", r->evidence);
+	ck_assert_uint_eq(f.n.n[ny].partner, DT_NONE);
+	fx_free(&f);
+}
+END_TEST
+
 START_TEST(test_rename_needs_evidence)
 {
 	/* an unrelated leaf of a very different cost is not a rename */
@@ -996,6 +1026,7 @@ static Suite *suite(void)
 	tcase_add_test(a, test_inlined_flag_merges_siblings);
 	tcase_add_test(a, test_rename_same_parent);
 	tcase_add_test(a, test_rename_ambiguous_refused);
+	tcase_add_test(a, test_rename_by_source_file);
 	tcase_add_test(a, test_rename_needs_evidence);
 	tcase_add_test(a, test_inlined_by_cost);
 	tcase_add_test(a, test_outlined_mirror);

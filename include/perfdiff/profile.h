@@ -180,6 +180,10 @@ PD_EXTERN(const pd_cct_node *) pd_profile_root(const pd_profile *p, size_t ev);
 PD_EXTERN(const char *) pd_cct_symbol(const pd_cct_node *n);
 /** Dso of a node ("[kernel.kallsyms]", path), or NULL for the root. */
 PD_EXTERN(const char *) pd_cct_dso(const pd_cct_node *n);
+/** Source file of a node's function as its DWARF names it (the DW_AT_name
+ *  of its compilation unit, pd_frame.unit), or NULL: unknown (no DWARF
+ *  read for it, the kernel, an inline frame, an unresolved frame). */
+PD_EXTERN(const char *) pd_cct_unit(const pd_cct_node *n);
 /** True when the node is an inline frame. */
 PD_EXTERN(bool) pd_cct_inlined(const pd_cct_node *n);
 /** True when the frame is kernel code. */

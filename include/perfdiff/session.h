@@ -153,6 +153,9 @@ typedef struct pd_frame {
 	unsigned line;
 	uint64_t dso_addr;        /**< the address within its dso as perf prints it: for a
 	                               user map addr − start + pgoff; kernel: addr */
+	const char *unit;         /**< for a function (not an inline frame) read with DWARF:
+	                               the source file of its compilation unit (its
+	                               DW_AT_name, e.g. "src/fs/select.c"), else NULL */
 } pd_frame;
 
 /** A sample with its process, thread and resolved call chain. */

@@ -13,6 +13,8 @@
  *             with PD_PROFILE_KEEP_SUFFIXES): one ↔ several is split or
  *             merged, one ↔ one a rename, costs summing up;
  *   renamed   the rest of the siblings, scored on callees, cost and name,
+ *             and on the source file where DWARF named both (the
+ *             same file adds DT_UNIT_WEIGHT, two files take it away),
  *             paired 1:1 only where no runner-up comes close.
  *
  * Then subtrees left unpaired under aligned parents are compared across
@@ -414,21 +416,37 @@ static uint32_t common_callees(const ctx *c, uint32_t x, uint32_t y)
 	return n;
 }
 
+/*
+ * Whether x (base) and y (new) are compiled from one source file: 1 yes,
+ * 0 no, -1 unknown (no DWARF for one of them).  Files compare by
+ * basename: the two builds are often made in different folders.
+ */
+static int same_unit(const ctx *c, uint32_t x, uint32_t y)
+{
+	const char *ux = dt_tree_unit(c->b, c->b->n[x].key);
+	const char *uy = dt_tree_unit(c->n, c->n->n[y].key);
+	if (!ux || !uy)
+		return -1;
+	return strcmp(dt_basename(ux), dt_basename(uy)) == 0;
+}
+
 static double rename_score(const ctx *c, uint32_t x, uint32_t y, double *name_out,
 			   uint32_t *common_out)
 {
 	uint32_t kx = costly_kids(c, c->b, x), ky = costly_kids(c, c->n, y);
 	double name = dt_name_similarity(dt_node_sym(c->b, x), dt_node_sym(c->n, y));
 	double cost = cost_sim(incl(c->b, x), incl(c->n, y));
+	int unit = same_unit(c, x, y);
+	double file = unit < 0 ? 0 : unit ? DT_UNIT_WEIGHT : -DT_UNIT_WEIGHT;
 	*name_out = name;
 	*common_out = 0;
 	/* two leaves: no callee evidence either way, so cost and name decide */
 	if (kx + ky == 0)
-		return 0.55 * cost + 0.45 * name;
+		return fmin(1.0, 0.55 * cost + 0.45 * name + file);
 	uint32_t common = common_callees(c, x, y);
 	*common_out = common;
 	double dice = fmin(1.0, 2.0 * common / (double)(kx + ky));
-	return 0.45 * dice + 0.30 * cost + 0.25 * name;
+	return fmin(1.0, 0.45 * dice + 0.30 * cost + 0.25 * name + file);
 }
 
 /* Keep the `cap` biggest of v (unmatched, relation-free, resolved, big enough). */
@@ -495,9 +513,12 @@ static void align_renames(ctx *c, uint32_t pb, uint32_t pn, uint32_t *ub, uint32
 		uint32_t common;
 		double s = rename_score(c, x, y, &name, &common);
 		uint32_t kx = costly_kids(c, c->b, x);
+		int unit = same_unit(c, x, y);
 		add_rel(c, PD_REL_RENAMED, &x, 1, &y, 1, pb, pn, s,
-			"same callees %u/%u, cost %.2f vs %.2f, name %.2f", common, kx,
-			incl(c->b, x), incl(c->n, y), name);
+			"same callees %u/%u, cost %.2f vs %.2f, name %.2f%s%s", common, kx,
+			incl(c->b, x), incl(c->n, y), name,
+			unit < 0 ? "" : unit ? ", same file " : ", other files",
+			unit > 0 ? dt_basename(dt_tree_unit(c->b, c->b->n[x].key)) : "");
 		pair(c, x, y);
 	}
 out:

@@ -104,6 +104,8 @@ typedef struct dt_tree {
 	double *mean_incl, *mean_self; /* mean share (%) over runs, after finish */
 	uint64_t *total, *samples, *span; /* [nruns] */
 	uint64_t all_samples;
+	const char **unit;    /* per key id: its function's source file here, NULL unknown */
+	uint32_t nunit;
 } dt_tree;
 
 /* An empty tree (root only) of `nruns` runs over the key table `keys`. */
@@ -121,6 +123,15 @@ void dt_tree_add_self(dt_tree *t, uint32_t id, size_t run, uint64_t period);
 int dt_tree_finish(dt_tree *t);
 /* The child of `parent` with key `key`, DT_NONE. */
 uint32_t dt_tree_find(const dt_tree *t, uint32_t parent, uint32_t key);
+/* Key `key`'s function is compiled from `unit` (a source file path,
+ * pd_cct_unit(); kept as a pointer) in this tree: the first unit given
+ * stays.  0 or PD_ENOMEM. */
+int dt_tree_set_unit(dt_tree *t, uint32_t key, const char *unit);
+/* The unit of key `key` in this tree, NULL unknown. */
+static inline const char *dt_tree_unit(const dt_tree *t, uint32_t key)
+{
+	return key < t->nunit ? t->unit[key] : NULL;
+}
 /* Fill a tree from event `ev` of `p`.  0, PD_ENOMEM or PD_ELIMIT. */
 int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev);
 
@@ -219,6 +230,8 @@ static inline double dt_min_pts(const pd_diff_options *o)
 #define DT_SHAPE_FRACTION 0.1    /* descendants below this share of a subtree's cost
                                      are not part of its shape */
 #define DT_RENAME_CAP 64          /* unmatched siblings considered per side (biggest) */
+#define DT_UNIT_WEIGHT 0.1        /* rename score added when both functions come from
+                                     the same source file, taken when from two */
 
 /* ------------------------------------------------------------------ stats */
 

@@ -52,8 +52,30 @@ void dt_tree_free(dt_tree *t)
 	free(t->total);
 	free(t->samples);
 	free(t->span);
+	free(t->unit);
 	pd_u64map_free(&t->child_of);
 	memset(t, 0, sizeof *t);
+}
+
+int dt_tree_set_unit(dt_tree *t, uint32_t key, const char *unit)
+{
+	if (!unit || key == DT_NONE || dt_tree_unit(t, key))
+		return 0;
+	if (key >= t->nunit) {
+		uint32_t n = t->nunit ? t->nunit : 64;
+		while (n <= key && n < DT_NONE / 2)
+			n *= 2;
+		if (n <= key)
+			return PD_ENOMEM;
+		const char **u = realloc(t->unit, (size_t)n * sizeof *u);
+		if (!u)
+			return PD_ENOMEM;
+		memset(u + t->nunit, 0, (size_t)(n - t->nunit) * sizeof *u);
+		t->unit = u;
+		t->nunit = n;
+	}
+	t->unit[key] = unit;
+	return 0;
 }
 
 static int grow(dt_tree *t)
@@ -234,6 +256,10 @@ int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 			if (id == DT_NONE) {
 				free(st);
 				return t->nn >= DT_NONE - 2 ? PD_ELIMIT : PD_ENOMEM;
+			}
+			if (dt_tree_set_unit(t, key, pd_cct_unit(c)) < 0) {
+				free(st);
+				return PD_ENOMEM;
 			}
 			for (size_t r = 0; r < R; r++)
 				dt_tree_add_self(t, id, r, pd_cct_self(c, r));

@@ -206,6 +206,12 @@ const char *pd_cct_dso(const pd_cct_node *n)
 	return f ? pd_strtab_get(&n->tree->prof->strings, f->dso) : NULL;
 }
 
+const char *pd_cct_unit(const pd_cct_node *n)
+{
+	const pd_pframe *f = frame_of(n);
+	return f && f->unit != PD_NO_ID ? pd_strtab_get(&n->tree->prof->strings, f->unit) : NULL;
+}
+
 bool pd_cct_inlined(const pd_cct_node *n)
 {
 	const pd_pframe *f = frame_of(n);

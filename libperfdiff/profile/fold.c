@@ -162,7 +162,10 @@ static uint32_t new_frame_id(run_state *st, const pd_fkey *k)
 	uint32_t dso = pd_strtab_intern(&p->strings, dso_name, strlen(dso_name));
 	if (sym == PD_NO_ID || dso == PD_NO_ID)
 		return PD_NO_ID;
-	return pd_frametab_get(&p->frames, sym, dso, k->flags);
+	uint32_t id = pd_frametab_get(&p->frames, sym, dso, k->flags);
+	if (id != PD_NO_ID && k->sym && k->unit && p->frames.v[id].unit == PD_NO_ID)
+		p->frames.v[id].unit = pd_strtab_intern(&p->strings, k->unit, strlen(k->unit));
+	return id;
 }
 
 static uint32_t frame_id(run_state *st, const pd_fkey *k, uint64_t khash)

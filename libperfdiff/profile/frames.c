@@ -43,7 +43,7 @@ uint32_t pd_frametab_get(pd_frametab *t, uint32_t sym, uint32_t dso, uint32_t fl
 	id = t->n;
 	if (pd_idmap_put(&t->index, key, id) < 0)
 		return PD_NO_ID;
-	t->v[id] = (pd_pframe){ sym, dso, flags };
+	t->v[id] = (pd_pframe){ sym, dso, flags, PD_NO_ID };
 	t->n++;
 	return id;
 }

@@ -100,6 +100,8 @@ enum pd_frame_flag {
 typedef struct pd_pframe {
 	uint32_t sym, dso;   /* string ids */
 	uint32_t flags;      /* pd_frame_flag */
+	uint32_t unit;       /* string id of the function's source file (pd_frame.unit),
+	                      * the first one seen; PD_NO_ID unknown */
 } pd_pframe;
 
 typedef struct pd_frametab {

@@ -80,7 +80,12 @@ static pd_fkey key_of(const pd_frame *f)
 		flags |= PD_PF_KERNEL;
 	if (!f->symbol)
 		flags |= PD_PF_UNRESOLVED;
-	return (pd_fkey){ f->symbol, f->dso, f->symbol ? 0 : f->dso_addr, flags };
+	pd_fkey k = { .sym = f->symbol, .dso = f->dso, .flags = flags };
+	if (f->symbol)
+		k.unit = f->unit;
+	else
+		k.addr = f->dso_addr;
+	return k;
 }
 
 /* Named, or maybe named later: what -U keeps for now. */

@@ -21,7 +21,10 @@
 typedef struct pd_fkey {
 	const char *sym;     /* NULL: unresolved, keyed by address */
 	const char *dso;
-	uint64_t addr;
+	union {
+		uint64_t addr;      /* unresolved: the address in its dso */
+		const char *unit;   /* resolved: pd_frame.unit (NULL unknown) */
+	};
 	uint32_t flags;
 } pd_fkey;
 

@@ -335,6 +335,7 @@ bool pd_dwarf_lookup_flags(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t add
 	out->func_line = line;
 	if (!cu)
 		return file != NULL;
+	out->unit = dwarf_diename(cu);
 
 	Dwarf_Die buf[PD_MAX_DEPTH];
 	Dwarf_Die *phys = buf, *own = NULL;

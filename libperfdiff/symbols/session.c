@@ -378,6 +378,7 @@ static void fill_frame(pd_frame *f, const pd_symres *res, const pd_symframe *sf,
 	f->symbol_offset = res->addr + (addr - look) - res->sym_start;
 	f->srcfile = sf->srcfile;
 	f->line = sf->line;
+	f->unit = sf->unit;
 }
 
 /* A kernel frame for pd_session_name_kernel() to name (see

@@ -175,6 +175,7 @@ typedef struct pd_dwarf_info {
 	const char *func_file;                   /* line in the containing function */
 	unsigned func_line;
 	const char *func_raw;                    /* DWARF name of the containing subprogram */
+	const char *unit;                        /* its compilation unit's name (DW_AT_name) */
 	uint64_t func_low;                       /* its entry (module address), 0 unknown */
 } pd_dwarf_info;
 

@@ -846,6 +846,8 @@ static const pd_symres *resolve(pd_symbolizer *z, pd_dsostate *st, uint64_t off)
 	}
 	f[ninl].raw = have ? func_raw : pd_strpool_intern(&z->strings, &z->arena, func_raw);
 	f[ninl].name = pd_symbolizer_display(z, f[ninl].raw);
+	if (di && di->unit)
+		f[ninl].unit = pd_strpool_intern(&z->strings, &z->arena, di->unit);
 	if (z->cfg.srcline && di && di->func_file) {
 		f[ninl].srcfile = pd_strpool_intern(&z->strings, &z->arena, di->func_file);
 		f[ninl].line = f[ninl].srcfile ? di->func_line : 0;

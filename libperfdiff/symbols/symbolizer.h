@@ -45,6 +45,8 @@ typedef struct pd_symframe {
 	const char *srcfile;  /* NULL when unknown or not asked for */
 	unsigned line;
 	bool inlined;
+	const char *unit;     /* the function's compilation unit (not inline frames'):
+	                       * the source file it was compiled from, when DWARF was read */
 } pd_symframe;
 
 /*
