@@ -71,38 +71,39 @@ static bool dso_wanted(pd_pipeline *pl, const char *dso)
  * kept under -U until then; its key holds the pending id as address. */
 #define PD_PF_PENDING (1u << 31)
 
-static pd_fkey key_of(const pd_frame *f)
+static inline pd_fkey key_of(const pd_frame *f)
 {
-	uint32_t flags = 0;
-	if (f->inlined)
-		flags |= PD_PF_INLINED;
-	if (f->cpumode == PD_CPUMODE_KERNEL || f->cpumode == PD_CPUMODE_GUEST_KERNEL)
-		flags |= PD_PF_KERNEL;
-	if (!f->symbol)
-		flags |= PD_PF_UNRESOLVED;
-	pd_fkey k = { .sym = f->symbol, .dso = f->dso, .flags = flags };
-	if (f->symbol)
+	pd_fkey k;
+	k.sym = f->symbol;
+	k.dso = f->dso;
+	k.flags = (f->inlined ? PD_PF_INLINED : 0) |
+		  (f->cpumode == PD_CPUMODE_KERNEL || f->cpumode == PD_CPUMODE_GUEST_KERNEL
+			   ? PD_PF_KERNEL
+			   : 0);
+	if (f->symbol) {
 		k.unit = f->unit;
-	else
+	} else {
 		k.addr = f->dso_addr;
+		k.flags |= PD_PF_UNRESOLVED;
+	}
 	return k;
 }
 
 /* Named, or maybe named later: what -U keeps for now. */
-static bool keep_frame(const pd_frame *f)
+static inline bool keep_frame(const pd_frame *f)
 {
 	uint32_t id;
 	return f->symbol || pd_session_frame_pending(f, &id);
 }
 
-static pd_fkey pack_key(const pd_frame *f)
+static inline pd_fkey pack_key(const pd_frame *f)
 {
-	uint32_t id;
-	if (!pd_session_frame_pending(f, &id))
-		return key_of(f);
 	pd_fkey k = key_of(f);
-	k.addr = id;
-	k.flags |= PD_PF_PENDING;
+	uint32_t id;
+	if (!f->symbol && pd_session_frame_pending(f, &id)) {
+		k.addr = id;
+		k.flags |= PD_PF_PENDING;
+	}
 	return k;
 }
 
