@@ -13,8 +13,10 @@
 #define BLOCK_BYTES (1u << 20)
 #define NBLOCKS 4
 /* Held samples (kernel frames waiting for names) beyond which the
- * producer waits for the kernel's symbol table after all. */
-#define HOLD_MAX_BYTES ((size_t)128 << 20)
+ * producer waits for the kernel's symbol table after all: memory that
+ * grows with samples, not stacks, so kept small (a 54 MB recording held
+ * ~13 MB while /proc/kallsyms was read). */
+#define HOLD_MAX_BYTES ((size_t)32 << 20)
 /* Held samples between two looks at whether the table is there. */
 #define HOLD_POLL 256
 
@@ -231,6 +233,14 @@ static void release(pd_pipeline *pl, block *b)
 static int fill(pd_pipeline *pl, block *b)
 {
 	b->len = 0;
+	if (b->cap > BLOCK_BYTES && !pl->held_ready) {
+		/* the hold buffer came back: give its memory back */
+		uint8_t *d = realloc(b->data, BLOCK_BYTES);
+		if (d) {
+			b->data = d;
+			b->cap = BLOCK_BYTES;
+		}
+	}
 	if (pl->held_ready) {
 		release(pl, b);
 		if (b->len)
