@@ -1589,18 +1589,19 @@ typedef struct recs {
 	size_t len;
 } recs;
 
-static size_t collect_defer(const char *path, unsigned flags, bool thread, bool defer, recs *out,
-			    pd_session **keep);
+static size_t collect_defer(const char *path, unsigned flags, bool thread, size_t hold_max,
+			    recs *out, pd_session **keep);
 
 static void collect(const char *path, unsigned flags, bool thread, recs *out,
 		    pd_session **keep)
 {
-	collect_defer(path, flags, thread, false, out, keep);
+	collect_defer(path, flags, thread, 0, out, keep);
 }
 
-/* Returns the number of samples held for their kernel frames' names. */
-static size_t collect_defer(const char *path, unsigned flags, bool thread, bool defer, recs *out,
-			    pd_session **keep)
+/* Returns the number of samples held for their kernel frames' names
+ * (`hold_max` bytes of them at most; 0: none). */
+static size_t collect_defer(const char *path, unsigned flags, bool thread, size_t hold_max,
+			    recs *out, pd_session **keep)
 {
 	pd_profile_options o;
 	pd_profile_options_init(&o);
@@ -1612,7 +1613,7 @@ static size_t collect_defer(const char *path, unsigned flags, bool thread, bool 
 	pd_session *s;
 	ck_assert_int_eq(pd_session_open(&s, path, &o.session, &err), 0);
 	pd_pipeline *pl;
-	ck_assert_int_eq(pd_pipeline_start(&pl, s, p, thread, defer), 0);
+	ck_assert_int_eq(pd_pipeline_start(&pl, s, p, thread, hold_max), 0);
 	memset(out, 0, sizeof *out);
 	const uint8_t *data;
 	size_t len;
@@ -1680,55 +1681,61 @@ static size_t same_records(const recs *a, const recs *b, unsigned flags, size_t 
 
 /* Kernel frames named once the table is there (the producer held the
  * samples meanwhile) are the frames named right away, in the same order,
- * with -U too, and the session's unresolved counts agree. */
+ * with -U too, and the session's unresolved counts agree.  Held to the
+ * end (the table comes after this small file is read), and held a few
+ * KB at a time: then the producer waits for the table in mid-file and
+ * goes on with the samples after the held ones. */
 START_TEST(test_pipeline_defer_kernel)
 {
 	NEED_LAB();
 	if (!L.sys_ok)
 		PD_SKIP("perf record -a failed (needs privileges)");
-	for (unsigned flags = 0; flags <= PD_PROFILE_HIDE_UNRESOLVED; flags += PD_PROFILE_HIDE_UNRESOLVED) {
-		recs a, b;
-		pd_session *sa, *sb;
-		/* the table takes tens of ms to read: the first kernel frames
-		 * come long before, unless the machine stalls the session */
-		size_t held = 0;
-		for (int tries = 0; tries < 5 && held == 0; tries++) {
-			if (tries) {
-				free(a.bytes);
-				pd_session_free(sa);
+	static const size_t caps[] = { PD_PIPELINE_HOLD_MAX, 16 << 10 };
+	for (unsigned flags = 0; flags <= PD_PROFILE_HIDE_UNRESOLVED; flags += PD_PROFILE_HIDE_UNRESOLVED)
+		for (size_t ci = 0; ci < 2; ci++) {
+			recs a, b;
+			pd_session *sa = NULL, *sb;
+			/* the table takes tens of ms to read: the first kernel frames
+			 * come long before, unless the machine stalls the session */
+			size_t held = 0;
+			for (int tries = 0; tries < 5 && held == 0; tries++) {
+				if (tries) {
+					free(a.bytes);
+					pd_session_free(sa);
+				}
+				held = collect_defer(L.sys, flags, true, caps[ci], &a, &sa);
 			}
-			held = collect_defer(L.sys, flags, true, true, &a, &sa);
+			ck_assert_uint_gt(held, 0);
+			collect_defer(L.sys, flags, true, 0, &b, &sb);
+			size_t frames = 0, n = same_records(&a, &b, flags, &frames);
+			fprintf(stderr, "defer (flags %u, hold at most %zu bytes): %zu of %zu samples held, same records\n",
+				flags, caps[ci], held, n);
+			ck_assert_uint_le(held, n);
+			ck_assert_uint_gt(n, 100);
+			const pd_unresolved_count *ua, *ub;
+			size_t na = pd_session_unresolved(sa, &ua), nb = pd_session_unresolved(sb, &ub);
+			ck_assert_uint_eq(na, nb);
+			for (size_t i = 0; i < na; i++) {
+				size_t j = 0;
+				while (j < nb && strcmp(ua[i].dso, ub[j].dso) != 0)
+					j++;
+				ck_assert_msg(j < nb && ua[i].samples == ub[j].samples,
+					      "%s: %llu unresolved", ua[i].dso,
+					      (unsigned long long)ua[i].samples);
+			}
+			/* without a thread too */
+			recs c;
+			pd_session *sc;
+			collect_defer(L.sys, flags, false, caps[ci], &c, &sc);
+			frames = 0;
+			ck_assert_uint_eq(same_records(&c, &b, flags, &frames), n);
+			free(a.bytes);
+			free(b.bytes);
+			free(c.bytes);
+			pd_session_free(sa);
+			pd_session_free(sb);
+			pd_session_free(sc);
 		}
-		ck_assert_uint_gt(held, 0);
-		collect_defer(L.sys, flags, true, false, &b, &sb);
-		size_t frames = 0, n = same_records(&a, &b, flags, &frames);
-		fprintf(stderr, "defer (flags %u): %zu of %zu samples held, same records\n", flags,
-			held, n);
-		ck_assert_uint_le(held, n);
-		ck_assert_uint_gt(n, 100);
-		const pd_unresolved_count *ua, *ub;
-		size_t na = pd_session_unresolved(sa, &ua), nb = pd_session_unresolved(sb, &ub);
-		ck_assert_uint_eq(na, nb);
-		for (size_t i = 0; i < na; i++) {
-			size_t j = 0;
-			while (j < nb && strcmp(ua[i].dso, ub[j].dso) != 0)
-				j++;
-			ck_assert_msg(j < nb && ua[i].samples == ub[j].samples, "%s: %llu unresolved",
-				      ua[i].dso, (unsigned long long)ua[i].samples);
-		}
-		/* without a thread too */
-		recs c;
-		pd_session *sc;
-		collect_defer(L.sys, flags, false, true, &c, &sc);
-		frames = 0;
-		ck_assert_uint_eq(same_records(&c, &b, flags, &frames), n);
-		free(a.bytes);
-		free(b.bytes);
-		free(c.bytes);
-		pd_session_free(sa);
-		pd_session_free(sb);
-		pd_session_free(sc);
-	}
 }
 END_TEST
 

@@ -475,7 +475,7 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	pd_error rerr;
 	memset(&rerr, 0, sizeof rerr);
 	pd_pipeline *pl = NULL;
-	rc = pd_pipeline_start(&pl, s, p, true, true);
+	rc = pd_pipeline_start(&pl, s, p, true, PD_PIPELINE_HOLD_MAX);
 	if (rc < 0)
 		pd_error_set(&rerr, rc, path, PD_NO_OFFSET, "out of memory");
 	else

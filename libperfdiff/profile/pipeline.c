@@ -12,11 +12,6 @@
 
 #define BLOCK_BYTES (1u << 20)
 #define NBLOCKS 4
-/* Held samples (kernel frames waiting for names) beyond which the
- * producer waits for the kernel's symbol table after all: memory that
- * grows with samples, not stacks, so kept small (a 54 MB recording held
- * ~13 MB while /proc/kallsyms was read). */
-#define HOLD_MAX_BYTES ((size_t)32 << 20)
 /* Held samples between two looks at whether the table is there. */
 #define HOLD_POLL 256
 
@@ -50,6 +45,7 @@ struct pd_pipeline {
 	/* producer: samples read while their kernel frames wait for names
 	 * (symbols/session_defer.h), in order; `held_ready` once named */
 	block hold;
+	size_t hold_max;            /* beyond it, wait for the table */
 	bool held_ready;
 	size_t nheld;               /* samples held so far, a statistic */
 	bool ended;                 /* the session is at its end, or failed: */
@@ -280,8 +276,8 @@ static int fill(pd_pipeline *pl, block *b)
 			pl->pending = rs;
 			return 1;
 		}
-		if (hold && (++pl->nheld % HOLD_POLL == 0 || pl->hold.len > HOLD_MAX_BYTES) &&
-		    try_release(pl, pl->hold.len > HOLD_MAX_BYTES)) {
+		if (hold && (++pl->nheld % HOLD_POLL == 0 || pl->hold.len > pl->hold_max) &&
+		    try_release(pl, pl->hold.len > pl->hold_max)) {
 			/* the block's samples came first */
 			if (b->len == 0)
 				release(pl, b);
@@ -339,7 +335,7 @@ static void *producer(void *arg)
 }
 
 int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread,
-		      bool defer_kernel)
+		      size_t hold_max)
 {
 	pd_pipeline *pl = calloc(1, sizeof *pl);
 	if (!pl)
@@ -348,7 +344,8 @@ int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, boo
 	pl->p = p;
 	pl->hide = (p->opts.flags & PD_PROFILE_HIDE_UNRESOLVED) != 0;
 	pl->consumer_block = -1;
-	if (defer_kernel)
+	pl->hold_max = hold_max;
+	if (hold_max)
 		pd_session_defer_kernel(s);
 	pd_idmap_init(&pl->dso_ok);
 	for (int i = 0; i < NBLOCKS; i++) {

@@ -44,13 +44,20 @@ typedef struct pd_srec {
 
 typedef struct pd_pipeline pd_pipeline;
 
+/* Samples held for their kernel frames' names at most (bytes of records):
+ * memory that grows with samples, not stacks, so kept small (a 54 MB
+ * recording held ~13 MB while /proc/kallsyms was read). */
+#define PD_PIPELINE_HOLD_MAX ((size_t)32 << 20)
+
 /* Start reading `s` (filters and flags from `p`, read-only from now on),
  * on a thread of its own when `thread` and one can be started.  With
- * `defer_kernel`, samples read while the kernel's symbol table is still
- * loading are held and their kernel frames named once it is there, rather
- * than waiting for it (symbols/session_defer.h): the same records, sooner. */
+ * `hold_max` > 0, samples read while the kernel's symbol table is still
+ * loading are held (up to that many bytes of records, then it waits for
+ * the table) and their kernel frames named once it is there, rather than
+ * waiting at the first one (symbols/session_defer.h): the same records,
+ * sooner.  0: no deferral. */
 int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread,
-		      bool defer_kernel);
+		      size_t hold_max);
 
 /*
  * The next block of records: *data and *len describe it (records are
