@@ -693,6 +693,30 @@ START_TEST(test_json)
 	json_decref(j);
 	free(out);
 
+	/* with DWARF read (inline frames on, not --perf-compat), tree nodes
+	 * name their function's source file: the workload's for leaf_a, none
+	 * for the root */
+	snprintf(args, sizeof args, "--format=json '%s'", L.fp);
+	out = report_ok(args);
+	j = load_json(out);
+	tree = json_object_get(json_array_get(json_object_get(j, "events"), 0), "tree");
+	ck_assert(json_is_null(json_object_get(json_array_get(tree, 0), "unit")));
+	size_t with_unit = 0;
+	for (size_t i = 0; i < json_array_size(tree); i++) {
+		json_t *node = json_array_get(tree, i);
+		const char *sym = json_string_value(json_object_get(node, "symbol"));
+		const char *unit = json_string_value(json_object_get(node, "unit"));
+		if (sym && strcmp(sym, "leaf_a") == 0 && !json_is_true(json_object_get(node, "inlined"))) {
+			ck_assert_msg(unit && strlen(unit) >= 9 &&
+					      strcmp(unit + strlen(unit) - 9, "profile.c") == 0,
+				      "leaf_a unit %s", unit ? unit : "null");
+			with_unit++;
+		}
+	}
+	ck_assert_uint_gt(with_unit, 0);
+	json_decref(j);
+	free(out);
+
 	/* --percent-limit prunes rows and tree nodes */
 	snprintf(args, sizeof args, COMPAT " --format=json --percent-limit=5 '%s'", L.fp);
 	out = report_ok(args);

@@ -1408,7 +1408,7 @@ START_TEST(test_json_shape)
 	json_t *fr = json_array_get(json_object_get(o, "frames"), 0);
 	ck_assert_ptr_nonnull(fr);
 	const char *fkeys[] = { "addr", "symbol", "offset", "dso", "inlined",
-				"srcfile", "line" };
+				"srcfile", "line", "unit" };
 	for (size_t i = 0; i < sizeof fkeys / sizeof *fkeys; i++)
 		ck_assert_msg(json_object_get(fr, fkeys[i]), "no frame key %s", fkeys[i]);
 	ck_assert(json_is_boolean(json_object_get(fr, "inlined")));
@@ -1416,6 +1416,9 @@ START_TEST(test_json_shape)
 	/* a spin_step sample has its source line with --srcline */
 	ck_assert_ptr_nonnull(strstr(text, "\"symbol\":\"spin_step\""));
 	ck_assert_ptr_nonnull(strstr(text, "noreturn.c\",\"line\":"));
+	/* and the source file of its function (DWARF's unit, the frame's
+	 * last key) */
+	ck_assert_ptr_nonnull(strstr(text, "noreturn.c\"}"));
 	free(text);
 }
 END_TEST

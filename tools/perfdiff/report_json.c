@@ -228,6 +228,7 @@ static int put_tree(const pd_profile *p, size_t ev, const report_opts *o, outbuf
 			rb_putc(b, ',');
 			put_frame_fields(b, pd_cct_symbol(n), pd_cct_dso(n), pd_cct_kernel(n),
 					 pd_cct_inlined(n), pd_cct_unresolved(n));
+			put_str(b, "unit", pd_cct_unit(n), true);
 			put_u64(b, "self", pd_cct_self(n, SIZE_MAX), true);
 			put_u64(b, "total", pd_cct_total(n, SIZE_MAX), true);
 			put_runs(b, "self_runs", runs, node_self, n, true);

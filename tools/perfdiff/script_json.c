@@ -3,10 +3,11 @@
  *
  *   {"comm", "pid", "tid", "cpu", "time", "period", "event",
  *    "frames": [{"addr", "dso_addr", "symbol", "raw_symbol", "offset", "dso", "inlined",
- *                "srcfile", "line"}]}
+ *                "srcfile", "line", "unit"}]}
  *
  * Absent facts are null (cpu and time when the event does not sample them,
- * symbol/offset for an unknown symbol, srcfile/line when no line is known)
+ * symbol/offset for an unknown symbol, srcfile/line when no line is known,
+ * unit when no DWARF named the function's source file)
  * rather than missing keys, so every object has the same shape.
  *
  * Written by hand into the output buffer rather than built with jansson:
@@ -49,6 +50,8 @@ static void frame_json(outbuf *b, name_cache *nc, const pd_frame *fr)
 		ob_put_json_u64(b, fr->line);
 	else
 		key(b, "null");
+	key(b, ",\"unit\":");
+	ob_put_json_name(b, nc, fr->unit);
 	ob_putn(b, "}", 1);
 }
 
