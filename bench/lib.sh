@@ -45,8 +45,6 @@ bench_usage() {
 	exit 2
 }
 
-# Die unless PERFDIFF, perf, the extra commands named after it and
-# /usr/bin/time are there: better now than after minutes of recording.
 # The perfdiff to time: the path given (a binary, or the build directory
 # holding one), else build/perfdiff.
 bench_perfdiff() {
@@ -55,6 +53,8 @@ bench_perfdiff() {
 	echo "$pd"
 }
 
+# Die unless PERFDIFF, perf, the extra commands named after it and
+# /usr/bin/time are there: better now than after minutes of recording.
 bench_require() {
 	local pd=$1 c
 	shift

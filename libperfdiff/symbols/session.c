@@ -381,6 +381,14 @@ static void fill_frame(pd_frame *f, const pd_symres *res, const pd_symframe *sf,
 	f->unit = sf->unit;
 }
 
+/* The function frame of `res` (its last), or NULL when nothing was named. */
+static const pd_symframe *named_frame(const pd_symres *res)
+{
+	return res && res->nframes && res->frames[res->nframes - 1].name
+		       ? &res->frames[res->nframes - 1]
+		       : NULL;
+}
+
 /* A kernel frame for pd_session_name_kernel() to name (see
  * pd_session_defer_kernel()); kept in the kcache like a named one. */
 static int add_pending(pd_session *s, const pd_map *kmap, uint64_t addr, uint64_t look,
@@ -472,7 +480,7 @@ static int add_address(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t ad
 		else
 			res = pd_symbolizer_lookup(s->symz, map->dso, look - map->start + map->pgoff);
 	}
-	if (!res || res->nframes == 0 || !res->frames[res->nframes - 1].name) {
+	if (!named_frame(res)) {
 		pd_frame *f = new_frame(s);
 		if (!f)
 			return PD_ENOMEM;
@@ -738,10 +746,8 @@ bool pd_session_kernel_deferred(const pd_session *s)
 
 int pd_session_name_kernel(pd_session *s, bool wait)
 {
-	if (s->nnamed == s->npend) {
-		s->kernel_ready = s->kernel_ready || !pd_symbolizer_kernel_loading(s->symz);
+	if (s->nnamed == s->npend)
 		return 1;
-	}
 	if (!wait && pd_symbolizer_kernel_loading(s->symz))
 		return 0;
 	for (; s->nnamed < s->npend; s->nnamed++) {
@@ -750,9 +756,7 @@ int pd_session_name_kernel(pd_session *s, bool wait)
 							    s->kernel_build_id_size, p->look);
 		pd_frame *f = &p->frame;
 		/* a kernel address has one frame (no inline ones) */
-		const pd_symframe *sf = res && res->nframes && res->frames[res->nframes - 1].name
-						? &res->frames[res->nframes - 1]
-						: NULL;
+		const pd_symframe *sf = named_frame(res);
 		fill_frame(f, res, sf, f->addr, p->look, f->cpumode, f->dso, f->dso_addr);
 		if (!sf && p->leaves)
 			count_unresolved(s, f->dso, p->leaves);
