@@ -9,6 +9,9 @@
  *   - the same recording with each sample's stack copy cut short or its
  *     registers garbled: no crash (run under ASan), the stack is counted as
  *     truncated, and what is unwound is a prefix of the real stack.
+ *   - PD_SESSION_READ_AHEAD: the samples it held while the kernel's symbol
+ *     table loaded, and all after, equal a plain session's, byte for byte
+ *     (record, stack copy, frames, names).
  *
  * perf 6.1 names the function containing an address by its DWARF name,
  * marked "(inlined)", when that differs from the ELF symbol
@@ -35,6 +38,7 @@
 #include <string.h>
 
 #include "perfdiff/session.h"
+#include "symbols/session_defer.h" /* internal: the read-ahead's cap and count */
 
 #define WORKLOAD_DIR PD_TEST_DATA_DIR "/../workloads"
 #define PATHMAX 4096
@@ -404,6 +408,129 @@ START_TEST(test_unwind_none)
 }
 END_TEST
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Everything a sample says, and everything its record points to. */
+static void assert_same_sample(const pd_resolved_sample *a, const pd_resolved_sample *b,
+			       size_t i)
+{
+	ck_assert_msg(a->time == b->time && a->pid == b->pid && a->tid == b->tid &&
+			      a->cpu == b->cpu && a->period == b->period && a->attr == b->attr,
+		      "sample %zu: not the same sample", i);
+	ck_assert_msg(same_str(a->comm, b->comm), "sample %zu: comm %s vs %s", i, a->comm,
+		      b->comm);
+	const pd_record *ra = a->record, *rb = b->record;
+	ck_assert_uint_eq(ra->size, rb->size);
+	ck_assert_uint_eq(ra->offset, rb->offset);
+	ck_assert_msg(ra->data != rb->data && memcmp(ra->data, rb->data, ra->size) == 0,
+		      "sample %zu: record bytes differ", i);
+	const pd_sample *sa = &ra->u.sample, *sb = &rb->u.sample;
+	ck_assert_uint_eq(sa->callchain_nr, sb->callchain_nr);
+	ck_assert(memcmp(sa->callchain, sb->callchain, sa->callchain_nr * 8) == 0);
+	ck_assert_uint_eq(sa->regs_user_mask, sb->regs_user_mask);
+	if (sa->regs_user_abi)
+		ck_assert(memcmp(sa->regs_user, sb->regs_user,
+				 (size_t)__builtin_popcountll(sa->regs_user_mask) * 8) == 0);
+	ck_assert_uint_eq(sa->stack_user_size, sb->stack_user_size);
+	ck_assert_uint_eq(sa->stack_user_dyn_size, sb->stack_user_dyn_size);
+	if (sa->stack_user_size)
+		ck_assert(memcmp(sa->stack_user, sb->stack_user, sa->stack_user_size) == 0);
+	/* the arrays point into the record's own bytes */
+	ck_assert((const uint8_t *)sa->callchain >= (const uint8_t *)ra->data &&
+		  (const uint8_t *)(sa->callchain + sa->callchain_nr) <=
+			  (const uint8_t *)ra->data + ra->size);
+	ck_assert_uint_eq(a->nframes, b->nframes);
+	for (size_t k = 0; k < a->nframes; k++) {
+		const pd_frame *fa = &a->frames[k], *fb = &b->frames[k];
+		ck_assert_msg(fa->addr == fb->addr && fa->cpumode == fb->cpumode &&
+				      fa->inlined == fb->inlined &&
+				      fa->symbol_offset == fb->symbol_offset &&
+				      fa->dso_addr == fb->dso_addr && fa->line == fb->line &&
+				      same_str(fa->symbol, fb->symbol) &&
+				      same_str(fa->raw_symbol, fb->raw_symbol) &&
+				      same_str(fa->dso, fb->dso) &&
+				      same_str(fa->srcfile, fb->srcfile) &&
+				      same_str(fa->unit, fb->unit),
+			      "sample %zu frame %zu: %s+%#" PRIx64 " (%s) vs %s+%#" PRIx64 " (%s)", i,
+			      k, fa->symbol, fa->symbol_offset, fa->dso, fb->symbol,
+			      fb->symbol_offset, fb->dso);
+	}
+}
+
+static void assert_same_counts(size_t na, const pd_unresolved_count *a, size_t nb,
+			       const pd_unresolved_count *b)
+{
+	ck_assert_uint_eq(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		size_t j = 0;
+		while (j < nb && strcmp(a[i].dso, b[j].dso) != 0)
+			j++;
+		ck_assert_msg(j < nb && a[i].samples == b[j].samples, "%s: %llu", a[i].dso,
+			      (unsigned long long)a[i].samples);
+	}
+}
+
+/*
+ * Read ahead while the kernel's table loads, once holding up to the usual
+ * cap and once with a small one (the session waits in mid-file and goes
+ * on): every sample equals a plain session's, and so do the unresolved and
+ * truncated counts at the end.
+ */
+START_TEST(test_read_ahead_same_samples)
+{
+	PD_SKIP_IF(skip_why);
+	static const size_t caps[] = { PD_SESSION_AHEAD_MAX, 16 << 10 };
+	for (size_t ci = 0; ci < 2; ci++) {
+		size_t held = 0, n = 0, kernel_frames = 0;
+		/* the table takes tens of ms to load and the first kernel frame
+		 * comes in the first samples, unless the machine stalls us */
+		for (int tries = 0; tries < 5 && held == 0; tries++) {
+			pd_session_options o;
+			options(&o);
+			pd_session *plain, *ahead;
+			pd_error err;
+			ck_assert_msg(pd_session_open(&plain, data, &o, &err) == 0, "%s", err.message);
+			o.flags |= PD_SESSION_READ_AHEAD;
+			ck_assert_msg(pd_session_open(&ahead, data, &o, &err) == 0, "%s", err.message);
+			pd_session_set_read_ahead_max(ahead, caps[ci]);
+			const pd_resolved_sample *a, *b;
+			int ra, rb;
+			n = kernel_frames = 0;
+			for (;;) {
+				ra = pd_session_next(ahead, &a, &err);
+				rb = pd_session_next(plain, &b, &err);
+				ck_assert_int_eq(ra, rb);
+				if (ra != 0)
+					break;
+				assert_same_sample(a, b, n++);
+				for (size_t k = 0; k < a->nframes; k++)
+					kernel_frames += a->frames[k].cpumode == PD_CPUMODE_KERNEL;
+			}
+			ck_assert_int_eq(ra, PD_ITEROVER);
+			held = pd_session_held(ahead);
+			const pd_unresolved_count *ua, *ub;
+			size_t na = pd_session_unresolved(ahead, &ua);
+			size_t nb = pd_session_unresolved(plain, &ub);
+			assert_same_counts(na, ua, nb, ub);
+			na = pd_session_truncated(ahead, &ua);
+			nb = pd_session_truncated(plain, &ub);
+			assert_same_counts(na, ua, nb, ub);
+			pd_session_free(plain);
+			pd_session_free(ahead);
+		}
+		fprintf(stderr, "read-ahead (at most %zu bytes): %zu of %zu samples held, "
+				"%zu kernel frames, the same samples\n",
+			caps[ci], held, n, kernel_frames);
+		ck_assert_uint_gt(n, 100);
+		ck_assert_uint_gt(kernel_frames, 0);
+		ck_assert_uint_gt(held, 0);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("unwind");
@@ -415,6 +542,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_unwind_zero_stack);
 	tcase_add_test(tc, test_unwind_garbled_regs);
 	tcase_add_test(tc, test_unwind_none);
+	tcase_add_test(tc, test_read_ahead_same_samples);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -65,6 +65,13 @@ enum pd_session_flag {
 	                                       NULL, line 0) unless PD_SESSION_SRCLINE: a
 	                                       line costs its CU's whole line table, so a
 	                                       caller that shows no lines should set this */
+	PD_SESSION_READ_AHEAD = 1u << 5,  /**< while the kernel's symbol table loads (reading
+	                                       /proc/kallsyms costs the kernel ~50 ms), read on
+	                                       and hold the samples (deep copies, up to 64 MB)
+	                                       rather than wait at the first kernel frame: the
+	                                       same samples in the same order, sooner.  The
+	                                       warning, unresolved and truncated counts then
+	                                       run ahead of the samples delivered. */
 };
 
 /**

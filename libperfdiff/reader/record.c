@@ -59,11 +59,14 @@ static int str(const body *b, size_t off, const char *field, const char **out)
 			 b->name, field);
 		return PD_ECORRUPT;
 	}
-	char what[64];
-	snprintf(what, sizeof what, "%s record: %s", b->name, field);
-	int rc = pd_string_cap(s, b->end - off, b->opts, what, b->why);
-	if (rc)
+	int rc = pd_string_cap(s, b->end - off, b->opts, field, b->why);
+	if (rc) {
+		/* named here, not before: this runs for every COMM and MMAP */
+		char why[PD_WHY_MAX];
+		snprintf(why, sizeof why, "%s record: %s", b->name, b->why);
+		memcpy(b->why, why, sizeof why);
 		return rc;
+	}
 	*out = s;
 	return 0;
 }

@@ -5,6 +5,7 @@
  * (multiplications are avoided by dividing the remainder instead).
  */
 #include "internal.h"
+#include "record_move.h"
 
 #include <stdio.h>
 
@@ -364,4 +365,35 @@ int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
 	}
 #undef U64
 	return 0;
+}
+
+/* ------------------------------------------------------------- moving */
+
+/* `p` inside [from, from + size]: the same place in `to`; else NULL. */
+static const void *moved(const void *p, const uint8_t *from, const uint8_t *to, size_t size)
+{
+	if (!p)
+		return NULL;
+	uintptr_t a = (uintptr_t)p, base = (uintptr_t)from;
+	if (a < base || a - base > size)
+		return NULL;
+	return to + (a - base);
+}
+
+void pd_record_move_sample(pd_record *copy, const void *data)
+{
+	const uint8_t *from = copy->data, *to = data;
+	size_t size = copy->size;
+	pd_sample *s = &copy->u.sample;
+#define MOVE(field) s->field = moved(s->field, from, to, size)
+	MOVE(read_values);
+	MOVE(callchain);
+	MOVE(raw);
+	MOVE(branches);
+	MOVE(regs_user);
+	MOVE(stack_user);
+	MOVE(regs_intr);
+	MOVE(aux);
+#undef MOVE
+	copy->data = data;
 }

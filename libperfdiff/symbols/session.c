@@ -17,6 +17,7 @@
 #include "../unwind/unwind.h"
 #include "kcache.h"
 #include "session_defer.h"
+#include "session_hold.h"
 #include "symbolizer.h"
 
 #define PD_DEFAULT_MAX_STACK 127
@@ -70,6 +71,13 @@ struct pd_session {
 	pending_kframe *pend;
 	uint32_t npend, cap_pend;
 	uint32_t nnamed;               /* pend[0, nnamed) are named */
+	/* PD_SESSION_READ_AHEAD: samples read while the table loads, held */
+	bool read_ahead;
+	size_t ahead_max;              /* bytes held at most, then wait */
+	pd_holdq held;
+	bool ahead_ended;              /* the reader has ended (ahead_rc, ahead_err) */
+	int ahead_rc;
+	pd_error ahead_err;
 };
 
 void pd_session_options_init(pd_session_options *opts)
@@ -173,6 +181,10 @@ int pd_session_open(pd_session **out, const char *path, const pd_session_options
 		pd_session_options_init(&s->opts);
 	if (s->opts.max_stack == 0)
 		s->opts.max_stack = PD_DEFAULT_MAX_STACK;
+	if (s->opts.flags & PD_SESSION_READ_AHEAD) {
+		s->read_ahead = s->defer_kernel = true;
+		s->ahead_max = PD_SESSION_AHEAD_MAX;
+	}
 	int rc = pd_reader_open(&s->reader, path, &s->opts.reader, err);
 	if (rc < 0)
 		goto fail;
@@ -224,6 +236,7 @@ void pd_session_free(pd_session *s)
 	free(s->unresolved);
 	pd_kcache_free(&s->kcache);
 	free(s->pend);
+	pd_holdq_free(&s->held);
 	free(s);
 }
 
@@ -688,11 +701,9 @@ static void note_maps_change(pd_session *s, const pd_record *rec)
 	}
 }
 
-int pd_session_next(pd_session *s, const pd_resolved_sample **out, pd_error *err)
+/* The next sample as read, kernel frames possibly pending. */
+static int next_sample(pd_session *s, const pd_resolved_sample **out, pd_error *err)
 {
-	if (!s || !out)
-		return pd_error_set(err, PD_EINVAL, "<session>", PD_NO_OFFSET,
-				    "no session or output pointer given");
 	for (;;) {
 		const pd_record *rec;
 		int rc = pd_reader_next(s->reader, &rec, err);
@@ -732,11 +743,98 @@ int pd_session_next(pd_session *s, const pd_resolved_sample **out, pd_error *err
 	}
 }
 
+/* ---------------------------------------------------------- read-ahead */
+
+/* Samples read between two looks at whether the table is there: a look
+ * is cheap, a sample a few microseconds. */
+#define AHEAD_POLL 64
+
+static int hold(pd_session *s, const pd_resolved_sample *rs, pd_error *err)
+{
+	if (pd_holdq_push(&s->held, rs) < 0)
+		return pd_error_set(err, PD_ENOMEM, pd_reader_path(s->reader),
+				    rs->record->offset, "out of memory holding samples");
+	return 0;
+}
+
+/*
+ * `first` has a pending kernel frame: hold it and read on until the table
+ * is there, the hold is full or the input ends, then name the pending
+ * frames (waiting for the table if need be).  The reader's end or error
+ * is kept for when the held samples are out.
+ */
+static int read_ahead(pd_session *s, const pd_resolved_sample *first, pd_error *err)
+{
+	int rc = hold(s, first, err);
+	for (unsigned k = 1; rc == 0 && s->held.bytes < s->ahead_max; k++) {
+		if (k % AHEAD_POLL == 0 && pd_session_name_kernel(s, false) != 0)
+			break;
+		const pd_resolved_sample *rs;
+		int got = next_sample(s, &rs, &s->ahead_err);
+		if (got < 0) {
+			s->ahead_ended = true;
+			s->ahead_rc = got;
+			break;
+		}
+		rc = hold(s, rs, err);
+	}
+	if (rc == 0 && pd_session_name_kernel(s, true) < 0)
+		rc = pd_error_set(err, PD_ENOMEM, pd_reader_path(s->reader), PD_NO_OFFSET,
+				  "out of memory naming kernel frames");
+	return rc;
+}
+
+static int next_ahead(pd_session *s, const pd_resolved_sample **out, pd_error *err)
+{
+	pd_holdq_release(&s->held);
+	if (s->held.n == 0 && !s->ahead_ended) {
+		int rc = next_sample(s, out, err);
+		if (rc < 0 || !pd_session_kernel_deferred(s))
+			return rc;
+		/* the table is still loading: nothing pending was handed out
+		 * yet, so this sample has a pending frame */
+		if ((rc = read_ahead(s, *out, err)) < 0)
+			return rc;
+	}
+	pd_frame *frames;
+	pd_resolved_sample *rs = pd_holdq_pop(&s->held, &frames);
+	if (!rs) {
+		*err = s->ahead_err;
+		return s->ahead_rc;
+	}
+	for (size_t i = 0; i < rs->nframes; i++) {
+		uint32_t id;
+		if (pd_session_frame_pending(&frames[i], &id))
+			frames[i] = *pd_session_named_kernel(s, id);
+	}
+	*out = rs;
+	return 0;
+}
+
+int pd_session_next(pd_session *s, const pd_resolved_sample **out, pd_error *err)
+{
+	if (!s || !out)
+		return pd_error_set(err, PD_EINVAL, "<session>", PD_NO_OFFSET,
+				    "no session or output pointer given");
+	return s->read_ahead ? next_ahead(s, out, err) : next_sample(s, out, err);
+}
+
+void pd_session_set_read_ahead_max(pd_session *s, size_t bytes)
+{
+	s->ahead_max = bytes;
+}
+
+size_t pd_session_held(const pd_session *s)
+{
+	return s->held.total;
+}
+
 /* ------------------------------------------------------------ deferral */
 
 void pd_session_defer_kernel(pd_session *s)
 {
 	s->defer_kernel = true;
+	s->read_ahead = false; /* the caller holds */
 }
 
 bool pd_session_kernel_deferred(const pd_session *s)

@@ -25,7 +25,9 @@
 
 #include "perfdiff/session.h"
 
-/* From now on, kernel addresses met while the table loads are pending. */
+/* From now on, kernel addresses met while the table loads are pending,
+ * and the caller holds the samples (the session's own read-ahead, below,
+ * is off). */
 void pd_session_defer_kernel(pd_session *s);
 
 /* Whether some pending frame is still unnamed. */
@@ -44,5 +46,21 @@ bool pd_session_frame_pending(const pd_frame *f, uint32_t *id);
 /* The named frame of pending frame `id`, once pd_session_name_kernel() has
  * returned 1; NULL for an id never given out. */
 const pd_frame *pd_session_named_kernel(const pd_session *s, uint32_t id);
+
+/*
+ * PD_SESSION_READ_AHEAD is the same, done by the session for any caller of
+ * pd_session_next(): the samples are held as deep copies (the record's
+ * bytes, stack copies included), at most this many bytes, then it waits
+ * for the table.  /proc/kallsyms takes ~50 ms; a `--call-graph dwarf`
+ * recording reads ~9 KB a sample at ~10 us a sample, ~45 MB in that time.
+ */
+#define PD_SESSION_AHEAD_MAX ((size_t)64 << 20)
+
+/* For tests: hold at most `bytes` (a small cap makes the session wait in
+ * mid-file and go on). */
+void pd_session_set_read_ahead_max(pd_session *s, size_t bytes);
+
+/* Samples the read-ahead has held so far. */
+size_t pd_session_held(const pd_session *s);
 
 #endif

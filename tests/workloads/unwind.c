@@ -101,5 +101,7 @@ int main(int argc, char **argv)
 	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
 	setitimer(ITIMER_REAL, &it, NULL);
 	run(now_ms() + ms);
-	return (int)(sink & 1);
+	/* 0 always: perf record passes the status on, and the tests skip
+	 * when it is not 0 (sink & 1 made them skip half the time) */
+	return 0;
 }

@@ -297,6 +297,8 @@ static int parse_args(int argc, char **argv, script_opts *o)
 	/* text shows an inline frame's line only with --srcline */
 	if (o->format == CLI_FORMAT_TEXT)
 		o->session.flags |= PD_SESSION_NO_INLINE_LINES;
+	/* read and unwind on while the kernel's symbol table loads */
+	o->session.flags |= PD_SESSION_READ_AHEAD;
 	return -1;
 }
 
