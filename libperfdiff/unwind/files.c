@@ -75,6 +75,7 @@ static bool load_headers(pd_unwind_file *file)
 	file->e_type = eh.e_type;
 	file->e_machine = eh.e_machine;
 	file->is64 = gelf_getclass(elf) == ELFCLASS64;
+	file->e_entry = eh.e_entry;
 	file->loads = calloc(n ? n : 1, sizeof *file->loads);
 	if (!file->loads)
 		goto out;
@@ -132,6 +133,26 @@ const pd_unwind_file *pd_unwind_file_get(pd_unwind_files *f, const pd_dso_id *ds
 	e->next = f->all;
 	f->all = e;
 	return e->none ? NULL : &e->file;
+}
+
+/* How far entry code reaches.  x86_64 ld.so's (glibc 2.36) is 61 bytes:
+ * _start, `mov %rsp,%rdi; call _dl_start` (returning to entry + 8), then
+ * _dl_start_user, which calls _dl_init (returning to entry + 48) and
+ * jumps to the program's entry; the next function starts at entry + 64. */
+#define ENTRY_SPAN 64
+
+bool pd_unwind_at_entry(pd_unwind_files *f, uint32_t pid, const pd_unwind_frame *last)
+{
+	uint64_t look = last->activation || last->pc == 0 ? last->pc : last->pc - 1;
+	const pd_map *map = f->env.find_map(f->env.ctx, pid, look);
+	if (!map || map->dso->kernel)
+		return false;
+	const pd_unwind_file *file = pd_unwind_file_get(f, map->dso);
+	uint64_t bias;
+	if (!file || !file->e_entry || !pd_unwind_file_bias(file, map, &bias))
+		return false;
+	uint64_t entry = file->e_entry + bias;
+	return look >= entry && look - entry < ENTRY_SPAN;
 }
 
 bool pd_unwind_file_bias(const pd_unwind_file *file, const pd_map *map, uint64_t *bias)

@@ -508,7 +508,8 @@ int pd_unwind_libdw_run(pd_unwind_libdw *u, uint32_t pid, const pd_unwind_regs *
 	if (fast > 0) {
 		u->cur = NULL;
 		*n = u->n;
-		if (u->hit_max || !u->read_failed)
+		if (u->hit_max || !u->read_failed ||
+		    pd_unwind_at_entry(u->files, pid, &frames[u->n - 1]))
 			return PD_UNWIND_COMPLETE;
 		*stopped_in = dso_of(u, pid, &frames[u->n - 1]);
 		return PD_UNWIND_TRUNCATED;
@@ -538,7 +539,8 @@ int pd_unwind_libdw_run(pd_unwind_libdw *u, uint32_t pid, const pd_unwind_regs *
 	/* libdw ends quietly when it cannot read a saved return address (the
 	 * stack copy is too short for the stack, or empty after a fault on the
 	 * stack page): that is no end of the stack */
-	if (u->hit_max || u->ended || (rc == 0 && !u->read_failed))
+	if (u->hit_max || u->ended || (rc == 0 && !u->read_failed) ||
+	    pd_unwind_at_entry(u->files, pid, &frames[u->n - 1]))
 		return PD_UNWIND_COMPLETE;
 	*stopped_in = dso_of(u, pid, &frames[u->n - 1]);
 	return PD_UNWIND_TRUNCATED;

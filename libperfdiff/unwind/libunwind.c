@@ -767,7 +767,7 @@ int pd_unwind_libunwind_run(pd_unwind_libunwind *u, uint32_t pid, const pd_unwin
 		frames[(*n)++] = (pd_unwind_frame){ pc, sig || prev_signal };
 		prev_signal = sig;
 	}
-	if (*n == max)
+	if (*n == max || pd_unwind_at_entry(u->files, pid, &frames[*n - 1]))
 		complete = true;
 	if (complete)
 		return PD_UNWIND_COMPLETE;

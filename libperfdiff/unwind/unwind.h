@@ -115,6 +115,7 @@ typedef struct pd_unwind_file {
 	uint16_t e_type;                /* ET_EXEC or ET_DYN */
 	uint16_t e_machine;
 	bool is64;
+	uint64_t e_entry;               /* ELF entry point (vaddr), 0 none */
 	uint64_t size;                  /* file size */
 	size_t nloads;
 	pd_unwind_load *loads;          /* PT_LOADs in file order */
@@ -138,6 +139,15 @@ const pd_unwind_file *pd_unwind_file_get(pd_unwind_files *f, const pd_dso_id *ds
  * p_vaddr == p_offset).  ET_EXEC gives 0.  False when no PT_LOAD fits.
  */
 bool pd_unwind_file_bias(const pd_unwind_file *file, const pd_map *map, uint64_t *bias);
+
+/*
+ * Whether an unwind that stopped at `last` (its last frame) reached the
+ * outermost frame after all: `last` lies in the first bytes of its file's
+ * entry point code.  ld.so's _start is hand-written and has no CFI, so
+ * libdw stops there with an error where the stack in fact ends (libunwind
+ * does not); the program's own _start says so in its CFI.
+ */
+bool pd_unwind_at_entry(pd_unwind_files *f, uint32_t pid, const pd_unwind_frame *last);
 
 /* Copy `n` bytes at ELF vaddr `vaddr` (inside one PT_LOAD's file part).
  * 0 or -1. */
