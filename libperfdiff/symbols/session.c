@@ -799,7 +799,8 @@ static int next_ahead(pd_session *s, const pd_resolved_sample **out, pd_error *e
 	pd_frame *frames;
 	pd_resolved_sample *rs = pd_holdq_pop(&s->held, &frames);
 	if (!rs) {
-		*err = s->ahead_err;
+		if (err)
+			*err = s->ahead_err;
 		return s->ahead_rc;
 	}
 	for (size_t i = 0; i < rs->nframes; i++) {
