@@ -336,21 +336,34 @@ static char *check_cli(const char *data, const tally *t)
 
 /* ------------------------------------------------------------- tests */
 
+/* `data` walked with each back end built in, against perf's chains of the
+ * same samples: t[0] libdw, t[1] libunwind.  Returns how many were walked
+ * (libunwind's back end may be left out of the build). */
+static int walk_backends(const char *data, tally t[2])
+{
+	perf_chains perf;
+	perf_chains_of(data, &perf);
+	ck_assert_uint_gt(perf.n, 100);
+	int n = 0;
+	for (; n < 2; n++) {
+		if (!walk(data, n ? PD_UNWINDER_LIBUNWIND : PD_UNWINDER_LIBDW, &perf, &t[n])) {
+			fprintf(stderr, "    libunwind back end not built: skipped\n");
+			break;
+		}
+		ck_assert_uint_eq(t[n].unmatched, 0);
+	}
+	free(perf.v);
+	return n;
+}
+
 START_TEST(test_thread_stacks_not_truncated)
 {
 	PD_SKIP_IF(skip_why);
-	perf_chains perf;
-	perf_chains_of(full, &perf);
-	ck_assert_uint_gt(perf.n, 100);
-	for (int k = 0; k < 2; k++) {
-		pd_unwinder u = k == 0 ? PD_UNWINDER_LIBDW : PD_UNWINDER_LIBUNWIND;
-		tally t;
-		if (!walk(full, u, &perf, &t)) {
-			fprintf(stderr, "    libunwind back end not built: skipped\n");
-			continue;
-		}
+	tally tt[2];
+	int n = walk_backends(full, tt);
+	for (int k = 0; k < n; k++) {
+		const tally t = tt[k];
 		ck_assert_uint_gt(t.samples, 100);
-		ck_assert_uint_eq(t.unmatched, 0);
 		ck_assert_uint_eq(t.unwound, t.samples);
 		/* two of the three threads are pthreads; perf ends their
 		 * chains in clone3 (the oracle itself works) */
@@ -364,52 +377,35 @@ START_TEST(test_thread_stacks_not_truncated)
 		ck_assert_msg(t.cut_perf_outer == 0,
 			      "%zu of %zu stacks counted truncated where perf's ends in "
 			      "clone3/_start", t.cut_perf_outer, t.samples);
-		if (u == PD_UNWINDER_LIBDW)
+		if (k == 0)
 			free(check_cli(full, &t));
 	}
-	free(perf.v);
 }
 END_TEST
 
 START_TEST(test_startup_stacks_not_truncated)
 {
 	PD_SKIP_IF(skip_why);
-	perf_chains perf;
-	perf_chains_of(startup, &perf);
-	ck_assert_uint_gt(perf.n, 100);
-	for (int k = 0; k < 2; k++) {
-		pd_unwinder u = k == 0 ? PD_UNWINDER_LIBDW : PD_UNWINDER_LIBUNWIND;
-		tally t;
-		if (!walk(startup, u, &perf, &t)) {
-			fprintf(stderr, "    libunwind back end not built: skipped\n");
-			continue;
-		}
-		ck_assert_uint_eq(t.unmatched, 0);
+	tally t[2];
+	int n = walk_backends(startup, t);
+	for (int k = 0; k < n; k++) {
 		/* the oracle: perf reaches ld.so's _start in a third or more */
-		ck_assert_uint_gt(t.perf_outer, 100);
-		ck_assert_msg(t.cut_perf_outer == 0,
+		ck_assert_uint_gt(t[k].perf_outer, 100);
+		ck_assert_msg(t[k].cut_perf_outer == 0,
 			      "%zu of %zu stacks counted truncated where perf's ends in _start",
-			      t.cut_perf_outer, t.perf_outer);
+			      t[k].cut_perf_outer, t[k].perf_outer);
 	}
-	free(perf.v);
 }
 END_TEST
 
 START_TEST(test_short_stack_copy_truncated)
 {
 	PD_SKIP_IF(skip_why);
-	perf_chains perf;
-	perf_chains_of(cut128, &perf);
-	ck_assert_uint_gt(perf.n, 100);
-	for (int k = 0; k < 2; k++) {
-		pd_unwinder u = k == 0 ? PD_UNWINDER_LIBDW : PD_UNWINDER_LIBUNWIND;
-		tally t;
-		if (!walk(cut128, u, &perf, &t)) {
-			fprintf(stderr, "    libunwind back end not built: skipped\n");
-			continue;
-		}
+	tally tt[2];
+	int n = walk_backends(cut128, tt);
+	for (int k = 0; k < n; k++) {
+		const tally t = tt[k];
 		ck_assert_uint_gt(t.samples, 100);
-		ck_assert_uint_eq(t.unmatched, 0);
 		ck_assert_uint_eq(t.unwound, t.samples);
 		/* most stacks are cut, where the workload (or libc) was running */
 		ck_assert_msg(t.cut * 10 >= t.unwound * 9, "only %zu of %zu truncated", t.cut,
@@ -418,7 +414,7 @@ START_TEST(test_short_stack_copy_truncated)
 		/* perf could not finish those either */
 		ck_assert_msg(t.cut_perf_outer * 20 < t.cut, "%zu truncated here, perf "
 			      "reaches clone3/_start in %zu of them", t.cut, t.cut_perf_outer);
-		if (u != PD_UNWINDER_LIBDW)
+		if (k != 0)
 			continue;
 		char *top = check_cli(cut128, &t);
 		ck_assert_ptr_nonnull(top);
@@ -426,7 +422,6 @@ START_TEST(test_short_stack_copy_truncated)
 			      top);
 		free(top);
 	}
-	free(perf.v);
 }
 END_TEST
 
