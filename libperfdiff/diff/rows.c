@@ -20,9 +20,9 @@
 
 static uint64_t row_hash(pd_diff_metric m, const char *key, size_t len, uint32_t keyid)
 {
-	uint64_t h = pd_hash_bytes(PD_HASH_INIT, &m, sizeof m);
-	h = pd_hash_bytes(h, key, len);
-	return pd_mix64(h ^ ((uint64_t)keyid * 0x9e3779b97f4a7c15ull));
+	/* calltrace keys are whole paths: hashed eight bytes a step */
+	uint64_t h = pd_hash_words(key, len) ^ ((uint64_t)m << 32 | keyid);
+	return pd_mix64(h * 0x9e3779b97f4a7c15ull);
 }
 
 /* The row (metric, key[0..len), keyid), or DT_NONE. */
@@ -185,7 +185,38 @@ static void set_sym(dt_row *r, const dt_tree *t, uint32_t v)
 	}
 }
 
-static int tree_metrics(pd_diff *d, int side, pd_buf *b)
+/* The children and self rows of each key, found once: many nodes share a
+ * key (a function under several callers), and a lookup hashes its name. */
+typedef struct key_rows {
+	uint32_t *children, *self;   /* per key id; DT_NONE not looked up yet */
+} key_rows;
+
+static int key_rows_init(key_rows *kr, uint32_t nkeys)
+{
+	kr->children = malloc((nkeys ? nkeys : 1) * sizeof *kr->children);
+	kr->self = malloc((nkeys ? nkeys : 1) * sizeof *kr->self);
+	if (!kr->children || !kr->self)
+		return PD_ENOMEM;
+	for (uint32_t k = 0; k < nkeys; k++)
+		kr->children[k] = kr->self[k] = DT_NONE;
+	return 0;
+}
+
+static void key_rows_free(key_rows *kr)
+{
+	free(kr->children);
+	free(kr->self);
+}
+
+static uint32_t key_row(pd_diff *d, uint32_t *cache, pd_diff_metric m, const dt_key *k,
+			uint32_t keyid)
+{
+	if (cache[keyid] == DT_NONE)
+		cache[keyid] = row_get(d, m, k->sym, strlen(k->sym), keyid);
+	return cache[keyid];
+}
+
+static int tree_metrics(pd_diff *d, int side, pd_buf *b, key_rows *kr)
 {
 	const dt_tree *t = &d->tree[side];
 	size_t R = t->nruns, N = t->nn;
@@ -207,8 +238,8 @@ static int tree_metrics(pd_diff *d, int side, pd_buf *b)
 	for (uint32_t v = 1; v < N; v++) {
 		const dt_key *k = dt_node_key(t, v);
 		const uint64_t *inc = &t->incl[(size_t)v * R], *slf = &t->self[(size_t)v * R];
-		uint32_t rc_ = row_get(d, PD_DIFF_CHILDREN, k->sym, strlen(k->sym), t->n[v].key);
-		uint32_t rs = row_get(d, PD_DIFF_SELF, k->sym, strlen(k->sym), t->n[v].key);
+		uint32_t rc_ = key_row(d, kr->children, PD_DIFF_CHILDREN, k, t->n[v].key);
+		uint32_t rs = key_row(d, kr->self, PD_DIFF_SELF, k, t->n[v].key);
 		if ((rc = node_path(t, v, d->opts.depth, false, '.', b)) < 0)
 			goto out;
 		/* a path ending in "[unknown]" is one per dso: the dsos' unknowns
@@ -493,17 +524,21 @@ int pd_diff_build_rows(pd_diff *d, pd_error *err)
 {
 	pd_buf b;
 	memset(&b, 0, sizeof b);
-	int rc = 0;
+	key_rows kr;
+	/* both trees key into d->keys */
+	int rc = key_rows_init(&kr, d->keys.n);
 	for (int side = 0; side < 2 && rc == 0; side++) {
 		if (d->opts.flags & PD_DIFF_LKP_KEYS) {
 			if ((rc = lkp_metrics(d, side, err)) < 0) {
+				key_rows_free(&kr);
 				pd_buf_free(&b);
 				return rc;
 			}
 		} else {
-			rc = tree_metrics(d, side, &b);
+			rc = tree_metrics(d, side, &b, &kr);
 		}
 	}
+	key_rows_free(&kr);
 	if (rc == 0 && (d->opts.flags & PD_DIFF_TREE_ROWS))
 		rc = tree_rows(d, &b);
 	pd_buf_free(&b);

@@ -222,6 +222,36 @@ typedef struct walk_item {
 	uint32_t parent;
 } walk_item;
 
+/*
+ * Keys of frames already met: a CCT repeats a frame under each of its
+ * callers, and keying it hashes and compares its names.  Direct-mapped by
+ * the profile's name pointers, which stay put while the tree is built
+ * (equal pointers, equal names; equal names behind two pointers are just
+ * keyed twice).
+ */
+#define KEY_MEMO_BITS 12
+
+typedef struct key_memo {
+	const char *sym, *dso;
+	bool unresolved, used;
+	uint32_t key;
+} key_memo;
+
+static uint32_t memo_key(key_memo *m, dt_keytab *keys, const pd_cct_node *c)
+{
+	const char *sym = pd_cct_symbol(c), *dso = pd_cct_dso(c);
+	bool unres = pd_cct_unresolved(c);
+	uint64_t h = pd_mix64((uint64_t)(uintptr_t)sym * 0x9e3779b97f4a7c15ull ^
+			      (uint64_t)(uintptr_t)dso ^ unres);
+	key_memo *e = &m[h & ((1u << KEY_MEMO_BITS) - 1)];
+	if (e->used && e->sym == sym && e->dso == dso && e->unresolved == unres)
+		return e->key;
+	uint32_t key = dt_keytab_get(keys, sym, dso, unres);
+	if (key != DT_NONE)
+		*e = (key_memo){ sym, dso, unres, true, key };
+	return key;
+}
+
 int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 {
 	size_t R = pd_profile_run_count(p);
@@ -238,8 +268,12 @@ int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 		return PD_EINVAL;
 	size_t cap = 256, n = 0;
 	walk_item *st = malloc(cap * sizeof *st);
-	if (!st)
+	key_memo *memo = calloc((size_t)1 << KEY_MEMO_BITS, sizeof *memo);
+	if (!st || !memo) {
+		free(st);
+		free(memo);
 		return PD_ENOMEM;
+	}
 	for (size_t r = 0; r < R; r++)
 		dt_tree_add_self(t, 0, r, pd_cct_self(root, r));
 	st[n++] = (walk_item){ root, 0 };
@@ -248,17 +282,18 @@ int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 		size_t nk = pd_cct_child_count(w.c);
 		for (size_t i = 0; i < nk; i++) {
 			const pd_cct_node *c = pd_cct_child(w.c, i);
-			uint32_t key = dt_keytab_get(keys, pd_cct_symbol(c), pd_cct_dso(c),
-						     pd_cct_unresolved(c));
+			uint32_t key = memo_key(memo, keys, c);
 			uint32_t flags = (pd_cct_inlined(c) ? DT_SEEN_INLINED : DT_SEEN_OUTLINE) |
 					 (pd_cct_kernel(c) ? DT_KERNEL : 0);
 			uint32_t id = key == DT_NONE ? DT_NONE : dt_tree_child(t, w.parent, key, flags);
 			if (id == DT_NONE) {
 				free(st);
+				free(memo);
 				return t->nn >= DT_NONE - 2 ? PD_ELIMIT : PD_ENOMEM;
 			}
 			if (dt_tree_set_unit(t, key, pd_cct_unit(c)) < 0) {
 				free(st);
+				free(memo);
 				return PD_ENOMEM;
 			}
 			for (size_t r = 0; r < R; r++)
@@ -269,6 +304,7 @@ int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 				walk_item *s2 = realloc(st, cap * 2 * sizeof *st);
 				if (!s2) {
 					free(st);
+					free(memo);
 					return PD_ENOMEM;
 				}
 				st = s2;
@@ -278,5 +314,6 @@ int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 		}
 	}
 	free(st);
+	free(memo);
 	return dt_tree_finish(t);
 }

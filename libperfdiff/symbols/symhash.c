@@ -84,30 +84,13 @@ uint64_t pd_symhash_bytes(const void *p, size_t n, uint64_t seed)
 
 /* ---- string pool ---- */
 
-/* Eight bytes a step: a symbol table's every name goes through here. */
-static uint64_t str_hash(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		h = ((h << 5 | h >> 59) ^ w) * 0x9e3779b97f4a7c15ull;
-	}
-	if (i < n) {
-		uint64_t w = 0;
-		memcpy(&w, s + i, n - i);
-		h = ((h << 5 | h >> 59) ^ w) * 0x9e3779b97f4a7c15ull;
-	}
-	return pd_mix64(h);
-}
-
 const char *pd_strpool_intern(pd_strpool *p, pd_arena *a, const char *s)
 {
 	if (!s)
 		return NULL;
 	size_t len = strlen(s);
-	uint64_t h = str_hash(s, len);
+	/* a symbol table's every name goes through here */
+	uint64_t h = pd_hash_words(s, len);
 	if ((p->n + 1) * 2 > p->cap) {
 		size_t ncap = p->cap ? p->cap * 2 : 256;
 		if (ncap > SIZE_MAX / sizeof(pd_strpool_slot))

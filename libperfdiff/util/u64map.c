@@ -1,6 +1,7 @@
 #include "u64map.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "perfdiff/common.h"
 #include "util.h"
@@ -103,6 +104,24 @@ uint64_t pd_hash_bytes(uint64_t h, const void *p, size_t n)
 		h *= 0x100000001b3ull;
 	}
 	return h;
+}
+
+uint64_t pd_hash_words(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = ((h << 5 | h >> 59) ^ w) * 0x9e3779b97f4a7c15ull;
+	}
+	if (i < n) {
+		uint64_t w = 0;
+		memcpy(&w, s + i, n - i);
+		h = ((h << 5 | h >> 59) ^ w) * 0x9e3779b97f4a7c15ull;
+	}
+	return pd_mix64(h);
 }
 
 uint64_t pd_hash_str(uint64_t h, const char *s)

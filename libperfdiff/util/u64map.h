@@ -32,6 +32,11 @@ int pd_u64map_put(pd_u64map *m, uint64_t key, void *val);
 /* 64-bit FNV-1a, continued from `h` (start with PD_HASH_INIT). */
 #define PD_HASH_INIT 0xcbf29ce484222325ull
 uint64_t pd_hash_bytes(uint64_t h, const void *p, size_t n);
+
+/* A hash of n bytes, eight a step, mixed: for keys hashed often (names,
+ * paths), where pd_hash_bytes()'s byte-at-a-time chain costs ~1 ns a
+ * byte.  Not incremental. */
+uint64_t pd_hash_words(const void *p, size_t n);
 uint64_t pd_hash_str(uint64_t h, const char *s);
 
 #endif
