@@ -32,10 +32,14 @@
  */
 #include "testutil.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "perfdiff/session.h"
 #include "symbols/session_defer.h" /* internal: the read-ahead's cap and count */
@@ -474,53 +478,106 @@ static void assert_same_counts(size_t na, const pd_unresolved_count *a, size_t n
 }
 
 /*
+ * The kernel's table, written into a FIFO once `delay_ms` have passed: the
+ * session's prefetch thread blocks reading it, so the table is "still
+ * loading" for as long as the test wants, whatever the machine's speed.
+ */
+typedef struct slow_table {
+	const char *fifo;
+	const uint8_t *text;
+	size_t len;
+	unsigned delay_ms;
+	bool written;
+} slow_table;
+
+static void *write_table(void *arg)
+{
+	slow_table *t = arg;
+	usleep(t->delay_ms * 1000u);
+	/* wait (10 s at most) for the session to open its end */
+	int fd = -1;
+	for (int i = 0; i < 1000 && fd < 0; i++) {
+		fd = open(t->fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			usleep(10000);
+	}
+	if (fd < 0)
+		return NULL;
+	fcntl(fd, F_SETFL, 0);
+	size_t off = 0;
+	while (off < t->len) {
+		ssize_t n = write(fd, t->text + off, t->len - off);
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	t->written = off == t->len;
+	return NULL;
+}
+
+/*
  * Read ahead while the kernel's table loads, once holding up to the usual
  * cap and once with a small one (the session waits in mid-file and goes
  * on): every sample equals a plain session's, and so do the unresolved and
- * truncated counts at the end.
+ * truncated counts at the end.  The read-ahead session reads the table
+ * from a FIFO filled 300 ms after it opens; the plain one from /proc.
  */
 START_TEST(test_read_ahead_same_samples)
 {
 	PD_SKIP_IF(skip_why);
+	char table[PATHMAX], fifo[PATHMAX];
+	snprintf(table, sizeof table, "%s/kallsyms.txt", lab);
+	snprintf(fifo, sizeof fifo, "%s/kallsyms.fifo", lab);
+	char cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd, "cat /proc/kallsyms > '%s'", table);
+	if (!pd_test_sh_ok(cmd))
+		PD_SKIP("cannot read /proc/kallsyms");
+	size_t len;
+	uint8_t *text = pd_test_read_file(table, &len);
+	ck_assert_ptr_nonnull(text);
 	static const size_t caps[] = { PD_SESSION_AHEAD_MAX, 16 << 10 };
 	for (size_t ci = 0; ci < 2; ci++) {
-		size_t held = 0, n = 0, kernel_frames = 0;
-		/* the table takes tens of ms to load and the first kernel frame
-		 * comes in the first samples, unless the machine stalls us */
-		for (int tries = 0; tries < 5 && held == 0; tries++) {
-			pd_session_options o;
-			options(&o);
-			pd_session *plain, *ahead;
-			pd_error err;
-			ck_assert_msg(pd_session_open(&plain, data, &o, &err) == 0, "%s", err.message);
-			o.flags |= PD_SESSION_READ_AHEAD;
-			ck_assert_msg(pd_session_open(&ahead, data, &o, &err) == 0, "%s", err.message);
-			pd_session_set_read_ahead_max(ahead, caps[ci]);
-			const pd_resolved_sample *a, *b;
-			int ra, rb;
-			n = kernel_frames = 0;
-			for (;;) {
-				ra = pd_session_next(ahead, &a, &err);
-				rb = pd_session_next(plain, &b, &err);
-				ck_assert_int_eq(ra, rb);
-				if (ra != 0)
-					break;
-				assert_same_sample(a, b, n++);
-				for (size_t k = 0; k < a->nframes; k++)
-					kernel_frames += a->frames[k].cpumode == PD_CPUMODE_KERNEL;
-			}
-			ck_assert_int_eq(ra, PD_ITEROVER);
-			held = pd_session_held(ahead);
-			const pd_unresolved_count *ua, *ub;
-			size_t na = pd_session_unresolved(ahead, &ua);
-			size_t nb = pd_session_unresolved(plain, &ub);
-			assert_same_counts(na, ua, nb, ub);
-			na = pd_session_truncated(ahead, &ua);
-			nb = pd_session_truncated(plain, &ub);
-			assert_same_counts(na, ua, nb, ub);
-			pd_session_free(plain);
-			pd_session_free(ahead);
+		unlink(fifo);
+		ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+		pd_session_options o;
+		options(&o);
+		pd_session *plain, *ahead;
+		pd_error err;
+		ck_assert_msg(pd_session_open(&plain, data, &o, &err) == 0, "%s", err.message);
+		o.flags |= PD_SESSION_READ_AHEAD;
+		o.kallsyms = fifo;
+		slow_table st = { fifo, text, len, 300, false };
+		pthread_t writer;
+		ck_assert_int_eq(pthread_create(&writer, NULL, write_table, &st), 0);
+		ck_assert_msg(pd_session_open(&ahead, data, &o, &err) == 0, "%s", err.message);
+		pd_session_set_read_ahead_max(ahead, caps[ci]);
+		const pd_resolved_sample *a, *b;
+		int ra, rb;
+		size_t n = 0, kernel_frames = 0;
+		for (;;) {
+			ra = pd_session_next(ahead, &a, &err);
+			rb = pd_session_next(plain, &b, &err);
+			ck_assert_int_eq(ra, rb);
+			if (ra != 0)
+				break;
+			assert_same_sample(a, b, n++);
+			for (size_t k = 0; k < a->nframes; k++)
+				kernel_frames += a->frames[k].cpumode == PD_CPUMODE_KERNEL;
 		}
+		ck_assert_int_eq(ra, PD_ITEROVER);
+		pthread_join(writer, NULL);
+		ck_assert_msg(st.written, "the session never read the kernel's table");
+		size_t held = pd_session_held(ahead);
+		const pd_unresolved_count *ua, *ub;
+		size_t na = pd_session_unresolved(ahead, &ua);
+		size_t nb = pd_session_unresolved(plain, &ub);
+		assert_same_counts(na, ua, nb, ub);
+		na = pd_session_truncated(ahead, &ua);
+		nb = pd_session_truncated(plain, &ub);
+		assert_same_counts(na, ua, nb, ub);
+		pd_session_free(plain);
+		pd_session_free(ahead);
 		fprintf(stderr, "read-ahead (at most %zu bytes): %zu of %zu samples held, "
 				"%zu kernel frames, the same samples\n",
 			caps[ci], held, n, kernel_frames);
@@ -528,6 +585,8 @@ START_TEST(test_read_ahead_same_samples)
 		ck_assert_uint_gt(kernel_frames, 0);
 		ck_assert_uint_gt(held, 0);
 	}
+	unlink(fifo);
+	free(text);
 }
 END_TEST
 
