@@ -1714,15 +1714,7 @@ START_TEST(test_pipeline_defer_kernel)
 			ck_assert_uint_gt(n, 100);
 			const pd_unresolved_count *ua, *ub;
 			size_t na = pd_session_unresolved(sa, &ua), nb = pd_session_unresolved(sb, &ub);
-			ck_assert_uint_eq(na, nb);
-			for (size_t i = 0; i < na; i++) {
-				size_t j = 0;
-				while (j < nb && strcmp(ua[i].dso, ub[j].dso) != 0)
-					j++;
-				ck_assert_msg(j < nb && ua[i].samples == ub[j].samples,
-					      "%s: %llu unresolved", ua[i].dso,
-					      (unsigned long long)ua[i].samples);
-			}
+			pd_test_assert_same_counts(ua, na, ub, nb);
 			/* without a thread too */
 			recs c;
 			pd_session *sc;

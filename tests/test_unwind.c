@@ -474,19 +474,6 @@ static void assert_same_sample(const pd_resolved_sample *a, const pd_resolved_sa
 	}
 }
 
-static void assert_same_counts(size_t na, const pd_unresolved_count *a, size_t nb,
-			       const pd_unresolved_count *b)
-{
-	ck_assert_uint_eq(na, nb);
-	for (size_t i = 0; i < na; i++) {
-		size_t j = 0;
-		while (j < nb && strcmp(a[i].dso, b[j].dso) != 0)
-			j++;
-		ck_assert_msg(j < nb && a[i].samples == b[j].samples, "%s: %llu", a[i].dso,
-			      (unsigned long long)a[i].samples);
-	}
-}
-
 /*
  * The kernel's table, written into a FIFO once `delay_ms` have passed: the
  * session's prefetch thread blocks reading it, so the table is "still
@@ -585,10 +572,10 @@ START_TEST(test_read_ahead_same_samples)
 		const pd_unresolved_count *ua, *ub;
 		size_t na = pd_session_unresolved(ahead, &ua);
 		size_t nb = pd_session_unresolved(plain, &ub);
-		assert_same_counts(na, ua, nb, ub);
+		pd_test_assert_same_counts(ua, na, ub, nb);
 		na = pd_session_truncated(ahead, &ua);
 		nb = pd_session_truncated(plain, &ub);
-		assert_same_counts(na, ua, nb, ub);
+		pd_test_assert_same_counts(ua, na, ub, nb);
 		pd_session_free(plain);
 		pd_session_free(ahead);
 		fprintf(stderr, "read-ahead (at most %zu bytes): %zu of %zu samples held, "

@@ -478,3 +478,16 @@ size_t pd_test_symfs_add(const pd_test_symfs *fs, const char *data, const char *
 	pd_reader_free(r);
 	return placed;
 }
+
+void pd_test_assert_same_counts(const pd_unresolved_count *a, size_t na,
+				const pd_unresolved_count *b, size_t nb)
+{
+	ck_assert_uint_eq(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		size_t j = 0;
+		while (j < nb && strcmp(a[i].dso, b[j].dso) != 0)
+			j++;
+		ck_assert_msg(j < nb && a[i].samples == b[j].samples, "%s: %llu samples", a[i].dso,
+			      (unsigned long long)a[i].samples);
+	}
+}

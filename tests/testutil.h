@@ -174,6 +174,11 @@ void pd_test_read_buffer(const void *data, size_t len, unsigned flags,
 			 pd_test_readout *out);
 
 /* Run the suite and return the process exit status. */
+/* Two per-dso count lists (pd_session_unresolved(), pd_session_truncated())
+ * hold the same dsos with the same counts, in any order. */
+void pd_test_assert_same_counts(const pd_unresolved_count *a, size_t na,
+				const pd_unresolved_count *b, size_t nb);
+
 int pd_test_main(Suite *s);
 
 #endif

@@ -143,7 +143,7 @@ const pd_unwind_file *pd_unwind_file_get(pd_unwind_files *f, const pd_dso_id *ds
 
 bool pd_unwind_at_entry(pd_unwind_files *f, uint32_t pid, const pd_unwind_frame *last)
 {
-	uint64_t look = last->activation || last->pc == 0 ? last->pc : last->pc - 1;
+	uint64_t look = pd_unwind_frame_look(last);
 	const pd_map *map = f->env.find_map(f->env.ctx, pid, look);
 	if (!map || map->dso->kernel)
 		return false;

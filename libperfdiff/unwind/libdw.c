@@ -417,7 +417,7 @@ void pd_unwind_libdw_maps_changed(pd_unwind_libdw *u, uint32_t pid)
 
 static const pd_dso_id *dso_of(pd_unwind_libdw *u, uint32_t pid, const pd_unwind_frame *f)
 {
-	uint64_t look = f->activation || f->pc == 0 ? f->pc : f->pc - 1;
+	uint64_t look = pd_unwind_frame_look(f);
 	const pd_map *m = u->env.find_map(u->env.ctx, pid, look);
 	return m ? m->dso : NULL;
 }

@@ -60,6 +60,13 @@ typedef struct pd_unwind_frame {
 	bool activation;  /* pc is exact (signal frame or frame 0): do not look up pc − 1 */
 } pd_unwind_frame;
 
+/* Where a frame's code is looked up: its pc when exact, else the return
+ * address − 1 (the call, which may be the last byte of its function). */
+static inline uint64_t pd_unwind_frame_look(const pd_unwind_frame *f)
+{
+	return f->activation || f->pc == 0 ? f->pc : f->pc - 1;
+}
+
 /* Results of a back end's run(). */
 enum {
 	PD_UNWIND_COMPLETE = 0,   /* reached the outermost frame */
