@@ -404,6 +404,57 @@ START_TEST(exec_of_exec)
 }
 END_TEST
 
+/*
+ * pd_machine_note_sample()'s map generation: what the session's memo of
+ * named chains is keyed by.  It must change with every change to that
+ * process's user maps, and with nothing that leaves them as they were.
+ */
+START_TEST(process_map_generation)
+{
+	pd_machine *m = machine(NULL);
+	ck_assert_uint_eq(pd_machine_note_sample(m, 100, U), 0);   /* no such process */
+	apply(m, comm(100, 100, "sh", false));
+	uint64_t g = pd_machine_note_sample(m, 100, U);
+	ck_assert_uint_ne(g, 0);
+	apply(m, mmap2(100, 0x1000, 0x1000, 0, R | X, "/bin/sh"));
+	uint64_t g1 = pd_machine_note_sample(m, 100, U);
+	ck_assert_uint_ne(g1, g);
+	/* samples, other processes, threads and names leave it */
+	ck_assert_uint_eq(pd_machine_note_sample(m, 100, K), g1);
+	apply(m, mmap2(300, 0x1000, 0x1000, 0, R | X, "/bin/other"));
+	apply(m, task(PD_RECORD_FORK, 100, 100, 101, 100, 0));
+	apply(m, comm(100, 101, "worker", false));
+	apply(m, task(PD_RECORD_EXIT, 100, 100, 101, 101, 0));
+	ck_assert_uint_eq(pd_machine_note_sample(m, 100, U), g1);
+	/* a data map punches the code maps */
+	apply(m, mmap2(100, 0x1800, 0x100, 0, R | W, "/etc/ld.so.cache"));
+	uint64_t g2 = pd_machine_note_sample(m, 100, U);
+	ck_assert_uint_ne(g2, g1);
+	/* a child starts with its parent's maps, under a generation of its own */
+	apply(m, task(PD_RECORD_FORK, 200, 100, 200, 100, 0));
+	uint64_t c = pd_machine_note_sample(m, 200, K);
+	ck_assert_uint_ne(c, 0);
+	ck_assert_uint_ne(c, g2);
+	/* exec: the maps go behind (one change), then the first user sample
+	 * drops them (another); a kernel sample drops nothing */
+	apply(m, comm(200, 200, "ls", true));
+	uint64_t c1 = pd_machine_note_sample(m, 200, K);
+	ck_assert_uint_ne(c1, c);
+	ck_assert_uint_eq(pd_machine_note_sample(m, 200, K), c1);
+	uint64_t c2 = pd_machine_note_sample(m, 200, U);
+	ck_assert_uint_ne(c2, c1);
+	ck_assert_uint_eq(pd_machine_note_sample(m, 200, U), c2);
+	/* the parent's is untouched by all of it */
+	ck_assert_uint_eq(pd_machine_note_sample(m, 100, U), g2);
+	/* a reused pid is a new process */
+	apply(m, task(PD_RECORD_EXIT, 200, 200, 200, 200, 0));
+	ck_assert_uint_eq(pd_machine_note_sample(m, 200, U), c2);
+	apply(m, task(PD_RECORD_FORK, 200, 1, 200, 1, 0));
+	ck_assert_uint_ne(pd_machine_note_sample(m, 200, U), c2);
+	pd_machine_free(m);
+}
+END_TEST
+
 /* ----------------------------------------------------------------- kernel */
 
 START_TEST(kernel_maps)
@@ -1088,6 +1139,7 @@ static Suite *machine_suite(void)
 	tcase_add_test(tc, exec_resets_maps);
 	tcase_add_test(tc, exec_keeps_previous_image);
 	tcase_add_test(tc, exec_of_exec);
+	tcase_add_test(tc, process_map_generation);
 	tcase_add_test(tc, kernel_maps);
 	tcase_add_test(tc, kernel_map_at_zero);
 	tcase_add_test(tc, kernel_start_rules);

@@ -1106,6 +1106,77 @@ START_TEST(test_noreturn_caller)
 }
 END_TEST
 
+/* A sample's leaf function and the words its name was found from. */
+typedef struct chain_words {
+	int image;             /* 1: hot_one, 2: hot_two */
+	size_t n;
+	uint64_t w[130];       /* ip, then the call chain */
+} chain_words;
+
+/*
+ * One pid execs a second image whose code sits at the first one's
+ * addresses (setarch -R): the same call chain, word for word, means
+ * hot_one before the exec and hot_two after it.  A session that keeps
+ * the frames of chains it has named (symbols/chain_memo.h) must not hand
+ * the first image's names to the second: every frame is compared with
+ * perf script, and the recording must really hold such a repeated chain.
+ */
+START_TEST(test_exec_same_addresses)
+{
+	NEED_LAB();
+	PD_SKIP_IF(!pd_test_sh_ok("setarch -R true 2>/dev/null") ?
+		   "setarch -R (no address randomization) is not usable here" : NULL);
+	char one[PATHMAX], two[PATHMAX], data[PATHMAX], w[3 * PATHMAX];
+	snprintf(one, sizeof one, "%s/exec_one", L.dir);
+	snprintf(two, sizeof two, "%s/exec_two", L.dir);
+	snprintf(data, sizeof data, "%s/exec.data", L.dir);
+	ck_assert(compile("exec_same.c", one, "-no-pie -DHOT=hot_one"));
+	ck_assert(compile("exec_same.c", two, "-no-pie -DHOT=hot_two"));
+	snprintf(w, sizeof w, "setarch -R '%s' 250 '%s'", one, two);
+	ck_assert_msg(record(data, "-g", w), "perf record failed");
+	check_vs_perf(data, "exec into the same addresses");
+
+	/* the case this is about: a hot_two chain that hot_one had before */
+	pd_session *s;
+	pd_error err = { 0 };
+	ck_assert_int_eq(pd_session_open(&s, data, NULL, &err), 0);
+	size_t cap = 4096, n = 0, same = 0, per[3] = { 0 };
+	chain_words *seen = calloc(cap, sizeof *seen);
+	ck_assert_ptr_nonnull(seen);
+	const pd_resolved_sample *rs;
+	while (pd_session_next(s, &rs, &err) == 0) {
+		const pd_sample *smp = &rs->record->u.sample;
+		int image = 0;
+		for (size_t i = 0; i < rs->nframes && !image; i++) {
+			const char *sym = rs->frames[i].symbol;
+			image = !sym ? 0 : strcmp(sym, "hot_one") == 0 ? 1
+					: strcmp(sym, "hot_two") == 0 ? 2 : 0;
+		}
+		if (!image || smp->callchain_nr + 1 > 130)
+			continue;
+		per[image]++;
+		chain_words c = { .image = image, .n = smp->callchain_nr + 1 };
+		c.w[0] = smp->ip;
+		memcpy(c.w + 1, smp->callchain, smp->callchain_nr * sizeof *c.w);
+		for (size_t i = 0; i < n && image == 2; i++)
+			if (seen[i].image == 1 && seen[i].n == c.n &&
+			    memcmp(seen[i].w, c.w, c.n * sizeof *c.w) == 0) {
+				same++;
+				break;
+			}
+		if (image == 1 && n < cap)
+			seen[n++] = c;
+	}
+	fprintf(stderr, "exec into the same addresses: %zu hot_one samples, %zu hot_two, "
+		"%zu of these with a chain a hot_one sample had\n", per[1], per[2], same);
+	ck_assert_uint_gt(per[1], 50);
+	ck_assert_uint_gt(per[2], 50);
+	ck_assert_uint_gt(same, 0);
+	free(seen);
+	pd_session_free(s);
+}
+END_TEST
+
 START_TEST(test_kernel_frames_system_wide)
 {
 	NEED_LAB();
@@ -1435,6 +1506,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_text_layout);
 	tcase_add_test(tc, test_inline_frames);
 	tcase_add_test(tc, test_noreturn_caller);
+	tcase_add_test(tc, test_exec_same_addresses);
 	tcase_add_test(tc, test_kernel_frames_system_wide);
 	tcase_add_test(tc, test_filters);
 	tcase_add_test(tc, test_unwinder);

@@ -171,7 +171,8 @@ typedef struct pd_resolved_sample {
 	int attr;                 /**< event index (pd_session_reader() + pd_reader_attr()) */
 	uint32_t pid, tid, cpu;
 	uint64_t time, period;
-	const char *comm;         /**< thread name at the sample's time, or ":PID" */
+	const char *comm;         /**< thread name at the sample's time, or ":PID"; unlike
+	                               the rest, valid until pd_session_free() */
 	size_t nframes;
 	const pd_frame *frames;   /**< leaf first; markers dropped; inline frames included */
 } pd_resolved_sample;

@@ -89,6 +89,7 @@ typedef struct tpath {
 	pathent *v;
 	uint32_t n, cap;
 	uint32_t leaf, comm, stack;  /* last sample's stack entry and command */
+	const char *comm_name;       /* the session's string that `comm` came from */
 } tpath;
 
 /* One frame of the sample being folded. */
@@ -116,6 +117,7 @@ typedef struct run_state {
 	work *w;                   /* one sample's unshared frames, root first */
 	size_t cap_w;
 	uint32_t last_comm_id;
+	const char *last_comm_name;
 } run_state;
 
 static void run_free(run_state *st)
@@ -233,17 +235,18 @@ static int event_of(run_state *st, const pd_srec *r, int *out)
 
 static uint32_t comm_id(run_state *st, const tpath *tp, const char *comm)
 {
-	/* a thread's name rarely changes, and runs of samples come from one
-	 * thread: compare with those before hashing */
-	const pd_strtab *t = &st->p->strings;
-	if (tp->comm != PD_NO_ID && strcmp(pd_strtab_get(t, tp->comm), comm) == 0)
+	/* command names are the session's own strings, one per name
+	 * (pd_resolved_sample.comm): a thread's name rarely changes and runs
+	 * of samples come from one thread, so a pointer compare settles most */
+	if (tp->comm != PD_NO_ID && tp->comm_name == comm)
 		return tp->comm;
-	if (st->last_comm_id != PD_NO_ID &&
-	    strcmp(pd_strtab_get(t, st->last_comm_id), comm) == 0)
+	if (st->last_comm_id != PD_NO_ID && st->last_comm_name == comm)
 		return st->last_comm_id;
 	uint32_t id = pd_strtab_intern(&st->p->strings, comm, strlen(comm));
-	if (id != PD_NO_ID)
+	if (id != PD_NO_ID) {
 		st->last_comm_id = id;
+		st->last_comm_name = comm;
+	}
 	return id;
 }
 
@@ -281,7 +284,7 @@ static tpath *thread_path(run_state *st, uint32_t ev, uint32_t tid)
 	if (pd_idmap_put(&st->thread_of, key, st->npaths) < 0)
 		return NULL;
 	tpath *tp = &st->paths[st->npaths++];
-	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID };
+	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID, NULL };
 	return tp;
 }
 
@@ -364,6 +367,7 @@ static int fold_record(run_state *st, const pd_srec *r)
 		tp->stack = pd_idmap_get(&e->stacks.index, (uint64_t)comm << 32 | node);
 	}
 	tp->comm = comm;
+	tp->comm_name = r->comm;
 	e->total[st->run] += r->period;
 	e->samples[st->run]++;
 	return 0;

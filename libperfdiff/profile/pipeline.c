@@ -143,11 +143,7 @@ static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs, bool gr
 	r->leaf_unresolved = unres;
 	r->hidden = hidden;
 	r->period = rs->period;
-	/* the session's ":PID" fallback is rewritten for every sample */
-	const char *comm = rs->comm ? rs->comm : "";
-	size_t cl = strnlen(comm, PD_REC_COMM_MAX - 1);
-	memcpy(r->comm, comm, cl);
-	r->comm[cl] = '\0';
+	r->comm = rs->comm ? rs->comm : "";
 	pd_fkey *k = (pd_fkey *)(r + 1);
 	if (!hidden)
 		for (size_t i = 0; i < rs->nframes; i++)

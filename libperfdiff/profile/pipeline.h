@@ -7,7 +7,7 @@
  *
  * A record holds what folding needs and nothing that the session will
  * reuse: names are the session's pointers (valid until it is freed, which
- * happens after both threads are done), the command name is copied.
+ * happens after both threads are done), the command name too.
  * Without a second thread (pthread_create failing) the same code runs
  * in turn on one thread.
  */
@@ -28,8 +28,6 @@ typedef struct pd_fkey {
 	uint32_t flags;
 } pd_fkey;
 
-#define PD_REC_COMM_MAX 32
-
 /* One sample, followed by `nframes` pd_fkeys, leaf first. */
 typedef struct pd_srec {
 	const pd_attr *attr;
@@ -39,7 +37,7 @@ typedef struct pd_srec {
 	bool leaf_unresolved;     /* the leaf has no symbol */
 	bool hidden;              /* dropped by -U: only counted as unresolved */
 	uint64_t period;
-	char comm[PD_REC_COMM_MAX];
+	const char *comm;         /* the session's (pd_resolved_sample.comm) */
 } pd_srec;
 
 typedef struct pd_pipeline pd_pipeline;

@@ -275,6 +275,54 @@ static int weight(cursor *c, pd_sample *s, uint64_t type)
 	return u64_field(c, "WEIGHT", &s->weight);
 }
 
+/* The one-word fields that lead a sample's body, in their order, all before
+ * READ and CALLCHAIN. */
+#define LEADING_WORDS                                                          \
+	((uint64_t)(PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID |      \
+		    PD_SAMPLE_TIME | PD_SAMPLE_ADDR | PD_SAMPLE_ID |           \
+		    PD_SAMPLE_STREAM_ID | PD_SAMPLE_CPU | PD_SAMPLE_PERIOD))
+
+/*
+ * The leading one-word fields with one bounds check for all of them, when
+ * nothing needs swapping: every record of a big file passes here, and a
+ * check, a byte-order test and a store per field cost a fifth of decoding
+ * it.  False when the fields must be read one by one (another byte order,
+ * or a record too short for them, whose error names the missing field).
+ */
+static bool leading_words(pd_sample *out, cursor *c, uint64_t t)
+{
+	size_t need = 8 * (size_t)__builtin_popcountll(t & LEADING_WORDS);
+	if (c->swap || left(c) < need)
+		return false;
+	const uint8_t *q = c->p + c->off;
+#define TAKE(bit, dst)                                                         \
+	do {                                                                   \
+		if (t & (bit)) {                                               \
+			(dst) = pd_ld64(q, false);                             \
+			q += 8;                                                \
+		}                                                              \
+	} while (0)
+	TAKE(PD_SAMPLE_IDENTIFIER, out->id);
+	TAKE(PD_SAMPLE_IP, out->ip);
+	if (t & PD_SAMPLE_TID) {
+		out->pid = pd_ld32(q, false);
+		out->tid = pd_ld32(q + 4, false);
+		q += 8;
+	}
+	TAKE(PD_SAMPLE_TIME, out->time);
+	TAKE(PD_SAMPLE_ADDR, out->addr);
+	TAKE(PD_SAMPLE_ID, out->id);
+	TAKE(PD_SAMPLE_STREAM_ID, out->stream_id);
+	if (t & PD_SAMPLE_CPU) {
+		out->cpu = pd_ld32(q, false);
+		q += 8;
+	}
+	TAKE(PD_SAMPLE_PERIOD, out->period);
+#undef TAKE
+	c->off += need;
+	return true;
+}
+
 int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
 		     const pd_attr *attr, bool swap, const pd_reader_options *opts,
 		     char why[PD_WHY_MAX])
@@ -300,20 +348,21 @@ int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
 			return rc;                                             \
 	} while (0)
 
-	U64(PD_SAMPLE_IDENTIFIER, "IDENTIFIER", &out->id);
-	U64(PD_SAMPLE_IP, "IP", &out->ip);
-	if ((t & PD_SAMPLE_TID) && (rc = u32_pair(&c, "TID", &out->pid, &out->tid)))
-		return rc;
-	U64(PD_SAMPLE_TIME, "TIME", &out->time);
-	U64(PD_SAMPLE_ADDR, "ADDR", &out->addr);
-	U64(PD_SAMPLE_ID, "ID", &out->id);
-	U64(PD_SAMPLE_STREAM_ID, "STREAM_ID", &out->stream_id);
-	if ((t & PD_SAMPLE_CPU) && (rc = u32_pair(&c, "CPU", &out->cpu, NULL)))
-		return rc;
-	if (t & PD_SAMPLE_PERIOD) {
-		if ((rc = u64_field(&c, "PERIOD", &out->period)))
+	if (!leading_words(out, &c, t)) {
+		U64(PD_SAMPLE_IDENTIFIER, "IDENTIFIER", &out->id);
+		U64(PD_SAMPLE_IP, "IP", &out->ip);
+		if ((t & PD_SAMPLE_TID) &&
+		    (rc = u32_pair(&c, "TID", &out->pid, &out->tid)))
 			return rc;
-	} else {
+		U64(PD_SAMPLE_TIME, "TIME", &out->time);
+		U64(PD_SAMPLE_ADDR, "ADDR", &out->addr);
+		U64(PD_SAMPLE_ID, "ID", &out->id);
+		U64(PD_SAMPLE_STREAM_ID, "STREAM_ID", &out->stream_id);
+		if ((t & PD_SAMPLE_CPU) && (rc = u32_pair(&c, "CPU", &out->cpu, NULL)))
+			return rc;
+		U64(PD_SAMPLE_PERIOD, "PERIOD", &out->period);
+	}
+	if (!(t & PD_SAMPLE_PERIOD)) {
 		/* In frequency mode the attr holds a frequency, not a period;
 		 * each sample then stands for one event. */
 		out->period = attr->freq ? 1 : attr->sample_period;

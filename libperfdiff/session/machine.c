@@ -6,6 +6,8 @@
  */
 #include "internal.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Linux's PROT_EXEC on every architecture; the host's header may differ. */
@@ -27,6 +29,9 @@ typedef struct pd_process {
 	 * sample inside execve still has the old image's return addresses
 	 * in its call chain. */
 	pd_mapset *prev;
+	/* The machine's generation when maps or prev last changed: what a
+	 * cache of this process's user lookups checks (never 0). */
+	uint64_t maps_gen;
 	struct pd_process *next_all;   /* every process, for pd_machine_free() */
 } pd_process;
 
@@ -98,6 +103,7 @@ static pd_process *findnew_process(pd_machine *m, uint32_t pid)
 	if (!p || pd_u64map_put(&m->procs, pid, p) < 0)
 		return NULL;
 	p->pid = pid;
+	p->maps_gen = m->gen;
 	p->next_all = m->all;
 	m->all = p;
 	m->stats.processes++;
@@ -189,6 +195,7 @@ static int apply_mmap(pd_machine *m, const pd_record *rec)
 						 : !(rec->misc & PD_MISC_MMAP_DATA);
 	/* A data mapping is not kept (no IP lands in it) but it still
 	 * replaces whatever code was mapped there before. */
+	p->maps_gen = m->gen;
 	if (!exec) {
 		int rc = pd_mapset_punch(&p->maps, mm->addr, end);
 		/* the old image must not show through the hole either */
@@ -234,6 +241,7 @@ static int apply_fork(pd_machine *m, const pd_record *rec)
 		const pd_process *pp = find_process(m, t->ppid);
 		if (pp && !(rec->misc & PD_MISC_FORK_EXEC))
 			p->maps = pd_mapset_share(pp->maps);
+		p->maps_gen = m->gen;
 	} else if (!(p = findnew_process(m, t->pid))) {
 		return PD_ENOMEM;
 	}
@@ -263,6 +271,7 @@ static int apply_comm(pd_machine *m, const pd_record *rec)
 		pd_mapset_release(p->prev);
 		p->prev = p->maps;
 		p->maps = NULL;
+		p->maps_gen = m->gen;
 		m->stats.exec_resets++;
 	}
 	return 0;
@@ -300,7 +309,7 @@ static int apply_ksymbol(pd_machine *m, const pd_record *rec)
 
 int pd_machine_apply(pd_machine *m, const pd_record *rec)
 {
-	m->gen++;
+	m->gen++;   /* from 1: a process's maps_gen is never 0 */
 	switch (rec->type) {
 	case PD_RECORD_MMAP:
 	case PD_RECORD_MMAP2:
@@ -327,6 +336,13 @@ const char *pd_machine_comm(const pd_machine *m, uint32_t pid, uint32_t tid)
 	if (pid == 0 && tid == 0)
 		return "swapper";
 	return NULL;
+}
+
+const char *pd_machine_pid_name(pd_machine *m, uint32_t pid)
+{
+	char name[16];
+	int n = snprintf(name, sizeof name, ":%" PRIu32, pid);
+	return pd_intern_str(&m->in, name, (size_t)n);
 }
 
 /*
@@ -379,16 +395,17 @@ const pd_map *pd_machine_find_map(const pd_machine *m, uint32_t pid, uint8_t cpu
  * hold an old return address.  Kernel-mode samples may still be inside
  * execve itself.
  */
-void pd_machine_note_sample(pd_machine *m, uint32_t pid, uint8_t cpumode)
+uint64_t pd_machine_note_sample(pd_machine *m, uint32_t pid, uint8_t cpumode)
 {
-	if (cpumode != PD_CPUMODE_USER)
-		return;
 	pd_process *p = find_process(m, pid);
-	if (p && p->prev) {
+	if (!p)
+		return 0;
+	if (cpumode == PD_CPUMODE_USER && p->prev) {
 		pd_mapset_release(p->prev);
 		p->prev = NULL;
-		m->gen++;
+		p->maps_gen = ++m->gen;
 	}
+	return p->maps_gen;
 }
 
 const pd_ksym *pd_machine_find_ksym(const pd_machine *m, uint64_t addr)

@@ -62,6 +62,10 @@ int pd_machine_apply(pd_machine *m, const pd_record *rec);
 /* The thread's current name, or NULL if it never had one. */
 const char *pd_machine_comm(const pd_machine *m, uint32_t pid, uint32_t tid);
 
+/* ":PID", what perf calls a thread it has no name for, kept as long as the
+ * machine like the names above; NULL when out of memory. */
+const char *pd_machine_pid_name(pd_machine *m, uint32_t pid);
+
 /*
  * The map that holds `addr` for process `pid`, looked up in the kernel's
  * maps when `cpumode` is kernel (or guest kernel) and in the process's maps
@@ -84,8 +88,15 @@ const pd_map *pd_machine_find_map(const pd_machine *m, uint32_t pid, uint8_t cpu
  * reused), so that kernel samples taken inside execve, whose call chains
  * still hold the old image's return addresses, get them named as perf
  * does.
+ *
+ * Returns the process's map generation: a number, never 0, that changes
+ * whenever pd_machine_find_map() for `pid` and an address below
+ * pd_machine_kernel_start() may answer differently (the process's maps
+ * changed, or it was replaced by a new one of the same pid); 0 while no
+ * process `pid` is known.  What a cache of one process's user look-ups
+ * checks, where pd_machine_generation() would change with every process.
  */
-void pd_machine_note_sample(pd_machine *m, uint32_t pid, uint8_t cpumode);
+uint64_t pd_machine_note_sample(pd_machine *m, uint32_t pid, uint8_t cpumode);
 
 /* The KSYMBOL range holding `addr`, or NULL. */
 const pd_ksym *pd_machine_find_ksym(const pd_machine *m, uint64_t addr);

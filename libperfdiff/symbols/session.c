@@ -15,6 +15,7 @@
 #include "../session/machine.h"
 #include "../unwind/lbr.h"
 #include "../unwind/unwind.h"
+#include "chain_memo.h"
 #include "kcache.h"
 #include "session_defer.h"
 #include "session_hold.h"
@@ -49,7 +50,6 @@ struct pd_session {
 	pd_resolved_sample out;
 	pd_frame *frames;
 	size_t cap_frames;
-	char comm[32];
 	pd_unresolved_count *unresolved;
 	size_t nunresolved, cap_unresolved;
 	pd_stack_unwinder *unwinder;   /* NULL: PD_UNWINDER_NONE */
@@ -57,6 +57,8 @@ struct pd_session {
 	size_t max_uframes;
 	uint16_t e_machine;            /* the recording's, for the register layout */
 	pd_kcache kcache;              /* kernel addresses already named */
+	pd_chain_memo chains;          /* call chains already named */
+	uint64_t maps_gen;             /* the sample's process's (pd_machine_note_sample()) */
 	/* User maps of one process found while its maps stayed the same:
 	 * a thread's frames, and its next samples, sit in a few maps, and a
 	 * search costs a hash probe and a binary search per frame. */
@@ -235,6 +237,7 @@ void pd_session_free(pd_session *s)
 	free(s->frames);
 	free(s->unresolved);
 	pd_kcache_free(&s->kcache);
+	pd_chain_memo_free(&s->chains);
 	free(s->pend);
 	pd_holdq_free(&s->held);
 	free(s);
@@ -291,14 +294,14 @@ static bool is_pending(const pd_frame *f)
 
 /* The sample's leaf has no name: counted per dso (a pending one once it
  * is named). */
-static void count_leaf(pd_session *s)
+static void count_leaf(pd_session *s, const pd_frame *frames)
 {
-	if (s->out.nframes == 0 || s->frames[0].symbol)
+	if (s->out.nframes == 0 || frames[0].symbol)
 		return;
-	if (is_pending(&s->frames[0]))
-		s->pend[s->frames[0].line].leaves++;
+	if (is_pending(&frames[0]))
+		s->pend[frames[0].line].leaves++;
 	else
-		count_unresolved(s, s->frames[0].dso, 1);
+		count_unresolved(s, frames[0].dso, 1);
 }
 
 static pd_frame *new_frame(pd_session *s)
@@ -605,21 +608,24 @@ static int resolve_lbr(pd_session *s, const pd_record *rec)
 		if (rc < 0)
 			return rc;
 	}
-	count_leaf(s);
+	count_leaf(s, s->frames);
 	return 0;
 }
+
+static int name_chain(pd_session *s, const pd_sample *smp, uint8_t cpumode);
 
 static int resolve(pd_session *s, const pd_record *rec)
 {
 	const pd_sample *smp = &rec->u.sample;
 	s->out.nframes = 0;
+	s->out.frames = NULL;   /* s->frames, unless a memo's */
 	const uint64_t dwarf = PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER;
 	if (s->unwinder && (smp->sample_type & dwarf) == dwarf && smp->regs_user_abi != 0) {
 		int rc = resolve_unwound(s, rec);
 		if (rc < 0)
 			return rc;
 		if (rc > 0) {
-			count_leaf(s);
+			count_leaf(s, s->frames);
 			return 0;
 		}
 	}
@@ -627,6 +633,35 @@ static int resolve(pd_session *s, const pd_record *rec)
 	if (attr && pd_lbr_applies(attr->branch_sample_type, smp, s->opts.max_stack))
 		return resolve_lbr(s, rec);
 	uint8_t cpumode = rec->misc & PD_MISC_CPUMODE_MASK;
+	uint32_t pid = smp->pid;
+	/* named before, while the maps it was named in stay (chain_memo.h) */
+	pd_chain_key key;
+	pd_chain_key_make(&key, pid, cpumode, smp->sample_type, smp->ip, smp->callchain,
+			  smp->callchain_nr, s->maps_gen,
+			  pd_machine_kernel_generation(s->machine));
+	size_t nknown;
+	const pd_frame *known = pd_chain_memo_get(&s->chains, &key, &nknown);
+	if (known) {
+		/* handed out as they are: valid until the next sample's look-up */
+		s->out.frames = known;
+		s->out.nframes = nknown;
+		count_leaf(s, known);
+		return 0;
+	}
+	int rc = name_chain(s, smp, cpumode);
+	if (rc < 0)
+		return rc;
+	count_leaf(s, s->frames);
+	for (size_t i = 0; i < s->out.nframes; i++)
+		if (is_pending(&s->frames[i]))
+			return 0;   /* named for good later: not kept */
+	pd_chain_memo_put(&s->chains, &key, s->frames, s->out.nframes);
+	return 0;
+}
+
+/* The frames of a sample's ip and call chain (no unwinding, no LBR). */
+static int name_chain(pd_session *s, const pd_sample *smp, uint8_t cpumode)
+{
 	uint32_t pid = smp->pid;
 	unsigned left = s->opts.max_stack;
 	bool first = true;
@@ -674,7 +709,6 @@ static int resolve(pd_session *s, const pd_record *rec)
 		if ((rc = add_address(s, pid, cpumode, smp->ip, false)) < 0)
 			return rc;
 	}
-	count_leaf(s);
 	return 0;
 }
 
@@ -720,7 +754,8 @@ static int next_sample(pd_session *s, const pd_resolved_sample **out, pd_error *
 		if (rec->attr < 0)
 			continue; /* an event the file does not describe */
 		const pd_sample *smp = &rec->u.sample;
-		pd_machine_note_sample(s->machine, smp->pid, rec->misc & PD_MISC_CPUMODE_MASK);
+		s->maps_gen = pd_machine_note_sample(s->machine, smp->pid,
+						     rec->misc & PD_MISC_CPUMODE_MASK);
 		if (resolve(s, rec) < 0)
 			return pd_error_set(err, PD_ENOMEM, pd_reader_path(s->reader), rec->offset,
 					    "out of memory");
@@ -732,12 +767,12 @@ static int next_sample(pd_session *s, const pd_resolved_sample **out, pd_error *
 		o->cpu = smp->cpu;
 		o->time = smp->time;
 		o->period = smp->period;
+		if (!o->frames)
+			o->frames = s->frames;
 		o->comm = pd_machine_comm(s->machine, smp->pid, smp->tid);
-		if (!o->comm) {
-			snprintf(s->comm, sizeof s->comm, ":%u", smp->pid);
-			o->comm = s->comm;
-		}
-		o->frames = s->frames;
+		if (!o->comm && !(o->comm = pd_machine_pid_name(s->machine, smp->pid)))
+			return pd_error_set(err, PD_ENOMEM, pd_reader_path(s->reader),
+					    rec->offset, "out of memory");
 		*out = o;
 		return 0;
 	}

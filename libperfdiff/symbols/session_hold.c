@@ -25,7 +25,7 @@ struct pd_held_sample {
 	pd_resolved_sample rs;
 	pd_record rec;
 	/* then: nframes pd_frames, the record's bytes (8-aligned, for its
-	 * u64 arrays), the command name */
+	 * u64 arrays); the command name is the session's, which stays */
 	pd_frame frames[];
 };
 
@@ -57,12 +57,10 @@ static int grow_ring(pd_holdq *h)
 int pd_holdq_push(pd_holdq *h, const pd_resolved_sample *rs)
 {
 	const pd_record *rec = rs->record;
-	const char *comm = rs->comm ? rs->comm : "";
-	size_t comm_len = strlen(comm);
 	/* nframes is bounded by the session's frame cap, size by 32 bits */
 	size_t frames_bytes = rs->nframes * sizeof(pd_frame);
 	size_t data_at = align8(sizeof(pd_held_sample) + frames_bytes);
-	size_t bytes = align8(data_at + align8(rec->size) + comm_len + 1);
+	size_t bytes = data_at + align8(rec->size);
 	if (grow_ring(h) < 0)
 		return PD_ENOMEM;
 	pd_hold_block *blk = h->last;
@@ -84,7 +82,6 @@ int pd_holdq_push(pd_holdq *h, const pd_resolved_sample *rs)
 	pd_held_sample *hs = (pd_held_sample *)(void *)base;
 	hs->block = blk;
 	uint8_t *data = base + data_at;
-	char *comm_copy = (char *)data + align8(rec->size);
 	hs->bytes = bytes;
 	hs->rec = *rec;
 	if (rec->size)
@@ -92,11 +89,9 @@ int pd_holdq_push(pd_holdq *h, const pd_resolved_sample *rs)
 	pd_record_move_sample(&hs->rec, data);
 	if (frames_bytes)
 		memcpy(hs->frames, rs->frames, frames_bytes);
-	memcpy(comm_copy, comm, comm_len + 1);
 	hs->rs = *rs;
 	hs->rs.record = &hs->rec;
 	hs->rs.frames = hs->frames;
-	hs->rs.comm = comm_copy;
 	h->q[(h->head + h->n) % h->cap] = hs;
 	h->n++;
 	h->bytes += bytes;

@@ -3,7 +3,8 @@
  * has delivered (PD_SESSION_READ_AHEAD, see session.c).  Each is a deep
  * copy, in one allocation: the resolved sample, its record and the
  * record's bytes (so the user stack copy of a `--call-graph dwarf` sample
- * too), its frames and its command name.  The frames are the copy's own,
+ * too) and its frames (the command name is the session's own string,
+ * which lives as long as the session).  The frames are the copy's own,
  * so that pending kernel frames can be replaced in place once named.
  * Copies are cut from blocks of a megabyte, freed once every sample in
  * them has been handed out: tens of megabytes in ~9 KB mallocs moved the

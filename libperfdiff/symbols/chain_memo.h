@@ -1,0 +1,64 @@
+/*
+ * The frames of call chains a session has already named.  A profile
+ * repeats its chains: on a system-wide recording 97 % of the samples carry
+ * a (process, call chain) that an earlier sample carried too, because the
+ * sampled code sits in a few loops.  Naming a chain again costs a map
+ * search, a dso look-up and a hash probe into the symbolizer's results per
+ * frame; a hit here costs one hash of the chain, one probe and a copy of
+ * its frames.
+ *
+ * A chain's frames depend on nothing but its addresses, its process's
+ * user maps and the kernel's maps and symbols, so the key is the chain
+ * (sample ip, call chain words, cpumode, pid) together with the process's
+ * map generation and the kernel generation of the machine (machine.h):
+ * once either changes, the old entries are never found again and are
+ * replaced as new ones land on their slots.  Only chains without pending
+ * kernel frames are kept (those change once the kernel's table is read).
+ *
+ * Direct-mapped (a collision replaces); entries are allocated one by one
+ * and reused in place when the new chain fits, within a byte budget past
+ * which new chains are simply not kept.
+ */
+#ifndef PD_SYMBOLS_CHAIN_MEMO_H
+#define PD_SYMBOLS_CHAIN_MEMO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfdiff/session.h"
+
+/* What, besides the call chain words, names a chain: see chain_memo.c. */
+typedef struct pd_chain_key {
+	uint64_t head[4];        /* pid/cpumode/fields, ip, map generation, kernel generation */
+	const uint64_t *chain;   /* the call chain as recorded (context markers included) */
+	size_t nchain;
+	uint64_t hash;
+} pd_chain_key;
+
+typedef struct pd_chain_entry pd_chain_entry;
+
+typedef struct pd_chain_memo {
+	pd_chain_entry **slots;  /* 1 << PD_CHAIN_MEMO_BITS, allocated at the first put */
+	size_t bytes;            /* held by entries */
+	bool failed;             /* no memory for the slots: stay uncached */
+} pd_chain_memo;
+
+/* The key of a sample's chain.  `fields` is the sample type's IP and
+ * CALLCHAIN bits; `ip` counts only with IP, `chain` only with CALLCHAIN. */
+void pd_chain_key_make(pd_chain_key *k, uint32_t pid, uint8_t cpumode, uint64_t fields,
+		       uint64_t ip, const uint64_t *chain, size_t nchain, uint64_t maps_gen,
+		       uint64_t kernel_gen);
+
+/* The frames kept for `k` (their count in *nframes), or NULL. */
+const pd_frame *pd_chain_memo_get(const pd_chain_memo *m, const pd_chain_key *k,
+				  size_t *nframes);
+
+/* Keep `frames` for `k` (their strings must outlive the memo's user).
+ * Only a cache: out of memory or budget, nothing is kept. */
+void pd_chain_memo_put(pd_chain_memo *m, const pd_chain_key *k, const pd_frame *frames,
+		       size_t nframes);
+
+void pd_chain_memo_free(pd_chain_memo *m);
+
+#endif
