@@ -18,7 +18,7 @@
 
 struct pd_chain_entry {
 	uint64_t hash;
-	uint64_t head[4];
+	uint64_t head[5];
 	uint32_t nchain, nframes;
 	size_t cap;              /* bytes allocated for the entry */
 	pd_frame *frames;        /* after the chain words, in the same allocation */
@@ -31,7 +31,7 @@ struct pd_chain_entry {
 static uint64_t hash_key(const uint64_t *head, const uint64_t *chain, size_t n)
 {
 	const uint64_t k0 = 0x9e3779b97f4a7c15ull, k1 = 0xc2b2ae3d27d4eb4full;
-	uint64_t a = (head[0] ^ head[2]) * k0, b = (head[1] ^ head[3]) * k1;
+	uint64_t a = (head[0] ^ head[2] ^ head[4] << 40) * k0, b = (head[1] ^ head[3]) * k1;
 	size_t i = 0;
 	for (; i + 2 <= n; i += 2) {
 		a = ((a << 5 | a >> 59) ^ chain[i]) * k0;
@@ -44,7 +44,7 @@ static uint64_t hash_key(const uint64_t *head, const uint64_t *chain, size_t n)
 
 void pd_chain_key_make(pd_chain_key *k, uint32_t pid, uint8_t cpumode, uint64_t fields,
 		       uint64_t ip, const uint64_t *chain, size_t nchain, uint64_t maps_gen,
-		       uint64_t kernel_gen)
+		       uint64_t kernel_gen, uint64_t symbolizer_gen)
 {
 	bool has_ip = (fields & PD_SAMPLE_IP) != 0;
 	bool has_chain = (fields & PD_SAMPLE_CALLCHAIN) != 0;
@@ -53,6 +53,7 @@ void pd_chain_key_make(pd_chain_key *k, uint32_t pid, uint8_t cpumode, uint64_t 
 	k->head[1] = has_ip ? ip : 0;
 	k->head[2] = maps_gen;
 	k->head[3] = kernel_gen;
+	k->head[4] = symbolizer_gen;
 	k->chain = has_chain ? chain : NULL;
 	k->nchain = has_chain ? nchain : 0;
 	k->hash = hash_key(k->head, k->chain, k->nchain);

@@ -8,11 +8,13 @@
  * its frames.
  *
  * A chain's frames depend on nothing but its addresses, its process's
- * user maps and the kernel's maps and symbols, so the key is the chain
- * (sample ip, call chain words, cpumode, pid) together with the process's
- * map generation and the kernel generation of the machine (machine.h):
- * once either changes, the old entries are never found again and are
- * replaced as new ones land on their slots.  Only chains without pending
+ * user maps, the kernel's maps and symbols, and which file the symbolizer
+ * reads for a build (a stripped copy seen first gives way to a path with
+ * symbols seen later).  So the key is the chain (sample ip, call chain
+ * words, cpumode, pid) together with the process's map generation, the
+ * machine's kernel generation (machine.h) and the symbolizer's
+ * (symbolizer.h): once one changes, the old entries are never found again
+ * and are replaced as new ones land on their slots.  Only chains without pending
  * kernel frames are kept (those change once the kernel's table is read).
  *
  * Direct-mapped (a collision replaces); entries are allocated one by one
@@ -30,7 +32,8 @@
 
 /* What, besides the call chain words, names a chain: see chain_memo.c. */
 typedef struct pd_chain_key {
-	uint64_t head[4];        /* pid/cpumode/fields, ip, map generation, kernel generation */
+	uint64_t head[5];        /* pid/cpumode/fields, ip, and the generations of the
+	                            process's maps, the kernel's and the symbolizer's */
 	const uint64_t *chain;   /* the call chain as recorded (context markers included) */
 	size_t nchain;
 	uint64_t hash;
@@ -48,7 +51,7 @@ typedef struct pd_chain_memo {
  * CALLCHAIN bits; `ip` counts only with IP, `chain` only with CALLCHAIN. */
 void pd_chain_key_make(pd_chain_key *k, uint32_t pid, uint8_t cpumode, uint64_t fields,
 		       uint64_t ip, const uint64_t *chain, size_t nchain, uint64_t maps_gen,
-		       uint64_t kernel_gen);
+		       uint64_t kernel_gen, uint64_t symbolizer_gen);
 
 /* The frames kept for `k` (their count in *nframes), or NULL. */
 const pd_frame *pd_chain_memo_get(const pd_chain_memo *m, const pd_chain_key *k,

@@ -638,7 +638,8 @@ static int resolve(pd_session *s, const pd_record *rec)
 	pd_chain_key key;
 	pd_chain_key_make(&key, pid, cpumode, smp->sample_type, smp->ip, smp->callchain,
 			  smp->callchain_nr, s->maps_gen,
-			  pd_machine_kernel_generation(s->machine));
+			  pd_machine_kernel_generation(s->machine),
+			  pd_symbolizer_generation(s->symz));
 	size_t nknown;
 	const pd_frame *known = pd_chain_memo_get(&s->chains, &key, &nknown);
 	if (known) {

@@ -255,6 +255,7 @@ struct pd_symbolizer {
 	pd_arena arena;            /* results, names, paths */
 
 	pd_symhash dsos;           /* identity hash → pd_dsostate (chained) */
+	uint64_t replaced;         /* states replaced so far (pd_symbolizer_generation()) */
 	pd_dso_memo dso_memo[PD_DSO_MEMO];
 	pd_dsostate *dso_list;
 	pd_symhash results;        /* (pd_dsostate *, file offset) → pd_symres */

@@ -398,6 +398,7 @@ static pd_dsostate *replace_state(pd_symbolizer *z, pd_dsostate *old, const pd_d
 		return old;
 	st->paths = old->paths;
 	old->retired = true;
+	z->replaced++;
 	for (size_t i = 0; i < PD_DSO_MEMO; i++)
 		if (z->dso_memo[i].st == old)
 			z->dso_memo[i] = (pd_dso_memo){ 0 };
@@ -871,6 +872,11 @@ const pd_symres *pd_symbolizer_lookup(pd_symbolizer *z, const pd_dso_id *dso, ui
 	if (r != &no_result)
 		pd_symhash_put(&z->results, (uintptr_t)st, file_off, (void *)r);
 	return r;
+}
+
+uint64_t pd_symbolizer_generation(const pd_symbolizer *z)
+{
+	return z ? z->replaced : 0;
 }
 
 const char *pd_symbolizer_elf_path(pd_symbolizer *z, const pd_dso_id *dso)

@@ -74,6 +74,15 @@ const pd_symres *pd_symbolizer_lookup(pd_symbolizer *z, const pd_dso_id *dso,
 				      uint64_t file_off);
 
 /*
+ * A number that changes whenever pd_symbolizer_lookup() may answer a
+ * question it has answered before differently: a build first loaded from
+ * a copy without symbols (a stripped file) is loaded again from a path of
+ * it that turned up later.  What a cache of named user frames checks,
+ * besides the maps it looked the frames up in.
+ */
+uint64_t pd_symbolizer_generation(const pd_symbolizer *z);
+
+/*
  * True while the kernel's symbol table is still being read ahead on the
  * prefetch thread (pd_symbolizer_prefetch()) and no kernel address has
  * been named yet: pd_symbolizer_kernel() would wait for it now.  A caller
