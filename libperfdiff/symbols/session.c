@@ -634,7 +634,7 @@ static int resolve(pd_session *s, const pd_record *rec)
 		return resolve_lbr(s, rec);
 	uint8_t cpumode = rec->misc & PD_MISC_CPUMODE_MASK;
 	uint32_t pid = smp->pid;
-	/* named before, while the maps it was named in stay (chain_memo.h) */
+	/* named before, while its maps and symbols stay (chain_memo.h) */
 	pd_chain_key key;
 	pd_chain_key_make(&key, pid, cpumode, smp->sample_type, smp->ip, smp->callchain,
 			  smp->callchain_nr, s->maps_gen,
