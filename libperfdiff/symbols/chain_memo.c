@@ -64,16 +64,27 @@ static pd_chain_entry **slot_of(const pd_chain_memo *m, uint64_t hash)
 	return &m->slots[hash >> (64 - PD_CHAIN_MEMO_BITS)];
 }
 
-const pd_frame *pd_chain_memo_get(const pd_chain_memo *m, const pd_chain_key *k,
-				  size_t *nframes)
+/* One look-up more in the window; at its end, rest if it hit too rarely. */
+static void count(pd_chain_memo *m, bool hit)
 {
-	if (!m->slots)
-		return NULL;
-	const pd_chain_entry *e = *slot_of(m, k->hash);
+	m->hits += hit;
+	if (++m->tried < PD_CHAIN_MEMO_WINDOW)
+		return;
+	if ((uint64_t)m->hits * 1000 < (uint64_t)PD_CHAIN_MEMO_MIN_HITS * PD_CHAIN_MEMO_WINDOW)
+		m->resting = PD_CHAIN_MEMO_REST * PD_CHAIN_MEMO_WINDOW;
+	m->tried = m->hits = 0;
+}
+
+const pd_frame *pd_chain_memo_get(pd_chain_memo *m, const pd_chain_key *k, size_t *nframes)
+{
+	const pd_chain_entry *e = m->slots ? *slot_of(m, k->hash) : NULL;
 	if (!e || e->hash != k->hash || e->nchain != k->nchain ||
 	    memcmp(e->head, k->head, sizeof e->head) != 0 ||
-	    (k->nchain && memcmp(e->chain, k->chain, k->nchain * sizeof *k->chain) != 0))
+	    (k->nchain && memcmp(e->chain, k->chain, k->nchain * sizeof *k->chain) != 0)) {
+		count(m, false);
 		return NULL;
+	}
+	count(m, true);
 	*nframes = e->nframes;
 	return e->frames;
 }

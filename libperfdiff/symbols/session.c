@@ -633,6 +633,12 @@ static int resolve(pd_session *s, const pd_record *rec)
 	if (attr && pd_lbr_applies(attr->branch_sample_type, smp, s->opts.max_stack))
 		return resolve_lbr(s, rec);
 	uint8_t cpumode = rec->misc & PD_MISC_CPUMODE_MASK;
+	if (!pd_chain_memo_on(&s->chains)) {
+		int rc = name_chain(s, smp, cpumode);
+		if (rc == 0)
+			count_leaf(s, s->frames);
+		return rc;
+	}
 	uint32_t pid = smp->pid;
 	/* named before, while its maps and symbols stay (chain_memo.h) */
 	pd_chain_key key;
