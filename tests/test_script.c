@@ -794,6 +794,19 @@ static bool vdso_line(const char *ours, const char *perf)
 	return strncmp(ours, perf, strlen(perf) - strlen(unk)) == 0;
 }
 
+/* A call chain line where perf prints a PLT stub as a bare "@plt" and we
+ * name it (see plt_explained): the rest of the line must be equal. */
+static bool plt_line(const char *ours, const char *perf)
+{
+	if (ours[0] != '\t' || perf[0] != '\t')
+		return false;
+	const char *a = after_addr(ours), *b = after_addr(perf);
+	a += strspn(a, " ");
+	b += strspn(b, " ");
+	size_t na = strlen(a), nb = strlen(b);
+	return strncmp(b, "@plt+", 5) == 0 && na > nb && strcmp(a + na - nb, b) == 0;
+}
+
 START_TEST(test_text_layout)
 {
 	NEED_LAB();
@@ -815,7 +828,7 @@ START_TEST(test_text_layout)
 		split_lines(mine, &la, &na);
 		split_lines(theirs, &lb, &nb);
 		ck_assert_uint_eq(na, nb);
-		size_t exact = 0, tail = 0, headers = 0, vdso = 0;
+		size_t exact = 0, tail = 0, headers = 0, vdso = 0, plt = 0;
 		for (size_t i = 0; i < na; i++) {
 			if (strcmp(la[i], lb[i]) == 0) {
 				exact++;
@@ -825,6 +838,10 @@ START_TEST(test_text_layout)
 			/* perf cannot name the vdso (see vdso_explained) */
 			if (vdso_line(la[i], lb[i])) {
 				vdso++;
+				continue;
+			}
+			if (plt_line(la[i], lb[i])) {
+				plt++;
 				continue;
 			}
 			/* only user-space call chain lines may differ, and only
@@ -842,9 +859,9 @@ START_TEST(test_text_layout)
 		}
 		fprintf(stderr, "text layout (%s): %zu lines, %zu identical "
 			"(%zu headers), %zu equal after the address, %zu vdso "
-			"frames perf cannot name\n",
+			"frames perf cannot name, %zu PLT stubs perf names \"@plt\"\n",
 			c == 0 ? "call chains" : "no call chains", na, exact,
-			headers, tail, vdso);
+			headers, tail, vdso, plt);
 		ck_assert_uint_gt(headers, 100);
 		free(la);
 		free(lb);
