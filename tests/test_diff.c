@@ -485,6 +485,9 @@ START_TEST(test_inlined)
 }
 END_TEST
 
+static bool perf_pct(const char *data, const char *buildid_dir, const char *dso,
+		     const char *symbol, double *children, double *self);
+
 START_TEST(test_moved)
 {
 	NEED_LAB();
@@ -502,10 +505,30 @@ START_TEST(test_moved)
 			      strcmp(str(rel->new_parent), "b_path") == 0,
 		      "moved leaf_cost: a_path -> b_path\n%s", why);
 	ck_assert_msg(count_large(d, rel, 1.0) == 0, "no other shift of a point or more\n%s", why);
-	/* the callee's own inclusive cost did not change */
+	/* the callee's own inclusive cost did not change: by no more than
+	 * perf report sees it change in the same runs.  That is ~0, but one
+	 * CI run recorded 53 % against 47 %: the runs themselves drift. */
 	const pd_diff_row *leaf = find_row(d, PD_DIFF_CHILDREN, "leaf_cost", "diff_move");
-	ck_assert_msg(leaf && leaf->base.mean > 40 && absd(leaf->change) < 3,
-		      "leaf_cost children ~50 %% on both sides\n%s", why);
+	ck_assert_msg(leaf && leaf->base.mean > 40, "leaf_cost children ~50 %%\n%s", why);
+	double perf_mean[2] = { 0, 0 };
+	for (int side = 0; side < 2; side++) {
+		for (size_t r = 0; r < c.nruns; r++) {
+			double pc = 0, ps = 0;
+			/* the base build is gone from its path: perf finds it in
+			 * the build-id cache, as the sessions do */
+			ck_assert_msg(perf_pct(c.runs[side][r], L.cache, "diff_move", "leaf_cost",
+					       &pc, &ps),
+				      "perf report of %s has no leaf_cost", c.runs[side][r]);
+			perf_mean[side] += pc / (double)c.nruns;
+		}
+	}
+	double perf_change = perf_mean[1] - perf_mean[0];
+	fprintf(stderr, "leaf_cost children: %.2f -> %.2f, perf report %.2f -> %.2f\n",
+		leaf->base.mean, leaf->new.mean, perf_mean[0], perf_mean[1]);
+	ck_assert_msg(absd(leaf->change) < 3 + absd(perf_change) &&
+			      absd(leaf->change - perf_change) < 0.5,
+		      "leaf_cost children change %+.2f, perf report's %+.2f\n%s", leaf->change,
+		      perf_change, why);
 	pd_diff_free(d);
 	free(why);
 	pd_profile_free(b);
@@ -568,14 +591,16 @@ END_TEST
 
 /* `perf report --children` percentages of `symbol` in dso `dso` (base
  * name): false when the row is absent. */
-static bool perf_pct(const char *data, const char *dso, const char *symbol, double *children,
-		     double *self)
+static bool perf_pct(const char *data, const char *buildid_dir, const char *dso,
+		     const char *symbol, double *children, double *self)
 {
-	char cmd[2 * PATHMAX];
+	char cmd[3 * PATHMAX], bid[PATHMAX + 32] = "";
+	if (buildid_dir)
+		snprintf(bid, sizeof bid, "--buildid-dir '%s' ", buildid_dir);
 	snprintf(cmd, sizeof cmd,
-		 "perf report -i '%s' --children --sort dso,sym -g none --stdio -q "
+		 "perf %sreport -i '%s' --children --sort dso,sym -g none --stdio -q "
 		 "--percent-limit 0 -t '|' 2>/dev/null",
-		 data);
+		 bid, data);
 	int st;
 	char *text = pd_test_run(cmd, &st);
 	ck_assert_msg(text && st == 0, "perf report failed: %s", cmd);
@@ -658,7 +683,7 @@ START_TEST(test_aa)
 			double sum_c = 0, sum_s = 0, sq_c = 0;
 			for (size_t r = 0; r < c.nruns; r++) {
 				double pc = 0, ps = 0;
-				ck_assert_msg(perf_pct(c.runs[side][r], "app-old", syms[s], &pc, &ps),
+				ck_assert_msg(perf_pct(c.runs[side][r], NULL, "app-old", syms[s], &pc, &ps),
 					      "perf report of %s has no %s", c.runs[side][r], syms[s]);
 				ck_assert_msg(absd(vc->runs[r] - pc) <= 0.01 &&
 						      absd(vs->runs[r] - ps) <= 0.01,
