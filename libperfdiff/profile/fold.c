@@ -235,9 +235,11 @@ static int event_of(run_state *st, const pd_srec *r, int *out)
 
 static uint32_t comm_id(run_state *st, const tpath *tp, const char *comm)
 {
-	/* command names are the session's own strings, one per name
+	/* command names are the session's own strings, interned
 	 * (pd_resolved_sample.comm): a thread's name rarely changes and runs
-	 * of samples come from one thread, so a pointer compare settles most */
+	 * of samples come from one thread, so a pointer compare settles most;
+	 * a different pointer may still be the same name, which interning
+	 * finds */
 	if (tp->comm != PD_NO_ID && tp->comm_name == comm)
 		return tp->comm;
 	if (st->last_comm_id != PD_NO_ID && st->last_comm_name == comm)

@@ -4,8 +4,8 @@
  * a (process, call chain) that an earlier sample carried too, because the
  * sampled code sits in a few loops.  Naming a chain again costs a map
  * search, a dso look-up and a hash probe into the symbolizer's results per
- * frame; a hit here costs one hash of the chain, one probe and a copy of
- * its frames.
+ * frame; a hit here costs one hash of the chain and one probe, and its
+ * frames are handed out where they are kept.
  *
  * A chain's frames depend on nothing but its addresses, its process's
  * user maps, the kernel's maps and symbols, and which file the symbolizer

@@ -633,32 +633,30 @@ static int resolve(pd_session *s, const pd_record *rec)
 	if (attr && pd_lbr_applies(attr->branch_sample_type, smp, s->opts.max_stack))
 		return resolve_lbr(s, rec);
 	uint8_t cpumode = rec->misc & PD_MISC_CPUMODE_MASK;
-	if (!pd_chain_memo_on(&s->chains)) {
-		int rc = name_chain(s, smp, cpumode);
-		if (rc == 0)
-			count_leaf(s, s->frames);
-		return rc;
-	}
-	uint32_t pid = smp->pid;
 	/* named before, while its maps and symbols stay (chain_memo.h) */
+	bool memo = pd_chain_memo_on(&s->chains);
 	pd_chain_key key;
-	pd_chain_key_make(&key, pid, cpumode, smp->sample_type, smp->ip, smp->callchain,
-			  smp->callchain_nr, s->maps_gen,
-			  pd_machine_kernel_generation(s->machine),
-			  pd_symbolizer_generation(s->symz));
-	size_t nknown;
-	const pd_frame *known = pd_chain_memo_get(&s->chains, &key, &nknown);
-	if (known) {
-		/* handed out as they are: valid until the next sample's look-up */
-		s->out.frames = known;
-		s->out.nframes = nknown;
-		count_leaf(s, known);
-		return 0;
+	if (memo) {
+		pd_chain_key_make(&key, smp->pid, cpumode, smp->sample_type, smp->ip,
+				  smp->callchain, smp->callchain_nr, s->maps_gen,
+				  pd_machine_kernel_generation(s->machine),
+				  pd_symbolizer_generation(s->symz));
+		size_t nknown;
+		const pd_frame *known = pd_chain_memo_get(&s->chains, &key, &nknown);
+		if (known) {
+			/* handed out as they are: valid until the next sample's look-up */
+			s->out.frames = known;
+			s->out.nframes = nknown;
+			count_leaf(s, known);
+			return 0;
+		}
 	}
 	int rc = name_chain(s, smp, cpumode);
 	if (rc < 0)
 		return rc;
 	count_leaf(s, s->frames);
+	if (!memo)
+		return 0;
 	for (size_t i = 0; i < s->out.nframes; i++)
 		if (is_pending(&s->frames[i]))
 			return 0;   /* named for good later: not kept */
