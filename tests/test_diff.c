@@ -835,7 +835,8 @@ START_TEST(test_options_and_names)
 	ck_assert(absd(o.rename_score - 0.6) < 1e-12 && absd(o.cost_tolerance - 0.25) < 1e-12);
 	ck_assert_str_eq(pd_diff_metric_name(PD_DIFF_CALLTRACE), "calltrace");
 	ck_assert_str_eq(pd_diff_metric_name(PD_DIFF_TREE), "tree");
-	ck_assert_ptr_null(pd_diff_metric_name((pd_diff_metric)4));
+	ck_assert_str_eq(pd_diff_metric_name(PD_DIFF_SHIFT), "shift");
+	ck_assert_ptr_null(pd_diff_metric_name((pd_diff_metric)5));
 	ck_assert_str_eq(pd_diff_relation_kind_name(PD_REL_RENAMED), "renamed");
 	ck_assert_str_eq(pd_diff_relation_kind_name(PD_REL_MOVED), "moved");
 	ck_assert_ptr_null(pd_diff_relation_kind_name((pd_diff_relation_kind)6));

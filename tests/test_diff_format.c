@@ -4,20 +4,13 @@
  * 253ca8678d "Improve __fget_files_rcu() code generation", lmbench3
  * select) and of the layout example (§6.1) reproduced byte for byte from
  * hand-made runs whose means and population standard deviations are
- * worked out in the comments; then each rule of §6.2 on its own.  Last,
- * the tags that the text table appends to rows of an explained shift,
- * one per kind and point of view, as `perfdiff diff --help` spells them.
+ * worked out in the comments; then each rule of §6.2 on its own.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
-
-/* The text table's relation tags (tools/perfdiff/diff_tag.c), compiled in
- * here: the CLI is no library. */
-#include "../tools/perfdiff/diff_tag.c"
-#include "../tools/perfdiff/utf8.c"
 
 #define PM "\xc2\xb1" /* ± in UTF-8, as the robot prints it */
 
@@ -203,117 +196,6 @@ START_TEST(test_buffer_contract)
 }
 END_TEST
 
-/* ------------------------------------------------------- relation tags */
-
-static char *tag_of(const pd_diff_relation *rel, pd_diff_metric m, const char *sym,
-		    size_t base_present, size_t new_present)
-{
-	pd_diff_row r;
-	memset(&r, 0, sizeof r);
-	r.metric = m;
-	r.key = sym;
-	r.symbol = sym;
-	r.relation = rel;
-	r.base.present = base_present;
-	r.base.nruns = 2;
-	r.new.present = new_present;
-	r.new.nruns = 2;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	ck_assert_ptr_nonnull(f);
-	diff_put_relation_tag(&r, f);
-	ck_assert_int_eq(fclose(f), 0);
-	return buf;
-}
-
-#define ASSERT_TAG(want, rel, m, sym, bp, np)                                 \
-	do {                                                                  \
-		char *got_ = tag_of(rel, m, sym, bp, np);                     \
-		ck_assert_msg(strcmp(got_, want) == 0, "%s: got [%s] want [%s]", \
-			      sym, got_, want);                               \
-		free(got_);                                                   \
-	} while (0)
-
-static pd_diff_relation rel_of(pd_diff_relation_kind k, const char *const *b, size_t nb,
-			       const char *const *n, size_t nn, const char *bp, const char *np)
-{
-	pd_diff_relation r;
-	memset(&r, 0, sizeof r);
-	r.kind = k;
-	r.base_symbols = b;
-	r.nbase_symbols = nb;
-	r.new_symbols = n;
-	r.nnew_symbols = nn;
-	r.base_symbol = nb ? b[0] : NULL;
-	r.new_symbol = nn ? n[0] : NULL;
-	r.base_parent = bp;
-	r.new_parent = np;
-	r.dso = "app";
-	r.evidence = "";
-	return r;
-}
-
-START_TEST(test_relation_tags)
-{
-	static const char *const chunk[] = { "hash_chunk" }, *const block[] = { "hash_block" };
-	pd_diff_relation ren = rel_of(PD_REL_RENAMED, chunk, 1, block, 1, "process", "process");
-	ASSERT_TAG("  (renamed -> hash_block)", &ren, PD_DIFF_CHILDREN, "hash_chunk", 2, 0);
-	ASSERT_TAG("  (renamed <- hash_chunk)", &ren, PD_DIFF_SELF, "hash_block", 0, 2);
-	/* a row below the renamed frame: the whole relation */
-	ASSERT_TAG("  (renamed hash_chunk -> hash_block)", &ren, PD_DIFF_CALLTRACE, "mix_step", 2,
-		   0);
-	/* the robot's keys clean clone suffixes off the row's symbol */
-	static const char *const isra[] = { "hash_chunk.isra.0" };
-	pd_diff_relation ren2 = rel_of(PD_REL_RENAMED, isra, 1, block, 1, NULL, NULL);
-	ASSERT_TAG("  (renamed -> hash_block)", &ren2, PD_DIFF_CHILDREN, "hash_chunk", 2, 0);
-
-	static const char *const helper[] = { "helper" }, *const work[] = { "work" };
-	pd_diff_relation inl = rel_of(PD_REL_INLINED, helper, 1, work, 1, "work", "work");
-	ASSERT_TAG("  (inlined into work)", &inl, PD_DIFF_CHILDREN, "helper", 2, 0);
-	ASSERT_TAG("  (helper inlined here)", &inl, PD_DIFF_SELF, "work", 2, 2);
-	ASSERT_TAG("  (helper inlined into work)", &inl, PD_DIFF_CALLTRACE, "leaf", 2, 0);
-	pd_diff_relation outl = rel_of(PD_REL_OUTLINED, work, 1, helper, 1, "work", "work");
-	ASSERT_TAG("  (outlined from work)", &outl, PD_DIFF_CHILDREN, "helper", 0, 2);
-	ASSERT_TAG("  (helper outlined from here)", &outl, PD_DIFF_SELF, "work", 2, 2);
-
-	/* split: the name on both sides reads from the single one */
-	static const char *const foo[] = { "foo" }, *const foo2[] = { "foo", "foo.cold" };
-	pd_diff_relation split = rel_of(PD_REL_SPLIT, foo, 1, foo2, 2, "main", "main");
-	ASSERT_TAG("  (split -> foo + foo.cold)", &split, PD_DIFF_CHILDREN, "foo", 2, 2);
-	ASSERT_TAG("  (split <- foo)", &split, PD_DIFF_CHILDREN, "foo.cold", 0, 2);
-	pd_diff_relation merged = rel_of(PD_REL_MERGED, foo2, 2, foo, 1, "main", "main");
-	ASSERT_TAG("  (merged <- foo + foo.cold)", &merged, PD_DIFF_CHILDREN, "foo", 2, 2);
-	ASSERT_TAG("  (merged -> foo)", &merged, PD_DIFF_SELF, "foo.cold", 2, 0);
-	/* long lists are cut */
-	static const char *const many[] = { "a", "a.cold", "a.part.1", "a.part.2", "a.part.3" };
-	static const char *const a[] = { "a" };
-	pd_diff_relation split5 = rel_of(PD_REL_SPLIT, a, 1, many, 5, NULL, NULL);
-	ASSERT_TAG("  (split -> a + a.cold + a.part.1 + 2 more)", &split5, PD_DIFF_CHILDREN, "a",
-		   2, 2);
-
-	/* moved: from the row's side; the callers; rows below it */
-	static const char *const hot[] = { "hot" };
-	pd_diff_relation mv = rel_of(PD_REL_MOVED, hot, 1, hot, 1, "a_path", "b_path");
-	ASSERT_TAG("  (moved to b_path)", &mv, PD_DIFF_CALLTRACE, "hot", 2, 0);
-	ASSERT_TAG("  (moved from a_path)", &mv, PD_DIFF_CALLTRACE, "hot", 0, 2);
-	ASSERT_TAG("  (moved from a_path to b_path)", &mv, PD_DIFF_TREE, "hot", 2, 2);
-	ASSERT_TAG("  (hot moved to b_path)", &mv, PD_DIFF_CALLTRACE, "a_path", 2, 2);
-	ASSERT_TAG("  (hot moved from a_path)", &mv, PD_DIFF_CALLTRACE, "b_path", 2, 2);
-	ASSERT_TAG("  (hot moved from a_path to b_path)", &mv, PD_DIFF_CALLTRACE, "leaf", 2, 0);
-	pd_diff_relation mv_root = rel_of(PD_REL_MOVED, hot, 1, hot, 1, NULL, "b_path");
-	ASSERT_TAG("  (moved from [root])", &mv_root, PD_DIFF_TREE, "hot", 0, 2);
-
-	/* no relation: nothing; control characters escaped */
-	ASSERT_TAG("", NULL, PD_DIFF_CHILDREN, "x", 1, 1);
-	static const char *const bad[] = { "evil\x1b[2J" };
-	pd_diff_relation esc = rel_of(PD_REL_RENAMED, chunk, 1, bad, 1, NULL, NULL);
-	char *got = tag_of(&esc, PD_DIFF_CHILDREN, "hash_chunk", 1, 0);
-	ck_assert_ptr_null(strchr(got, '\x1b'));
-	free(got);
-}
-END_TEST
-
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diff_format");
@@ -323,7 +205,6 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_stddev_rules);
 	tcase_add_test(tc, test_large_values);
 	tcase_add_test(tc, test_buffer_contract);
-	tcase_add_test(tc, test_relation_tags);
 	suite_add_tcase(s, tc);
 	return s;
 }

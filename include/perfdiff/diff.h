@@ -168,9 +168,10 @@ typedef enum pd_diff_metric {
 	PD_DIFF_CHILDREN = 1,
 	PD_DIFF_SELF = 2,
 	PD_DIFF_TREE = 3,
+	PD_DIFF_SHIFT = 4,  /**< the net of an explained shift (pd_diff_relation.row) */
 } pd_diff_metric;
 
-/** "calltrace", "children", "self", "tree"; NULL when out of range. */
+/** "calltrace", "children", "self", "tree", "shift"; NULL when out of range. */
 PD_EXTERN(const char *) pd_diff_metric_name(pd_diff_metric m);
 
 /** The kind of an explained shift. */
@@ -215,7 +216,15 @@ typedef struct pd_diff_relation {
 	                            cost holds the callee's either way; moved: the
 	                            symbol's children change (flat views ignore moves) */
 	double score;          /**< evidence, 0..1 (1 for structural kinds that conserve cost exactly) */
-	const char *evidence;  /**< one line: what made the pair ("same callees 3/3, cost 12.1 vs 14.9, name 0.62") */
+	const char *evidence;  /**< what made the pair, in words ("symbol tables: __fget_light
+	                            only in the base build, __fdget only in the new; 96 % vs
+	                            95 % of do_select's time; names 0.17 alike") */
+	const struct pd_diff_row *row; /**< the shift's own row (PD_DIFF_SHIFT): per run the
+	                                    value whose change is `net`, tested like every row;
+	                                    its `significant` is the shift's */
+	bool rows_significant; /**< some row the shift explains changed significantly by
+	                            its own test (a rename's −62.3 and +62.4): worth
+	                            listing even when the net change is not */
 } pd_diff_relation;
 
 /** One side of a row. */
@@ -238,13 +247,19 @@ typedef struct pd_diff_row {
 	pd_diff_side base, new;
 	double change;         /**< points, or % with PD_DIFF_ABSOLUTE (a base mean of 0
 	                            counts as 1e-100, as the robot does: huge values) */
-	double p_value, q_value;
-	bool significant;
+	double p_value, q_value;  /**< of the row's own change */
+	bool significant;      /**< q_value ≤ fdr and |change| ≥ min_change; for a row
+	                            that a shift explains (`relation` set, not a shift row
+	                            itself), the significance of the shift's net change
+	                            instead: a renamed function's −X and +X rows are
+	                            significant only when what is left once the cost is
+	                            carried across is */
 	const pd_diff_relation *relation; /**< the shift explaining this row, or NULL: the
 	                                       largest relation naming the row's symbol
 	                                       (moves: calltrace/tree rows only), else one
 	                                       with a symbol on the row's path, else a move
-	                                       from or to the row's symbol */
+	                                       from or to the row's symbol; for a
+	                                       PD_DIFF_SHIFT row, its own shift */
 } pd_diff_row;
 
 /** Which test the p-values come from. */
@@ -311,10 +326,18 @@ PD_EXTERN(bool) pd_diff_dso_pair_at(const pd_diff *d, size_t i, const char **bas
 				    const char **new_dso, double *similarity);
 
 /**
- * Rows, in the robot's order: calltrace, children, self (then tree); in
- * each metric by change ascending (most negative first), then by key.
- * Every key of either side is a row; filter on `significant` for the
- * default view.
+ * Rows, in the robot's order: calltrace, children, self (then tree, then
+ * one shift row per relation); in each metric by change ascending (most
+ * negative first), then by key.  Every key of either side is a row;
+ * filter on `significant` for the default view.
+ *
+ * A shift row's key is "BASE->NEW" (symbols joined by '+' where a side
+ * has several; moved: "SYMBOL:FROM->TO"), its symbol the base's, and its
+ * run values those whose change is the relation's `net`: for renamed,
+ * split and merged the children values of all its symbols summed, for
+ * inlined and outlined the caller's children values, for moved the
+ * symbol's.  So a pure rename (−62.3 and +62.4 children rows, net +0.1)
+ * is tested once, on +0.1.
  */
 PD_EXTERN(size_t) pd_diff_row_count(const pd_diff *d);
 PD_EXTERN(const pd_diff_row *) pd_diff_row_at(const pd_diff *d, size_t i);

@@ -24,8 +24,8 @@ void pd_diff_options_init(pd_diff_options *opts)
 
 const char *pd_diff_metric_name(pd_diff_metric m)
 {
-	static const char *const names[] = { "calltrace", "children", "self", "tree" };
-	return (unsigned)m < 4 ? names[m] : NULL;
+	static const char *const names[] = { "calltrace", "children", "self", "tree", "shift" };
+	return (unsigned)m < 5 ? names[m] : NULL;
 }
 
 const char *pd_diff_relation_kind_name(pd_diff_relation_kind k)
@@ -161,6 +161,8 @@ static int row_cmp(const void *a, const void *b)
 	return strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
 }
 
+/* Rows sorted for the public, and each relation pointed at its row: the
+ * sort moves rows, so they are found again by their shift. */
 static int publish_rows(pd_diff *d)
 {
 	d->out = pd_arena_alloc(&d->arena, (d->nrows ? d->nrows : 1) * sizeof *d->out);
@@ -172,6 +174,9 @@ static int publish_rows(pd_diff *d)
 		d->out[i].relation = r->rel != DT_NONE ? &d->rels[r->rel] : NULL;
 	}
 	qsort(d->out, d->nrows, sizeof *d->out, row_cmp);
+	for (size_t i = 0; i < d->nrows; i++)
+		if (d->out[i].metric == PD_DIFF_SHIFT && d->out[i].relation)
+			d->rels[d->out[i].relation - d->rels].row = &d->out[i];
 	return 0;
 }
 
@@ -260,13 +265,19 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 		goto fail;
 	if ((rc = units(d, err)) < 0)
 		goto fail;
-	if ((rc = dt_align_run(&d->align, &d->tree[0], &d->tree[1], &d->opts)) < 0) {
+	if ((rc = dt_align_run(&d->align, &d->tree[0], &d->tree[1], &d->opts, NULL)) < 0) {
 		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory while aligning");
 		goto fail;
 	}
 	if ((rc = pd_diff_build_rows(d, err)) < 0)
 		goto fail;
-	if ((rc = pd_diff_build_relations(d)) < 0 || (rc = publish_rows(d)) < 0) {
+	if ((rc = pd_diff_collect_relations(d)) < 0) {
+		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
+		goto fail;
+	}
+	if ((rc = pd_diff_row_stats(d, err)) < 0)
+		goto fail;
+	if ((rc = pd_diff_finish_relations(d)) < 0 || (rc = publish_rows(d)) < 0) {
 		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
 		goto fail;
 	}

@@ -106,6 +106,10 @@ typedef struct dt_tree {
 	uint64_t all_samples;
 	const char **unit;    /* per key id: its function's source file here, NULL unknown */
 	uint32_t nunit;
+	double phi;           /* how much more than sampling noise shares vary here (>= 1;
+	                         dt_share_noise() scales by its root), 1 until measured */
+	double idle;          /* mean share (%) of the idle loop's subtrees, after finish */
+	pd_u64map dso_path;   /* hash of a key's dso basename → this side's dso path */
 } dt_tree;
 
 /* An empty tree (root only) of `nruns` runs over the key table `keys`. */
@@ -134,6 +138,12 @@ static inline const char *dt_tree_unit(const dt_tree *t, uint32_t key)
 }
 /* Fill a tree from event `ev` of `p`.  0, PD_ENOMEM or PD_ELIMIT. */
 int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev);
+/* Key `key`'s dso is named `dso` (a full path) on this side: the first
+ * given stays.  0 or PD_ENOMEM. */
+int dt_tree_note_dso(dt_tree *t, uint32_t key, const char *dso);
+/* The path of key `key`'s dso as this side names it (a rebuilt or renamed
+ * program has its own path on each side), else the key's own. */
+const char *dt_tree_dso(const dt_tree *t, uint32_t key);
 
 static inline const dt_key *dt_node_key(const dt_tree *t, uint32_t id)
 {
@@ -151,10 +161,29 @@ static inline uint32_t dt_kid(const dt_tree *t, uint32_t id, uint32_t i)
 	return t->kids[t->n[id].kid0 + i];
 }
 
-/* Binomial standard deviation (points) of a share of `pct` % estimated
- * from all samples of the tree's runs: the noise a cost comparison must
- * look past. */
+/* Standard deviation (points) of a share of `pct` % estimated from all
+ * samples of the tree's runs: binomial, times √phi: the noise a cost
+ * comparison must look past. */
 double dt_share_noise(const dt_tree *t, double pct);
+
+/* ------------------------------------------------------------------ facts */
+
+/*
+ * What the binaries say, beyond the samples (evidence.c): whether a
+ * side's build of a dso defines a function, and whether its DWARF has a
+ * function inlined into another.  Answers are DT_FACT_* values:
+ * DT_FACT_UNKNOWN where nothing was read.  `side` 0 is the
+ * base, 1 the new side; `dso` is that side's path of the dso.  A NULL
+ * function answers UNKNOWN.
+ */
+enum { DT_FACT_UNKNOWN = 0, DT_FACT_NO = 1, DT_FACT_YES = 2 };
+
+typedef struct dt_facts {
+	int (*defined)(void *ctx, int side, const char *dso, const char *name);
+	int (*inlined_into)(void *ctx, int side, const char *dso, const char *callee,
+			    const char *caller);
+	void *ctx;
+} dt_facts;
 
 /* ------------------------------------------------------------------ dsos */
 
@@ -193,13 +222,15 @@ double dt_name_similarity(const char *a, const char *b);
 
 #define DT_REL_MAX 8
 
+#define DT_EVIDENCE_MAX 400
+
 typedef struct dt_rel {
 	pd_diff_relation_kind kind;
 	uint32_t b[DT_REL_MAX], nb;   /* base nodes */
 	uint32_t n[DT_REL_MAX], nn;   /* new nodes */
 	uint32_t bparent, nparent;    /* aligned caller on each side (node ids) */
 	double score;
-	char evidence[160];
+	char evidence[DT_EVIDENCE_MAX];
 } dt_rel;
 
 typedef struct dt_align {
@@ -211,9 +242,11 @@ typedef struct dt_align {
  * Align `b` (base) with `n` (new), both finished over one key table:
  * sets every node's partner and rel, and appends the relations found.
  * Options used: flags (PD_DIFF_NO_ALIGN), rename_score, cost_tolerance,
- * min_change.  0 or PD_ENOMEM.
+ * min_change.  `facts` may be NULL (nothing known beyond the trees).
+ * 0 or PD_ENOMEM.
  */
-int dt_align_run(dt_align *al, dt_tree *b, dt_tree *n, const pd_diff_options *o);
+int dt_align_run(dt_align *al, dt_tree *b, dt_tree *n, const pd_diff_options *o,
+		 const dt_facts *facts);
 void dt_align_free(dt_align *al);
 
 /* The smallest cost worth explaining: half the smallest change that can
@@ -231,7 +264,15 @@ static inline double dt_min_pts(const pd_diff_options *o)
                                      are not part of its shape */
 #define DT_RENAME_CAP 64          /* unmatched siblings considered per side (biggest) */
 #define DT_UNIT_WEIGHT 0.1        /* rename score added when both functions come from
-                                     the same source file, taken when from two */
+                                     the same source file */
+#define DT_BAR_FILE 0.15          /* ... and added to the bar when from two files */
+#define DT_NAME_DISSIMILAR 0.35   /* names less alike than this ... */
+#define DT_BAR_NAME 0.1           /* ... raise the bar a rename must clear by this */
+#define DT_FACTS_WEIGHT 0.15      /* rename score added when the symbol tables say the
+                                     old name is gone and the new one new */
+#define DT_DEEP_FRACTION 0.2      /* a subtree with this share of its cost below its
+                                     callees' own ... */
+#define DT_AGREE_MIN 0.5          /* ... must agree this far below the first level */
 
 /* ------------------------------------------------------------------ stats */
 
@@ -302,14 +343,33 @@ int pd_stat_bh(const double *p, size_t n, double *q);
 #define DT_PRIOR_MIN_ROWS 5       /* rows needed to fit it; fewer: their pooled φ̂ ... */
 #define DT_PRIOR_D0 4.0           /* ... held with this many degrees of freedom */
 
-/* Sort rows the robot's way and compute their statistics. */
 struct pd_diff;
+/* The values of every calltrace, children, self (and tree) row (rows.c). */
 int pd_diff_build_rows(struct pd_diff *d, pd_error *err);
-int pd_diff_build_relations(struct pd_diff *d);
+/* Summaries, changes, p- and q-values and significance of every row. */
+int pd_diff_row_stats(struct pd_diff *d, pd_error *err);
+/* The row (metric, key[0..len), keyid), created when new; DT_NONE on ENOMEM. */
+uint32_t pd_diff_row_get(struct pd_diff *d, pd_diff_metric m, const char *key, size_t len,
+			 uint32_t keyid);
 /* The children row of `sym` (node key `keyid`), or DT_NONE. */
 uint32_t pd_diff_children_row(const struct pd_diff *d, const char *sym, uint32_t keyid);
+/* Public relations from the aligner's, duplicates folded, each with its
+ * shift row's values (relations.c); before the statistics. */
+int pd_diff_collect_relations(struct pd_diff *d);
+/* After the statistics: each relation's changes, their order, the rows
+ * they explain and those rows' significance. */
+int pd_diff_finish_relations(struct pd_diff *d);
 
 /* ------------------------------------------------------------------ diff */
+
+/* A public relation's keys, for finding the rows it explains. */
+typedef struct dt_relinfo {
+	uint32_t keys[2 * DT_REL_MAX];  /* keys of base then new symbols */
+	size_t nb, nn;
+	uint32_t pkeys[2];              /* moved: keys of the two callers */
+	size_t npkeys;
+	uint32_t row;                   /* its PD_DIFF_SHIFT row */
+} dt_relinfo;
 
 typedef struct dt_row {
 	pd_diff_row pub;
@@ -342,6 +402,7 @@ struct pd_diff {
 	pd_u64map row_index;  /* hash → first row + 1 */
 	pd_diff_row *out;     /* sorted public rows */
 	pd_diff_relation *rels;
+	dt_relinfo *relinfo;  /* [nrels], parallel to rels */
 	size_t nrels;
 	double *unit[2];      /* per run: value of one period (share points or per second) */
 	double *sunit[2];     /* per run: value of one sample */

@@ -1,7 +1,16 @@
 /*
- * Public relations from the aligner's: names instead of node ids, the
- * children-row changes that say how much each one moved, and duplicates
- * folded (a function renamed is found once under every caller it has).
+ * Public relations from the aligner's: names instead of node ids,
+ * duplicates folded (a function renamed is found once under every caller
+ * it has), a row of its own for each shift's net change, and the rows
+ * each shift explains.
+ *
+ * A shift is one finding: a renamed function's −62.3 and +62.4 children
+ * rows are two halves of a +0.1 change.  So the shift row (PD_DIFF_SHIFT)
+ * carries the values whose change is the net, is tested like any row
+ * (and counted in the Benjamini–Hochberg family), and the rows a shift
+ * explains take its significance instead of their own: a CI gate on
+ * significant changes then fires on what the change left, not on the
+ * size of the rename.
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,12 +38,6 @@ static size_t rel_syms(const dt_tree *t, const uint32_t *ids, uint32_t n, const 
 	return m;
 }
 
-static double children_change(const pd_diff *d, const char *sym, uint32_t key)
-{
-	uint32_t r = pd_diff_children_row(d, sym, key);
-	return r == DT_NONE ? 0 : d->rows[r].pub.change;
-}
-
 static bool same_rel(const pd_diff_relation *a, const pd_diff_relation *b)
 {
 	if (a->kind != b->kind || a->nbase_symbols != b->nbase_symbols ||
@@ -58,12 +61,215 @@ static bool same_rel(const pd_diff_relation *a, const pd_diff_relation *b)
 	return true;
 }
 
+/* The aligner's evidence, saying so when the dso is one of a pair: the
+ * two names are then part of what made the relation. */
+static const char *evidence(pd_diff *d, const char *ev, const char *dso)
+{
+	size_t len = strnlen(ev, DT_EVIDENCE_MAX);
+	const char *db = dt_basename(dso);
+	for (uint32_t i = 0; i < d->dso_pairs.n; i++) {
+		const dt_dso_pair *p = &d->dso_pairs.v[i];
+		if (strcmp(dt_basename(p->base_dso), db) != 0)
+			continue;
+		const char *nb = dt_basename(p->new_dso);
+		size_t n = len + strlen(nb) + strlen(db) + 64;
+		char *s = pd_arena_alloc(&d->arena, n);
+		if (s)
+			snprintf(s, n, "%.*s; dso %s taken for %s (%.0f %% of symbol names shared)",
+				 (int)len, ev, nb, db, 100 * p->similarity);
+		return s;
+	}
+	return pd_arena_strndup(&d->arena, ev, len);
+}
+
+/* Fill public relation `r` and its keys `ri` from the aligner's `a`. */
+static int publish(pd_diff *d, const dt_rel *a, pd_diff_relation *r, dt_relinfo *ri)
+{
+	const dt_tree *B = &d->tree[0], *N = &d->tree[1];
+	const char **bs = pd_arena_alloc(&d->arena, DT_REL_MAX * sizeof *bs);
+	const char **ns = pd_arena_alloc(&d->arena, DT_REL_MAX * sizeof *ns);
+	if (!bs || !ns)
+		return PD_ENOMEM;
+	memset(r, 0, sizeof *r);
+	memset(ri, 0, sizeof *ri);
+	ri->nb = rel_syms(B, a->b, a->nb, bs, ri->keys);
+	ri->nn = rel_syms(N, a->n, a->nn, ns, ri->keys + ri->nb);
+	r->kind = a->kind;
+	r->base_symbols = bs;
+	r->nbase_symbols = ri->nb;
+	r->new_symbols = ns;
+	r->nnew_symbols = ri->nn;
+	r->base_symbol = ri->nb ? bs[0] : NULL;
+	r->new_symbol = ri->nn ? ns[0] : NULL;
+	r->base_parent = a->bparent != DT_NONE ? dt_node_sym(B, a->bparent) : NULL;
+	r->new_parent = a->nparent != DT_NONE ? dt_node_sym(N, a->nparent) : NULL;
+	r->dso = ri->nb ? d->keys.v[ri->keys[0]].dso : ri->nn ? d->keys.v[ri->keys[ri->nb]].dso : "";
+	r->score = a->score;
+	r->evidence = evidence(d, a->evidence, r->dso);
+	if (a->kind == PD_REL_MOVED) {
+		if (a->bparent != DT_NONE && a->bparent != 0)
+			ri->pkeys[ri->npkeys++] = B->n[a->bparent].key;
+		if (a->nparent != DT_NONE && a->nparent != 0)
+			ri->pkeys[ri->npkeys++] = N->n[a->nparent].key;
+	}
+	return r->evidence ? 0 : PD_ENOMEM;
+}
+
+/* ------------------------------------------------------------ shift rows */
+
+/* "a+b" of a relation side into b. */
+static int put_side(pd_buf *b, const char *const *syms, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (i)
+			rc = pd_buf_append(b, "+", 1);
+		if (rc == 0)
+			rc = pd_buf_append(b, syms[i], strlen(syms[i]));
+	}
+	return rc;
+}
+
+/* The shift row's key: "BASE->NEW", moved "SYMBOL:FROM->TO". */
+static int shift_key(const pd_diff_relation *r, pd_buf *b)
+{
+	b->len = 0;
+	if (r->kind == PD_REL_MOVED) {
+		const char *from = r->base_parent ? r->base_parent : "[root]";
+		const char *to = r->new_parent ? r->new_parent : "[root]";
+		int rc = put_side(b, r->base_symbols, r->nbase_symbols);
+		if (rc == 0)
+			rc = pd_buf_append(b, ":", 1);
+		if (rc == 0)
+			rc = pd_buf_append(b, from, strlen(from));
+		if (rc == 0)
+			rc = pd_buf_append(b, "->", 2);
+		return rc ? rc : pd_buf_append(b, to, strlen(to));
+	}
+	int rc = put_side(b, r->base_symbols, r->nbase_symbols);
+	if (rc == 0)
+		rc = pd_buf_append(b, "->", 2);
+	return rc ? rc : put_side(b, r->new_symbols, r->nnew_symbols);
+}
+
+/* Add children row `row`'s run values to shift row `sr`, once. */
+static void add_values(pd_diff *d, uint32_t sr, uint32_t row, uint32_t *done, size_t *ndone)
+{
+	if (row == DT_NONE)
+		return;
+	for (size_t i = 0; i < *ndone; i++)
+		if (done[i] == row)
+			return;
+	done[(*ndone)++] = row;
+	size_t n = d->nruns[0] + d->nruns[1];
+	for (size_t i = 0; i < n; i++)
+		d->rows[sr].vals[i] += d->rows[row].vals[i];
+}
+
+/* The children row of relation key i. */
+static uint32_t key_row(const pd_diff *d, const dt_relinfo *ri, size_t i)
+{
+	return pd_diff_children_row(d, d->keys.v[ri->keys[i]].sym, ri->keys[i]);
+}
+
+/* The values whose change is the relation's net (diff.h, pd_diff_row_at). */
+static void shift_values(pd_diff *d, const pd_diff_relation *r, const dt_relinfo *ri,
+			 uint32_t sr)
+{
+	uint32_t done[2 * DT_REL_MAX];
+	size_t ndone = 0;
+	switch (r->kind) {
+	case PD_REL_INLINED:   /* the caller's: its inclusive cost holds the callee's */
+		add_values(d, sr, key_row(d, ri, ri->nb), done, &ndone);
+		break;
+	case PD_REL_OUTLINED:
+	case PD_REL_MOVED:
+		add_values(d, sr, key_row(d, ri, 0), done, &ndone);
+		break;
+	default:
+		for (size_t i = 0; i < ri->nb + ri->nn; i++)
+			add_values(d, sr, key_row(d, ri, i), done, &ndone);
+	}
+}
+
+static int shift_row(pd_diff *d, pd_diff_relation *r, dt_relinfo *ri, pd_buf *b)
+{
+	if (shift_key(r, b) < 0)
+		return PD_ENOMEM;
+	uint32_t sr = pd_diff_row_get(d, PD_DIFF_SHIFT, (const char *)b->data, b->len,
+				      ri->nb ? ri->keys[0] : ri->keys[ri->nb]);
+	if (sr == DT_NONE)
+		return PD_ENOMEM;
+	dt_row *row = &d->rows[sr];
+	row->pub.symbol = r->base_symbol ? r->base_symbol : r->new_symbol;
+	row->pub.dso = (d->opts.flags & PD_DIFF_LKP_KEYS) ? NULL : r->dso;
+	ri->row = sr;
+	shift_values(d, r, ri, sr);
+	return 0;
+}
+
+int pd_diff_collect_relations(pd_diff *d)
+{
+	const dt_align *al = &d->align;
+	size_t cap = al->nrels ? al->nrels : 1;
+	d->rels = pd_arena_alloc(&d->arena, cap * sizeof *d->rels);
+	d->relinfo = pd_arena_alloc(&d->arena, cap * sizeof *d->relinfo);
+	if (!d->rels || !d->relinfo)
+		return PD_ENOMEM;
+	pd_buf b;
+	memset(&b, 0, sizeof b);
+	size_t n = 0;
+	int rc = 0;
+	for (size_t i = 0; i < al->nrels && rc == 0; i++) {
+		if ((rc = publish(d, &al->rels[i], &d->rels[n], &d->relinfo[n])) < 0)
+			break;
+		/* the same shift found under another caller: keep the stronger */
+		size_t j = 0;
+		while (j < n && !same_rel(&d->rels[j], &d->rels[n]))
+			j++;
+		if (j < n) {
+			if (d->rels[n].score > d->rels[j].score) {
+				d->rels[j].score = d->rels[n].score;
+				d->rels[j].evidence = d->rels[n].evidence;
+			}
+			continue;
+		}
+		rc = shift_row(d, &d->rels[n], &d->relinfo[n], &b);
+		n++;
+	}
+	pd_buf_free(&b);
+	d->nrels = n;
+	return rc;
+}
+
+/* ------------------------------------------------------ after the stats */
+
+static double children_change(const pd_diff *d, const dt_relinfo *ri, size_t i)
+{
+	uint32_t r = key_row(d, ri, i);
+	return r == DT_NONE ? 0 : d->rows[r].pub.change;
+}
+
+/*
+ * The changes of a relation (in the unit of children rows):
+ *   base_change  sum of the children-row changes of its base symbols;
+ *   new_change   the same over its new symbols;
+ *   net          the change of its shift row: what is left once the cost
+ *                is carried across (diff.h).
+ */
+static void rel_changes(const pd_diff *d, pd_diff_relation *r, const dt_relinfo *ri)
+{
+	r->base_change = r->new_change = 0;
+	for (size_t i = 0; i < ri->nb; i++)
+		r->base_change += children_change(d, ri, i);
+	for (size_t i = ri->nb; i < ri->nb + ri->nn; i++)
+		r->new_change += children_change(d, ri, i);
+	r->net = d->rows[ri->row].pub.change;
+}
+
 typedef struct relsort {
 	pd_diff_relation r;
-	uint32_t keys[2 * DT_REL_MAX];  /* keys of base then new symbols */
-	size_t nkeys;
-	uint32_t pkeys[2];              /* moved: keys of the two callers */
-	size_t npkeys;
+	dt_relinfo ri;
 	size_t order;
 } relsort;
 
@@ -77,50 +283,6 @@ static int rel_cmp(const void *a, const void *b)
 	if (x->r.score != y->r.score)
 		return x->r.score > y->r.score ? -1 : 1;
 	return (x->order > y->order) - (x->order < y->order);
-}
-
-/*
- * The changes of a relation (in the unit of children rows):
- *   base_change  sum of the children-row changes of its base symbols;
- *   new_change   the same over its new symbols;
- *   net          what is left once the cost is carried across:
- *     renamed, split, merged: the sum over the distinct symbols of both
- *       sides (−12.1 of __fget_light and +14.6 of __fdget: +2.5);
- *     inlined: the caller's children change (new_change): the caller's
- *       inclusive cost holds the callee's in both builds, once as a call
- *       and once inline, so it is the change the shift leaves;
- *       outlined: likewise the caller's (base_change);
- *     moved: the symbol's children change: flat views do not see moves.
- */
-static void rel_changes(const pd_diff *d, relsort *s, const uint32_t *bk, size_t nb,
-			const uint32_t *nk, size_t nn)
-{
-	pd_diff_relation *r = &s->r;
-	r->base_change = r->new_change = 0;
-	for (size_t i = 0; i < nb; i++)
-		r->base_change += children_change(d, r->base_symbols[i], bk[i]);
-	for (size_t i = 0; i < nn; i++)
-		r->new_change += children_change(d, r->new_symbols[i], nk[i]);
-	switch (r->kind) {
-	case PD_REL_INLINED:
-		r->net = r->new_change;
-		break;
-	case PD_REL_OUTLINED:
-	case PD_REL_MOVED:
-		r->net = r->base_change;
-		break;
-	default: {
-		double net = r->base_change;
-		for (size_t i = 0; i < nn; i++) {
-			bool also_base = false;
-			for (size_t j = 0; j < nb; j++)
-				also_base |= bk[j] == nk[i];
-			if (!also_base)
-				net += children_change(d, r->new_symbols[i], nk[i]);
-		}
-		r->net = net;
-	}
-	}
 }
 
 /* Is `sym` (or its robot-cleaned form in LKP mode) one of the frames of
@@ -144,167 +306,98 @@ static bool key_has_frame(const pd_diff *d, const char *key, char sep, const cha
 	return false;
 }
 
-/* Does a path row (calltrace, tree) pass through a symbol of `s`? */
-static bool path_of_rel(const pd_diff *d, const dt_row *r, const relsort *s)
+/* Does a path row (calltrace, tree) pass through a symbol of `ri`? */
+static bool path_of_rel(const pd_diff *d, const dt_row *r, const dt_relinfo *ri)
 {
 	if (r->pub.metric != PD_DIFF_CALLTRACE && r->pub.metric != PD_DIFF_TREE)
 		return false;
 	char sep = r->pub.metric == PD_DIFF_TREE ? ';' : '.';
-	for (size_t i = 0; i < s->nkeys; i++)
-		if (key_has_frame(d, r->pub.key, sep, d->keys.v[s->keys[i]].sym))
+	for (size_t i = 0; i < ri->nb + ri->nn; i++)
+		if (key_has_frame(d, r->pub.key, sep, d->keys.v[ri->keys[i]].sym))
 			return true;
 	return false;
 }
 
+/* Whether the robot-cleaned form of key `k`'s symbol is `symbol`. */
+static bool lkp_named(const pd_diff *d, uint32_t k, const char *symbol)
+{
+	char buf[512];
+	size_t n = pd_lkp_symbol_clean(d->keys.v[k].sym, buf, sizeof buf);
+	return symbol && n < sizeof buf && strcmp(buf, symbol) == 0;
+}
+
 /* Is row `r` about a caller a subtree moved from or to? */
-static bool caller_of_move(const pd_diff *d, const dt_row *r, const relsort *s)
+static bool caller_of_move(const pd_diff *d, const dt_row *r, const dt_relinfo *ri)
 {
 	if (r->pub.metric == PD_DIFF_SELF)
 		return false;
-	for (size_t i = 0; i < s->npkeys; i++) {
-		if (r->inner != DT_NONE) {
-			if (r->inner == s->pkeys[i])
-				return true;
-			continue;
-		}
-		char buf[512];
-		size_t n = pd_lkp_symbol_clean(d->keys.v[s->pkeys[i]].sym, buf, sizeof buf);
-		if (r->pub.symbol && n < sizeof buf && strcmp(buf, r->pub.symbol) == 0)
+	for (size_t i = 0; i < ri->npkeys; i++)
+		if (r->inner != DT_NONE ? r->inner == ri->pkeys[i]
+					: lkp_named(d, ri->pkeys[i], r->pub.symbol))
 			return true;
-	}
 	return false;
 }
 
 /* Does row `r` show a symbol of relation `s`? */
-static bool row_of_rel(const pd_diff *d, const dt_row *r, const relsort *s)
+static bool row_of_rel(const pd_diff *d, const dt_row *r, const pd_diff_relation *rel,
+		       const dt_relinfo *ri)
 {
 	/* a move changes no flat cost: only paths tell it */
-	if (s->r.kind == PD_REL_MOVED &&
+	if (rel->kind == PD_REL_MOVED &&
 	    (r->pub.metric == PD_DIFF_CHILDREN || r->pub.metric == PD_DIFF_SELF))
 		return false;
-	if (r->inner != DT_NONE) {
-		for (size_t i = 0; i < s->nkeys; i++)
-			if (s->keys[i] == r->inner)
-				return true;
-		return false;
-	}
-	if (!r->pub.symbol)
-		return false;
-	char buf[512];
-	for (size_t i = 0; i < s->nkeys; i++) {
-		const char *sym = d->keys.v[s->keys[i]].sym;
-		size_t n = pd_lkp_symbol_clean(sym, buf, sizeof buf);
-		if (n < sizeof buf && strcmp(buf, r->pub.symbol) == 0)
+	for (size_t i = 0; i < ri->nb + ri->nn; i++)
+		if (r->inner != DT_NONE ? ri->keys[i] == r->inner
+					: lkp_named(d, ri->keys[i], r->pub.symbol))
 			return true;
-	}
 	return false;
 }
 
-/* The aligner's evidence, saying so when the dso is one of a pair: the
- * two names are then part of what made the relation. */
-static const char *evidence(pd_diff *d, const char *ev, const char *dso)
+/* Rows: the first (largest) relation that names their symbol; else one
+ * whose symbols are on their path; else a move from or to them.  A row
+ * explained so is significant when its shift is. */
+static void attach_rows(pd_diff *d)
 {
-	size_t len = strnlen(ev, sizeof ((dt_rel *)0)->evidence);
-	const char *db = dt_basename(dso);
-	for (uint32_t i = 0; i < d->dso_pairs.n; i++) {
-		const dt_dso_pair *p = &d->dso_pairs.v[i];
-		if (strcmp(dt_basename(p->base_dso), db) != 0)
-			continue;
-		const char *nb = dt_basename(p->new_dso);
-		size_t n = len + strlen(nb) + strlen(db) + 64;
-		char *s = pd_arena_alloc(&d->arena, n);
-		if (s)
-			snprintf(s, n, "%.*s; dso %s taken for %s (%.0f %% of symbol names shared)",
-				 (int)len, ev, nb, db, 100 * p->similarity);
-		return s;
-	}
-	return pd_arena_strndup(&d->arena, ev, len);
-}
-
-int pd_diff_build_relations(pd_diff *d)
-{
-	const dt_align *al = &d->align;
-	relsort *v = calloc(al->nrels ? al->nrels : 1, sizeof *v);
-	if (!v)
-		return PD_ENOMEM;
-	size_t n = 0;
-	for (size_t i = 0; i < al->nrels; i++) {
-		const dt_rel *a = &al->rels[i];
-		const dt_tree *B = &d->tree[0], *N = &d->tree[1];
-		relsort *s = &v[n];
-		const char **bs = pd_arena_alloc(&d->arena, DT_REL_MAX * sizeof *bs);
-		const char **ns = pd_arena_alloc(&d->arena, DT_REL_MAX * sizeof *ns);
-		if (!bs || !ns) {
-			free(v);
-			return PD_ENOMEM;
-		}
-		uint32_t bk[DT_REL_MAX], nk[DT_REL_MAX];
-		size_t nb = rel_syms(B, a->b, a->nb, bs, bk);
-		size_t nn = rel_syms(N, a->n, a->nn, ns, nk);
-		pd_diff_relation *r = &s->r;
-		r->kind = a->kind;
-		r->base_symbols = bs;
-		r->nbase_symbols = nb;
-		r->new_symbols = ns;
-		r->nnew_symbols = nn;
-		r->base_symbol = nb ? bs[0] : NULL;
-		r->new_symbol = nn ? ns[0] : NULL;
-		r->base_parent = a->bparent != DT_NONE ? dt_node_sym(B, a->bparent) : NULL;
-		r->new_parent = a->nparent != DT_NONE ? dt_node_sym(N, a->nparent) : NULL;
-		r->dso = nb ? d->keys.v[bk[0]].dso : nn ? d->keys.v[nk[0]].dso : "";
-		r->score = a->score;
-		r->evidence = evidence(d, a->evidence, r->dso);
-		if (!r->evidence) {
-			free(v);
-			return PD_ENOMEM;
-		}
-		/* the same shift found under another caller: keep the stronger */
-		size_t j = 0;
-		while (j < n && !same_rel(&v[j].r, r))
-			j++;
-		if (j < n) {
-			if (r->score > v[j].r.score) {
-				v[j].r.score = r->score;
-				v[j].r.evidence = r->evidence;
-			}
-			continue;
-		}
-		rel_changes(d, s, bk, nb, nk, nn);
-		memcpy(s->keys, bk, nb * sizeof *bk);
-		memcpy(s->keys + nb, nk, nn * sizeof *nk);
-		s->nkeys = nb + nn;
-		s->npkeys = 0;
-		if (r->kind == PD_REL_MOVED) {
-			if (a->bparent != DT_NONE && a->bparent != 0)
-				s->pkeys[s->npkeys++] = B->n[a->bparent].key;
-			if (a->nparent != DT_NONE && a->nparent != 0)
-				s->pkeys[s->npkeys++] = N->n[a->nparent].key;
-		}
-		s->order = n++;
-	}
-	qsort(v, n, sizeof *v, rel_cmp);
-	d->rels = pd_arena_alloc(&d->arena, (n ? n : 1) * sizeof *d->rels);
-	if (!d->rels) {
-		free(v);
-		return PD_ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		d->rels[i] = v[i].r;
-	d->nrels = n;
-	/* rows: the first (largest) relation that names their symbol; else
-	 * one whose symbols are on their path; else a move from or to them */
 	for (size_t k = 0; k < d->nrows; k++) {
 		dt_row *r = &d->rows[k];
-		for (size_t i = 0; i < n && r->rel == DT_NONE; i++)
-			if (row_of_rel(d, r, &v[i]))
+		if (r->pub.metric == PD_DIFF_SHIFT)
+			continue;
+		for (size_t i = 0; i < d->nrels && r->rel == DT_NONE; i++)
+			if (row_of_rel(d, r, &d->rels[i], &d->relinfo[i]))
 				r->rel = (uint32_t)i;
-		for (size_t i = 0; i < n && r->rel == DT_NONE; i++)
-			if (path_of_rel(d, r, &v[i]))
+		for (size_t i = 0; i < d->nrels && r->rel == DT_NONE; i++)
+			if (path_of_rel(d, r, &d->relinfo[i]))
 				r->rel = (uint32_t)i;
-		for (size_t i = 0; i < n && r->rel == DT_NONE; i++)
-			if (caller_of_move(d, r, &v[i]))
+		for (size_t i = 0; i < d->nrels && r->rel == DT_NONE; i++)
+			if (caller_of_move(d, r, &d->relinfo[i]))
 				r->rel = (uint32_t)i;
+		if (r->rel == DT_NONE)
+			continue;
+		d->rels[r->rel].rows_significant |= r->pub.significant;
+		r->pub.significant = d->rows[d->relinfo[r->rel].row].pub.significant;
+	}
+	for (size_t i = 0; i < d->nrels; i++)
+		d->rows[d->relinfo[i].row].rel = (uint32_t)i;
+}
+
+int pd_diff_finish_relations(pd_diff *d)
+{
+	size_t n = d->nrels;
+	relsort *v = calloc(n ? n : 1, sizeof *v);
+	if (!v)
+		return PD_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i].r = d->rels[i];
+		v[i].ri = d->relinfo[i];
+		v[i].order = i;
+		rel_changes(d, &v[i].r, &v[i].ri);
+	}
+	qsort(v, n, sizeof *v, rel_cmp);
+	for (size_t i = 0; i < n; i++) {
+		d->rels[i] = v[i].r;
+		d->relinfo[i] = v[i].ri;
 	}
 	free(v);
+	attach_rows(d);
 	return 0;
 }

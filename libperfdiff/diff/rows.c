@@ -39,9 +39,8 @@ static uint32_t row_find(const pd_diff *d, pd_diff_metric m, const char *key, si
 	return DT_NONE;
 }
 
-/* The row, created when new; DT_NONE on ENOMEM. */
-static uint32_t row_get(pd_diff *d, pd_diff_metric m, const char *key, size_t len,
-			uint32_t keyid)
+uint32_t pd_diff_row_get(pd_diff *d, pd_diff_metric m, const char *key, size_t len,
+			 uint32_t keyid)
 {
 	uint32_t i = row_find(d, m, key, len, keyid);
 	if (i != DT_NONE)
@@ -212,7 +211,7 @@ static uint32_t key_row(pd_diff *d, uint32_t *cache, pd_diff_metric m, const dt_
 			uint32_t keyid)
 {
 	if (cache[keyid] == DT_NONE)
-		cache[keyid] = row_get(d, m, k->sym, strlen(k->sym), keyid);
+		cache[keyid] = pd_diff_row_get(d, m, k->sym, strlen(k->sym), keyid);
 	return cache[keyid];
 }
 
@@ -244,7 +243,7 @@ static int tree_metrics(pd_diff *d, int side, pd_buf *b, key_rows *kr)
 			goto out;
 		/* a path ending in "[unknown]" is one per dso: the dsos' unknowns
 		 * have nothing in common but the name */
-		uint32_t rt = row_get(d, PD_DIFF_CALLTRACE, (const char *)b->data, b->len,
+		uint32_t rt = pd_diff_row_get(d, PD_DIFF_CALLTRACE, (const char *)b->data, b->len,
 				      k->unresolved ? t->n[v].key : DT_NONE);
 		if (rc_ == DT_NONE || rs == DT_NONE || rt == DT_NONE) {
 			rc = PD_ENOMEM;
@@ -281,7 +280,7 @@ static int tree_rows(pd_diff *d, pd_buf *b)
 			int rc = node_path(nt, nv, 0, true, ';', b);
 			if (rc < 0)
 				return rc;
-			uint32_t row = row_get(d, PD_DIFF_TREE, (const char *)b->data, b->len,
+			uint32_t row = pd_diff_row_get(d, PD_DIFF_TREE, (const char *)b->data, b->len,
 					       nt->n[nv].key);
 			if (row == DT_NONE)
 				return PD_ENOMEM;
@@ -336,7 +335,7 @@ static int lkp_metrics(pd_diff *d, int side, pd_error *err)
 			if (strncmp(k, ev, evlen) != 0 || k[evlen] != '.')
 				continue;
 			k += evlen + 1;
-			uint32_t row = row_get(d, metrics[mi].m, k, strlen(k), DT_NONE);
+			uint32_t row = pd_diff_row_get(d, metrics[mi].m, k, strlen(k), DT_NONE);
 			if (row == DT_NONE) {
 				rc = PD_ENOMEM;
 				break;
@@ -520,6 +519,14 @@ out:
 	return rc;
 }
 
+int pd_diff_row_stats(pd_diff *d, pd_error *err)
+{
+	int rc = row_stats(d);
+	if (rc < 0)
+		return pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
+	return 0;
+}
+
 int pd_diff_build_rows(pd_diff *d, pd_error *err)
 {
 	pd_buf b;
@@ -542,8 +549,6 @@ int pd_diff_build_rows(pd_diff *d, pd_error *err)
 	if (rc == 0 && (d->opts.flags & PD_DIFF_TREE_ROWS))
 		rc = tree_rows(d, &b);
 	pd_buf_free(&b);
-	if (rc == 0)
-		rc = row_stats(d);
 	if (rc < 0)
 		return pd_error_set(err, rc, "diff", PD_NO_OFFSET, "%s",
 				    rc == PD_ENOMEM ? "out of memory" : "too many rows");

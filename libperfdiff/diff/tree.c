@@ -19,7 +19,9 @@ int dt_tree_init(dt_tree *t, dt_keytab *keys, size_t nruns)
 	memset(t, 0, sizeof *t);
 	t->keys = keys;
 	t->nruns = nruns;
+	t->phi = 1;
 	pd_u64map_init(&t->child_of);
+	pd_u64map_init(&t->dso_path);
 	if (nruns == 0 || nruns > SIZE_MAX / sizeof(uint64_t) / 1024)
 		return PD_EINVAL;
 	t->total = calloc(nruns, sizeof *t->total);
@@ -54,7 +56,67 @@ void dt_tree_free(dt_tree *t)
 	free(t->span);
 	free(t->unit);
 	pd_u64map_free(&t->child_of);
+	pd_u64map_free(&t->dso_path);
 	memset(t, 0, sizeof *t);
+}
+
+static uint64_t dbase_hash(const char *dbase)
+{
+	return pd_hash_str(PD_HASH_INIT, dbase);
+}
+
+int dt_tree_note_dso(dt_tree *t, uint32_t key, const char *dso)
+{
+	if (key == DT_NONE || !dso)
+		return 0;
+	uint64_t h = dbase_hash(t->keys->v[key].dbase);
+	if (pd_u64map_get(&t->dso_path, h))
+		return 0;
+	return pd_u64map_put(&t->dso_path, h, (void *)(uintptr_t)dso) < 0 ? PD_ENOMEM : 0;
+}
+
+const char *dt_tree_dso(const dt_tree *t, uint32_t key)
+{
+	if (key == DT_NONE || key >= t->keys->n)
+		return NULL;
+	/* by the key's basename: a dso paired with another name (dsos.c) is
+	 * keyed by the base's, and found under it here on both sides */
+	return pd_u64map_get(&t->dso_path, dbase_hash(t->keys->v[key].dbase));
+}
+
+/*
+ * The idle loop's share: the kernel runs it when a CPU has nothing to do,
+ * and a system-wide cpu-clock recording samples it there.  Its subtrees
+ * start at do_idle (Linux 4.x on), cpu_idle_loop (3.x) or cpu_idle (2.6);
+ * cpu_startup_entry calls them.  The topmost such frame of a path counts.
+ */
+static bool idle_name(const char *s)
+{
+	static const char *const names[] = { "do_idle", "cpu_startup_entry", "cpu_idle_loop",
+					     "cpu_idle" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(s, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static int measure_idle(dt_tree *t)
+{
+	size_t N = t->nn;
+	bool *in = calloc(N ? N : 1, sizeof *in);
+	if (!in)
+		return PD_ENOMEM;
+	t->idle = 0;
+	for (size_t i = 1; i < N; i++) {
+		const dt_node *n = &t->n[i];
+		in[i] = in[n->parent];
+		if (in[i] || !(n->flags & DT_KERNEL) || !idle_name(t->keys->v[n->key].sym))
+			continue;
+		in[i] = true;
+		t->idle += t->mean_incl[i];
+	}
+	free(in);
+	return 0;
 }
 
 int dt_tree_set_unit(dt_tree *t, uint32_t key, const char *unit)
@@ -204,7 +266,7 @@ int dt_tree_finish(dt_tree *t)
 		t->n[n->parent].merkle += n->merkle;
 		t->n[n->parent].size += n->size;
 	}
-	return 0;
+	return measure_idle(t);
 }
 
 double dt_share_noise(const dt_tree *t, double pct)
@@ -214,7 +276,7 @@ double dt_share_noise(const dt_tree *t, double pct)
 		return 0;
 	if (p > 1)
 		p = 1;
-	return 100.0 * sqrt(p * (1 - p) / (double)t->all_samples);
+	return 100.0 * sqrt(t->phi * p * (1 - p) / (double)t->all_samples);
 }
 
 typedef struct walk_item {
@@ -291,7 +353,8 @@ int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 				free(memo);
 				return t->nn >= DT_NONE - 2 ? PD_ELIMIT : PD_ENOMEM;
 			}
-			if (dt_tree_set_unit(t, key, pd_cct_unit(c)) < 0) {
+			if (dt_tree_set_unit(t, key, pd_cct_unit(c)) < 0 ||
+			    dt_tree_note_dso(t, key, pd_cct_dso(c)) < 0) {
 				free(st);
 				free(memo);
 				return PD_ENOMEM;

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,6 +310,72 @@ int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char
 	if (m != 0)
 		return m > 0 ? apply_profile(po, cmd, kind, val) : m;
 	return cli_session_opts_parse(&po->popts.session, cmd, argc, argv, i);
+}
+
+/* ------------------------------------------------------------ sides */
+
+int cli_profile_opts_copy(cli_profile_opts *dst, const cli_profile_opts *src)
+{
+	*dst = *src;
+	for (size_t i = 0; i < NELEMS(src->lists); i++) {
+		dst->lists[i] = src->lists[i] ? strdup(src->lists[i]) : NULL;
+		if (src->lists[i] && !dst->lists[i]) {
+			while (i-- > 0)
+				free(dst->lists[i]);
+			return -1;
+		}
+	}
+	/* the symbol cache stays the source's, which frees it */
+	return 0;
+}
+
+/* Options that may differ between the sides of a comparison: where code
+ * is found and which samples count, never how frames are named. */
+static bool side_option(const char *name, size_t len)
+{
+	static const char *const names[] = { "comm", "pid", "tid", "cpu", "dso", "time",
+					     "symfs", "kallsyms", "vmlinux", "buildid-dir",
+					     "jit-dir" };
+	for (size_t i = 0; i < NELEMS(names); i++)
+		if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
+			return true;
+	return false;
+}
+
+int cli_side_opt(const char *cmd, int argc, char **argv, int *i, int *side, char **opt)
+{
+	const char *a = argv[*i];
+	static const char *const prefix[2] = { "--base-", "--new-" };
+	for (int s = 0; s < 2; s++) {
+		size_t pl = strlen(prefix[s]);
+		if (strncmp(a, prefix[s], pl) != 0)
+			continue;
+		const char *name = a + pl, *eq = strchr(name, '=');
+		size_t len = eq ? (size_t)(eq - name) : strlen(name);
+		if (!side_option(name, len))
+			return 0;
+		if (!eq && *i + 1 >= argc) {
+			cli_usage_error(cmd, "%s needs a value", a);
+			return -1;
+		}
+		const char *val = eq ? eq + 1 : argv[++*i];
+		size_t n = len + strlen(val) + 4;
+		if (!(*opt = malloc(n))) {
+			cli_error("out of memory");
+			return -1;
+		}
+		snprintf(*opt, n, "--%.*s=%s", (int)len, name, val);
+		*side = s;
+		return 1;
+	}
+	return 0;
+}
+
+int cli_profile_opts_apply(cli_profile_opts *po, const char *cmd, char *opt)
+{
+	char *argv[2] = { NULL, opt };
+	int i = 1;
+	return cli_profile_opts_parse(po, cmd, 2, argv, &i);
 }
 
 int cli_profile_opts_or_value(cli_profile_opts *po, const cli_value_opt *opts, size_t n,

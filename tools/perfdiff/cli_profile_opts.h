@@ -60,6 +60,23 @@ int cli_profile_opts_or_value(cli_profile_opts *po, const cli_value_opt *opts, s
 			      const char *cmd, int argc, char **argv, int *i, int *kind,
 			      const char **value);
 
+/*
+ * Options per side of a comparison (`diff`): "--base-OPT=V" and
+ * "--new-OPT=V" (or with V as the next argument) for OPT one of comm,
+ * pid, tid, cpu, dso, time, symfs, kallsyms, vmlinux, buildid-dir and
+ * jit-dir.  cli_side_opt() recognises argv[*i] as one: 1 with *side (0
+ * base, 1 new) and *opt the option without its prefix ("--kallsyms=V",
+ * malloc'd), *i past its value; 0: not one; -1: a usage error or out of
+ * memory, already printed.  Each side's options are then a copy of the
+ * common ones (cli_profile_opts_copy(): 0, or -1 out of memory) with its
+ * own applied over them (cli_profile_opts_apply(), as
+ * cli_profile_opts_parse() returns): a list adds to the common list, a
+ * path replaces the common one.
+ */
+int cli_side_opt(const char *cmd, int argc, char **argv, int *i, int *side, char **opt);
+int cli_profile_opts_copy(cli_profile_opts *dst, const cli_profile_opts *src);
+int cli_profile_opts_apply(cli_profile_opts *po, const char *cmd, char *opt);
+
 /* Point the filter fields of popts at the joined lists.  Call once all
  * options are parsed. */
 void cli_profile_opts_finish(cli_profile_opts *po);

@@ -56,21 +56,23 @@ void diff_usage(FILE *f)
 "significant when its q-value is at most --fdr and its change at least\n"
 "--min-change.\n"
 "\n"
-"Text output (default): the robot's compare table\n"
+"Text output (default): first the explained shifts, each on one line\n"
+"  __fget_light -> __fdget (renamed)  -12.1 -> +14.9  net +2.8\n"
+"(the base symbol's and the new symbol's children changes, and the net\n"
+"change once the cost is carried across, '(n.s.)' when that is not\n"
+"significant), the evidence in words under it, then the rows it explains\n"
+"(its symbols' children and self rows; --all: every row through it).  A\n"
+"shift is tested on its net change, and the rows it explains take its\n"
+"significance: a pure rename is listed, but changes nothing significant.\n"
+"Listed are the shifts whose net change or whose rows changed\n"
+"significantly.  Then the robot's compare table of the other rows,\n"
+"under the sides' names and files:\n"
 "       BASE-MEAN [± STDDEV%]  CHANGE  NEW-MEAN [± STDDEV%]  KEY\n"
 "with keys 'perf-profile.METRIC.EVENT.KEY' (calltrace, children, self,\n"
 "then tree rows; each block by change, most negative first; a\n"
 "' [dso]' suffix where two rows of a metric share a key and on every\n"
 "'[unknown]' row -- a dso's frames without a symbol, whatever their\n"
-"addresses; ± shown above 2 %; a tag naming the explained shift on\n"
-"each row that one explains, from the row's side:\n"
-"  perf-profile.children.cpu-clock.hash_chunk  (renamed -> hash_block)\n"
-"  perf-profile.children.cpu-clock.hash_block  (renamed <- hash_chunk)\n"
-"  also '(inlined into CALLER)', '(CALLEE inlined here)', '(split -> a +\n"
-"  a.cold)', '(moved from CALLER to CALLER)'), then the explained shifts\n"
-"of the rows shown, one per line:\n"
-"  __fget_light -> __fdget (renamed)  -12.1 -> +14.9  net +2.8\n"
-"with the evidence under each, then the files, runs, samples and totals\n"
+"addresses; ± shown above 2 %), then the files, runs, samples and totals\n"
 "of each side, the dsos taken for one program under two names\n"
 "  dso: ./app-1.2 ~ ./app-1.3 (80 % of symbol names shared)\n"
 "and the test used.  Rows that are not significant are left out (their\n"
@@ -109,7 +111,9 @@ void diff_usage(FILE *f)
 "  --lkp-keys         the robot's keys and reading of the files (as\n"
 "                     --format=lkp) in any format\n"
 "  --fail-on=POINTS   exit 1 when a significant row changed by more than\n"
-"                     POINTS percentage points (with --absolute: percent)\n"
+"                     POINTS percentage points (with --absolute: percent);\n"
+"                     an explained shift counts by its net change, not by\n"
+"                     the rows it explains\n"
 "  --absolute         values are periods per second of each run's recording\n"
 "                     (its SAMPLE_TIME span, in pipe mode the first to the\n"
 "                     last sample) instead of shares of the event total,\n"
@@ -130,6 +134,14 @@ void diff_usage(FILE *f)
 	      f);
 	cli_profile_opts_usage(f);
 	fputs(
+"  --base-OPT=V, --new-OPT=V\n"
+"                     OPT for one side only, so that two kernels, two\n"
+"                     machines or two binary names can be compared: OPT is\n"
+"                     kallsyms, vmlinux, symfs, buildid-dir, jit-dir, time\n"
+"                     (the side's value replaces the common one) or comm,\n"
+"                     pid, tid, cpu, dso (added to the common list):\n"
+"                       perfdiff --base-kallsyms=k1 --new-kallsyms=k2 a b\n"
+"                       perfdiff --base-comm=app-1.2 --new-comm=app-1.3 a b\n"
 "  -h, --help         show this help and exit\n"
 "  Options that take a value accept '--opt=VALUE' and '--opt VALUE'; list\n"
 "  options may be repeated.  '-' reads a side's only file from standard\n"
@@ -150,7 +162,10 @@ void diff_usage(FILE *f)
 /* ------------------------------------------------------------- options */
 
 typedef struct cli_diff {
-	cli_profile_opts po;
+	cli_profile_opts po;       /* options of both sides */
+	cli_profile_opts side[2];  /* each side's: po with its --base-/--new- options */
+	char **side_opts[2];       /* those options, "--kallsyms=V" */
+	size_t nside_opts[2];
 	pd_diff_options dopts;
 	enum diff_format format;
 	const char **paths[2];
@@ -266,6 +281,22 @@ static const struct {
 	{ "--tree", PD_DIFF_TREE_ROWS },
 };
 
+/* Each side's options: the common ones with its own over them. */
+static int split_sides(cli_diff *c)
+{
+	for (int s = 0; s < 2; s++) {
+		if (cli_profile_opts_copy(&c->side[s], &c->po) < 0) {
+			cli_error("out of memory");
+			return -1;
+		}
+		for (size_t k = 0; k < c->nside_opts[s]; k++)
+			if (cli_profile_opts_apply(&c->side[s], CMD, c->side_opts[s][k]) < 0)
+				return -1;
+		cli_profile_opts_finish(&c->side[s]);
+	}
+	return 0;
+}
+
 /* Returns -1 to continue, else an exit status. */
 static int parse_args(int argc, char **argv, cli_diff *c)
 {
@@ -275,6 +306,11 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 		return CLI_EXIT_ERROR;
 	}
 	c->paths[0] = files;
+	for (int s = 0; s < 2; s++)
+		if (!(c->side_opts[s] = calloc((size_t)argc, sizeof *c->side_opts[s]))) {
+			cli_error("out of memory");
+			return CLI_EXIT_ERROR;
+		}
 	size_t nfiles = 0, split = SIZE_MAX;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -298,6 +334,15 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 		}
 		if (strcmp(a, "--lkp-keys") == 0) {
 			c->lkp_keys = true;
+			continue;
+		}
+		int side;
+		char *opt;
+		int so = cli_side_opt(CMD, argc, argv, &i, &side, &opt);
+		if (so < 0)
+			return CLI_EXIT_ERROR;
+		if (so > 0) {
+			c->side_opts[side][c->nside_opts[side]++] = opt;
 			continue;
 		}
 		bool done = false;
@@ -349,6 +394,8 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 		pd_lkp_profile_options(&c->po.popts);
 		c->dopts.flags |= PD_DIFF_LKP_KEYS;
 	}
+	if (split_sides(c) < 0)
+		return CLI_EXIT_ERROR;
 	/* the library's default of the mode, spelled out for the footer and
 	 * the JSON "options" */
 	if (!c->min_change_set)
@@ -384,7 +431,7 @@ static void *build_side(void *arg)
 	side_job *j = arg;
 	cli_diff *c = j->c;
 	memset(&j->err, 0, sizeof j->err);
-	if (pd_profile_new(&j->p, &c->po.popts, &j->err) < 0) {
+	if (pd_profile_new(&j->p, &c->side[j->side].popts, &j->err) < 0) {
 		j->p = NULL;
 		j->new_failed = true;
 		j->rc = -1;
@@ -432,10 +479,15 @@ static int report_side(side_job *j, diff_warnings *w)
 	return 0;
 }
 
+/* A significant change above `points`: of a row no shift explains, or
+ * the net change of a shift (its shift row) — never the halves of a
+ * rename or an inlining, whose size is only the cost carried across. */
 static bool fails(const pd_diff *d, double points)
 {
 	for (size_t i = 0; i < pd_diff_row_count(d); i++) {
 		const pd_diff_row *r = diff_row(d, i);
+		if (r->relation && r->metric != PD_DIFF_SHIFT)
+			continue;
 		if (r->significant && (r->change > points || -r->change > points))
 			return true;
 	}
@@ -572,7 +624,17 @@ int cmd_diff(int argc, char **argv)
 	int st = parse_args(argc, argv, &c);
 	if (st < 0) {
 		cli_profile_opts_share_symbols(&c.po);
+		for (int s = 0; s < 2; s++)
+			c.side[s].popts.session.symcache = c.po.popts.session.symcache;
 		st = run(&c);
+	}
+	for (int s = 0; s < 2; s++) {
+		/* the symbol cache is the common options' */
+		c.side[s].popts.session.symcache = NULL;
+		cli_profile_opts_free(&c.side[s]);
+		for (size_t k = 0; k < c.nside_opts[s]; k++)
+			free(c.side_opts[s][k]);
+		free(c.side_opts[s]);
 	}
 	cli_profile_opts_free(&c.po);
 	free(c.paths[0]);

@@ -49,20 +49,25 @@ static inline const pd_diff_relation *diff_relation(const pd_diff *d, size_t i)
 	return pd_diff_relation_at(d, i);
 }
 
-/* Whether a row is printed: significant, or --all. */
+/* Whether an explained shift is listed: --all, its net change is
+ * significant, or a row it explains changed significantly on its own (a
+ * rename's −X and +X rows). */
+static inline bool dv_rel_listed(const diff_view *v, const pd_diff_relation *rel)
+{
+	return v->all || (rel->row && rel->row->significant) || rel->rows_significant;
+}
+
+/* Whether a row is printed: significant, explained by a shift that is
+ * listed (its halves and its shift row), or --all. */
 static inline bool dv_shown(const diff_view *v, const pd_diff_row *r)
 {
-	return v->all || r->significant;
+	return v->all || r->significant || (r->relation && dv_rel_listed(v, r->relation));
 }
 
 /* "perf-profile.<metric>.<event>.<key>" (with --absolute "perf-rate.…",
  * whose change the robot's layout prints as relative), malloc'd; NULL when
  * memory runs out. */
 char *diff_row_key(const diff_view *v, const pd_diff_row *r);
-
-/* The text table's mark of a row that a relation explains,
- * "  (renamed -> hash_block)" (diff_tag.c); nothing when it has none. */
-void diff_put_relation_tag(const pd_diff_row *r, FILE *f);
 
 /* Warnings of the files read, held so that one text that several files
  * give is printed once, naming them (diff_warn.c). */

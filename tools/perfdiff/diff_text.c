@@ -107,8 +107,6 @@ static int put_row(const diff_view *v, const pd_diff_row *r, bool with_dso, bool
 		fprintf(f, sd[0] == '[' ? " %s" : " [%s]", dso);
 		free(dso);
 	}
-	if (marks)
-		diff_put_relation_tag(r, f);
 	if (marks && v->all && !r->significant)
 		fputs("  (n.s.)", f);
 	return 0;
@@ -121,7 +119,48 @@ static void put_perf_header(FILE *f)
 	      "             \\          |                \\  \n", f);
 }
 
-/* Rows shown, and whether writing failed. */
+/* The robot's column title: the side's file names, cut to the column. */
+static void put_title(const diff_view *v, int side, int width, FILE *f)
+{
+	char buf[64];
+	size_t len = 0;
+	for (size_t i = 0; i < v->nfiles[side] && len < (size_t)width; i++) {
+		const char *path = v->files[side][i];
+		const char *base = strrchr(path, '/');
+		base = base && base[1] ? base + 1 : path;
+		if (i && len < (size_t)width)
+			buf[len++] = ',';
+		for (const char *c = base; *c && len < (size_t)width; c++)
+			buf[len++] = (*c > ' ' && *c < 0x7f) ? *c : '?';
+	}
+	buf[len] = '\0';
+	fprintf(f, "%*s ", width, buf);
+}
+
+/* The columns' titles: which side is which, by name and by file. */
+static void put_labels(const diff_view *v, FILE *f)
+{
+	fprintf(f, "%16s %27s\n", "BASE", "NEW");
+	put_title(v, 0, 16, f);
+	put_title(v, 1, 27, f);
+	fputs("\n---------------- --------------------------- \n", f);
+	put_perf_header(f);
+}
+
+/* The robot's table (--format=lkp): its rows by significance alone. */
+static bool dv_lkp_shown(const diff_view *v, const pd_diff_row *r)
+{
+	return (v->all || r->significant) && r->metric != PD_DIFF_SHIFT;
+}
+
+/* A row of the main table: shown and not part of an explained shift,
+ * which lists its own rows. */
+static bool in_table(const diff_view *v, const pd_diff_row *r)
+{
+	return dv_shown(v, r) && !r->relation;
+}
+
+/* The table's rows; *shown counts them.  -1 when memory runs out. */
 static int put_rows(const diff_view *v, bool text, size_t *shown, FILE *f)
 {
 	size_t n = pd_diff_row_count(v->d);
@@ -132,10 +171,10 @@ static int put_rows(const diff_view *v, bool text, size_t *shown, FILE *f)
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const pd_diff_row *r = diff_row(v->d, i);
-		if (!dv_shown(v, r))
+		if (text ? !in_table(v, r) : !dv_lkp_shown(v, r))
 			continue;
 		if ((*shown)++ == 0)
-			put_perf_header(f);
+			text ? put_labels(v, f) : put_perf_header(f);
 		/* "[unknown]" alone says nothing: which dso it is in does */
 		bool unknown = r->symbol && strcmp(r->symbol, "[unknown]") == 0;
 		rc = put_row(v, r, (dup && dup[i]) || (text && unknown), text, f);
@@ -166,7 +205,7 @@ static void put_change(double x, FILE *f)
 	fprintf(f, x < 100000 && x > -100000 ? "%+.1f" : "%+.2g", x);
 }
 
-static void put_relation(const pd_diff_relation *rel, FILE *f)
+static void put_relation_line(const pd_diff_relation *rel, FILE *f)
 {
 	fputs("  ", f);
 	if (rel->kind == PD_REL_MOVED) {
@@ -187,12 +226,54 @@ static void put_relation(const pd_diff_relation *rel, FILE *f)
 	put_change(rel->new_change, f);
 	fputs("  net ", f);
 	put_change(rel->net, f);
+	if (rel->row && !rel->row->significant)
+		fputs("  (n.s.)", f);
 	fputc('\n', f);
 	if (rel->evidence && rel->evidence[0]) {
 		fputs("      ", f);
 		utf8_fput_escaped(rel->evidence, f);
 		fputc('\n', f);
 	}
+}
+
+/* A row of shift `rel` printed under it: by default the flat rows of its
+ * own symbols (its halves), with --all every row it explains. */
+static bool half_of(const diff_view *v, const pd_diff_relation *rel, const pd_diff_row *r)
+{
+	if (r->relation != rel || r->metric == PD_DIFF_SHIFT || !dv_shown(v, r))
+		return false;
+	if (v->all)
+		return true;
+	if (r->metric != PD_DIFF_CHILDREN && r->metric != PD_DIFF_SELF)
+		return false;
+	for (size_t i = 0; i < rel->nbase_symbols; i++)
+		if (r->symbol && strcmp(r->symbol, rel->base_symbols[i]) == 0)
+			return true;
+	for (size_t i = 0; i < rel->nnew_symbols; i++)
+		if (r->symbol && strcmp(r->symbol, rel->new_symbols[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The shift, then the rows it explains; the others it explains counted. */
+static int put_relation(const diff_view *v, const pd_diff_relation *rel, FILE *f)
+{
+	put_relation_line(rel, f);
+	size_t n = pd_diff_row_count(v->d), more = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const pd_diff_row *r = diff_row(v->d, i);
+		if (half_of(v, rel, r)) {
+			rc = put_row(v, r, r->symbol && strcmp(r->symbol, "[unknown]") == 0, false, f);
+			fputc('\n', f);
+		} else if (r->relation == rel && r->metric != PD_DIFF_SHIFT) {
+			more++;
+		}
+	}
+	if (more)
+		fprintf(f, "      (%zu more row%s through it: --all lists them)\n", more,
+			more == 1 ? "" : "s");
+	return rc;
 }
 
 /* Seconds when the event's period is time (ns): what "total period"
@@ -260,64 +341,43 @@ static void put_footer(const diff_view *v, size_t shown, size_t rels_hidden, FIL
 		fprintf(f, "%zu of %zu rows not significant, not shown (--all shows them)\n",
 			n - shown, n);
 	if (rels_hidden)
-		fprintf(f, "%zu explained shift%s of such rows only, not shown\n", rels_hidden,
-			rels_hidden == 1 ? "" : "s");
+		fprintf(f, "%zu explained shift%s of rows that did not change significantly, "
+			"not shown\n", rels_hidden, rels_hidden == 1 ? "" : "s");
 }
 
-/* Whether a relation explains a row shown: one that explains only rows
- * that are not significant would read as a finding beside "no significant
- * change". */
-static bool relation_shown(const diff_view *v, const pd_diff_relation *rel)
+/* The explained shifts that are listed (dv_rel_listed), each with the
+ * rows it explains; *listed counts them. */
+static int put_relations(const diff_view *v, size_t *listed, FILE *f)
 {
-	if (v->all)
-		return true;
-	size_t n = pd_diff_row_count(v->d);
-	for (size_t i = 0; i < n; i++) {
-		const pd_diff_row *r = diff_row(v->d, i);
-		if (r->relation == rel && dv_shown(v, r))
-			return true;
+	size_t nrel = pd_diff_relation_count(v->d);
+	*listed = 0;
+	for (size_t i = 0; i < nrel; i++) {
+		const pd_diff_relation *rel = diff_relation(v->d, i);
+		if (!dv_rel_listed(v, rel))
+			continue;
+		if ((*listed)++ == 0)
+			fputs("explained shifts (base -> new, the changes of each side's children\n"
+			      "row and the net change once the cost is carried across; a shift is\n"
+			      "significant by its net change, and so are the rows it explains):\n",
+			      f);
+		if (put_relation(v, rel, f) < 0)
+			return -1;
 	}
-	return false;
+	if (*listed)
+		fputc('\n', f);
+	return 0;
 }
 
 int diff_write_text(const diff_view *v, FILE *f)
 {
-	size_t shown;
-	if (put_rows(v, true, &shown, f) < 0)
+	size_t shown, listed;
+	if (put_relations(v, &listed, f) < 0 || put_rows(v, true, &shown, f) < 0)
 		return -1;
 	if (shown == 0)
-		fputs("no significant change\n", f);
-	size_t nrel = pd_diff_relation_count(v->d), rels_shown = 0;
-	for (size_t i = 0; i < nrel; i++) {
-		const pd_diff_relation *rel = diff_relation(v->d, i);
-		if (!relation_shown(v, rel))
-			continue;
-		if (rels_shown++ == 0)
-			fputs("\nexplained shifts (base -> new, the changes of each side's children\n"
-			      "row and the net change once the cost is carried across):\n", f);
-		put_relation(rel, f);
-	}
+		fputs(listed ? "no other significant change\n" : "no significant change\n", f);
 	fputc('\n', f);
-	put_footer(v, shown, nrel - rels_shown, f);
+	put_footer(v, shown, pd_diff_relation_count(v->d) - listed, f);
 	return ferror(f) ? -1 : 0;
-}
-
-/* The robot's column title: the side's file names, cut to the column. */
-static void put_title(const diff_view *v, int side, int width, FILE *f)
-{
-	char buf[64];
-	size_t len = 0;
-	for (size_t i = 0; i < v->nfiles[side] && len < (size_t)width; i++) {
-		const char *path = v->files[side][i];
-		const char *base = strrchr(path, '/');
-		base = base && base[1] ? base + 1 : path;
-		if (i && len < (size_t)width)
-			buf[len++] = ',';
-		for (const char *c = base; *c && len < (size_t)width; c++)
-			buf[len++] = (*c > ' ' && *c < 0x7f) ? *c : '?';
-	}
-	buf[len] = '\0';
-	fprintf(f, "%*s ", width, buf);
 }
 
 int diff_write_lkp(const diff_view *v, FILE *f)
