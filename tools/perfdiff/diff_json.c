@@ -54,6 +54,11 @@ static json_t *relation_obj(const pd_diff_relation *r)
 	rc |= jo_set(o, "net", jreal(r->net));
 	rc |= jo_set(o, "score", jreal(r->score));
 	rc |= jo_set(o, "evidence", jo_str(r->evidence));
+	/* the net change's own test (its shift row) */
+	rc |= jo_set(o, "significant", json_boolean(r->row && r->row->significant));
+	rc |= jo_set(o, "p_value", r->row ? jreal(r->row->p_value) : json_null());
+	rc |= jo_set(o, "q_value", r->row ? jreal(r->row->q_value) : json_null());
+	rc |= jo_set(o, "rows_significant", json_boolean(r->rows_significant));
 	if (rc) {
 		json_decref(o);
 		return NULL;
