@@ -239,7 +239,9 @@ START_TEST(test_identical)
 	res r = run("'%s' '%s'", fp, fp);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	ck_assert_ptr_nonnull(strstr(r.out, "no significant change"));
-	ck_assert_ptr_nonnull(strstr(r.out, "only sampling noise"));
+	/* one run a side: the variation within the run, from its time blocks */
+	ck_assert_ptr_nonnull(strstr(r.out, "test: moderated t-test over each run's time blocks"));
+	ck_assert_ptr_nonnull(strstr(r.out, "one run a side cannot show the variation\n"));
 	ck_assert_ptr_null(strstr(r.out, "%stddev"));
 	res_free(&r);
 
@@ -251,10 +253,14 @@ START_TEST(test_identical)
 	ck_assert_int_eq(r.status, 0);
 	json_t *j = parse(r.out);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "schema")), "perfdiff.diff/1");
-	ck_assert_str_eq(json_string_value(json_object_get(j, "test")), "proportion");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "test")), "blocks");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "event")), "cpu-clock");
 	check_side(json_object_get(j, "base"), 1, "fp.samples");
 	check_side(json_object_get(j, "new"), 1, "fp.samples");
+	json_t *var = json_object_get(j, "variation");
+	ck_assert(json_integer_value(json_object_get(var, "base_blocks")) >= 2);
+	ck_assert(json_is_null(json_object_get(var, "runs_phi")));
+	ck_assert(json_number_value(json_object_get(var, "inflation")) >= 1);
 	json_t *rows = json_object_get(j, "rows");
 	ck_assert(json_array_size(rows) > 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "rows_hidden")), 0);
@@ -534,7 +540,7 @@ START_TEST(test_text)
 		strstr(r.out, "229 samples, total period 229000000 (0.23 s of CPU time)\n"));
 	ck_assert_ptr_nonnull(strstr(r.out, "new:  1 run ("));
 	ck_assert_ptr_nonnull(strstr(r.out, "123 samples, total period 615000000"));
-	ck_assert_ptr_nonnull(strstr(r.out, "only sampling noise"));
+	ck_assert_ptr_nonnull(strstr(r.out, "one run a side cannot show the variation"));
 	/* calltrace rows, then children, then self */
 	const char *ct = strstr(table, ".calltrace.cpu-clock.");
 	const char *ch = strstr(table, ".children.cpu-clock.");

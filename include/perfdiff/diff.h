@@ -265,8 +265,13 @@ typedef struct pd_diff_row {
 /** Which test the p-values come from. */
 typedef enum pd_diff_test_kind {
 	PD_DIFF_TEST_MODERATED_T = 0, /**< ≥ 2 runs per side: moderated t over the runs
-	                                   (run-to-run variation, shrunk to all rows') */
-	PD_DIFF_TEST_PROPORTION = 1,  /**< 1 run on a side: sampling noise only */
+	                                   (run-to-run variation, shrunk to all rows'),
+	                                   never below the time blocks' variation */
+	PD_DIFF_TEST_PROPORTION = 1,  /**< 1 run on a side and no time blocks (samples
+	                                   without time, PD_DIFF_ABSOLUTE, PD_DIFF_LKP_KEYS):
+	                                   sampling noise only */
+	PD_DIFF_TEST_BLOCKS = 2,      /**< 1 run on a side: moderated t over each run's
+	                                   time blocks (variation within the run) */
 	PD_DIFF_TEST_WELCH = PD_DIFF_TEST_MODERATED_T, /**< former name of the value, kept
 	                                                    for sources written against it */
 } pd_diff_test_kind;
@@ -313,6 +318,28 @@ PD_EXTERN(pd_diff_test_kind) pd_diff_test(const pd_diff *d);
  * Any output may be NULL.
  */
 PD_EXTERN(bool) pd_diff_test_prior(const pd_diff *d, double *phi0, double *d0, size_t *rows);
+
+/**
+ * The time blocks' estimate of variation within runs, as
+ * pd_diff_test_prior()'s (fitted on the same self rows, from each run's
+ * block variance; `blocks[side]` gets the blocks of that side's first
+ * run).  It is the test with PD_DIFF_TEST_BLOCKS and the least variation
+ * allowed with PD_DIFF_TEST_MODERATED_T.  false (outputs untouched) when
+ * no run had time blocks.  Any output may be NULL.
+ */
+PD_EXTERN(bool) pd_diff_block_prior(const pd_diff *d, double *phi0, double *d0, size_t *rows,
+				    size_t blocks[2]);
+
+/**
+ * With one run on a side (PD_DIFF_TEST_BLOCKS, PD_DIFF_TEST_PROPORTION):
+ * the factor by which every row's variance was raised because the rows
+ * themselves vary more than the test covers — two recordings of one
+ * setup differ as a whole (another program got more of the machine), and
+ * one run cannot show it.  The median of the self rows' squared
+ * statistics over its value where nothing changed (0.455, χ²(1)), at
+ * least 1: "genomic control" (Devlin & Roeder 1999).  1 with runs.
+ */
+PD_EXTERN(double) pd_diff_inflation(const pd_diff *d);
 
 /**
  * Dsos taken for one program under two names (see "Renamed binaries"

@@ -191,9 +191,20 @@ void align_inline(ctx *c, bool from_base, uint32_t pf, uint32_t pt, const uint32
 		       best_fit, &why[best]);
 }
 
+/* Whether callee p of tree T existed in the other build too: under the
+ * same caller there, or in its symbol table.  A callee new in T that took
+ * X's cost is X renamed, not X's caller. */
+static bool existed(const ctx *c, bool from_base, uint32_t p)
+{
+	const dt_tree *T = from_base ? c->n : c->b;
+	if (T->n[p].partner != DT_NONE)
+		return true;
+	return fact_defined(c, from_base ? 0 : 1, T, p, sym(T, p)) == DT_FACT_YES;
+}
+
 /* The callee P of pt (tree T) that X (tree F, under pf) went into while
- * the chains skipped P, or DT_NONE: the build must confirm it, and P's
- * self must have grown by X's. */
+ * the chains skipped P, or DT_NONE: the build must confirm it, P must be
+ * no newcomer, and P's self must have grown by X's. */
 static uint32_t skipped_into(ctx *c, bool from_base, uint32_t x, uint32_t pf, uint32_t pt,
 			     evbuf *why)
 {
@@ -205,7 +216,7 @@ static uint32_t skipped_into(ctx *c, bool from_base, uint32_t x, uint32_t pf, ui
 		uint32_t p = dt_kid(T, pt, k);
 		double noise, g = self_growth(c, from_base, p, pt, pf, &noise);
 		if (unresolved(T, p) || plt_stub(T, p) || !conserved(c, a, g, hypot(noise, na)) ||
-		    !callees_follow(c, F, x, T, p))
+		    !callees_follow(c, F, x, T, p) || !existed(c, from_base, p))
 			continue;
 		evbuf w = { .n = 0 };
 		if (inline_facts(c, from_base ? 1 : 0, p, sym(F, x), &w) <= 0)

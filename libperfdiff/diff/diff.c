@@ -180,6 +180,22 @@ static int publish_rows(pd_diff *d)
 	return 0;
 }
 
+/* Runs on both sides: their spread; else the runs' time blocks where
+ * both sides have them; else sampling noise alone. */
+static pd_diff_test_kind choose_test(const pd_diff *d)
+{
+	if (d->nruns[0] >= 2 && d->nruns[1] >= 2)
+		return PD_DIFF_TEST_MODERATED_T;
+	for (int s = 0; s < 2; s++) {
+		bool any = false;
+		for (size_t r = 0; r < d->nruns[s]; r++)
+			any |= d->nblocks[s][r] >= 2;
+		if (!any)
+			return PD_DIFF_TEST_PROPORTION;
+	}
+	return PD_DIFF_TEST_BLOCKS;
+}
+
 static int build_trees_once(pd_diff *d, pd_error *err)
 {
 	for (int s = 0; s < 2; s++) {
@@ -249,8 +265,6 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 	d->prof[1] = new_;
 	d->nruns[0] = pd_profile_run_count(base);
 	d->nruns[1] = pd_profile_run_count(new_);
-	d->test = d->nruns[0] >= 2 && d->nruns[1] >= 2 ? PD_DIFF_TEST_MODERATED_T
-						      : PD_DIFF_TEST_PROPORTION;
 	if ((rc = choose_events(d, err)) < 0)
 		goto fail;
 	if (d->opts.event) {
@@ -271,10 +285,11 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 	}
 	if ((rc = pd_diff_build_rows(d, err)) < 0)
 		goto fail;
-	if ((rc = pd_diff_collect_relations(d)) < 0) {
+	if ((rc = pd_diff_collect_relations(d)) < 0 || (rc = pd_diff_block_variances(d)) < 0) {
 		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
 		goto fail;
 	}
+	d->test = choose_test(d);
 	if ((rc = pd_diff_row_stats(d, err)) < 0)
 		goto fail;
 	if ((rc = pd_diff_finish_relations(d)) < 0 || (rc = publish_rows(d)) < 0) {
@@ -297,6 +312,10 @@ void pd_diff_free(pd_diff *d)
 	dt_keytab_free(&d->keys);
 	dt_dso_pairs_free(&d->dso_pairs);
 	dt_align_free(&d->align);
+	for (int s = 0; s < 2; s++) {
+		free(d->ctrow[s]);
+		free(d->krow[s]);
+	}
 	free(d->rows);
 	pd_u64map_free(&d->row_index);
 	pd_arena_free(&d->arena);
@@ -324,6 +343,34 @@ bool pd_diff_test_prior(const pd_diff *d, double *phi0, double *d0, size_t *rows
 	if (rows)
 		*rows = d->prior_rows;
 	return true;
+}
+
+bool pd_diff_block_prior(const pd_diff *d, double *phi0, double *d0, size_t *rows,
+			 size_t blocks[2])
+{
+	if (!d || d->test == PD_DIFF_TEST_PROPORTION)
+		return false;
+	bool any = false;
+	for (int s = 0; s < 2; s++)
+		for (size_t r = 0; r < d->nruns[s]; r++)
+			any |= d->nblocks[s][r] >= 2;
+	if (!any)
+		return false;
+	if (phi0)
+		*phi0 = d->block_phi;
+	if (d0)
+		*d0 = d->block_df;
+	if (rows)
+		*rows = d->block_rows;
+	if (blocks)
+		for (int s = 0; s < 2; s++)
+			blocks[s] = d->nruns[s] ? d->nblocks[s][0] : 0;
+	return true;
+}
+
+double pd_diff_inflation(const pd_diff *d)
+{
+	return d && d->inflation >= 1 ? d->inflation : 1;
 }
 
 size_t pd_diff_dso_pair_count(const pd_diff *d)

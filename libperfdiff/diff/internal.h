@@ -108,6 +108,14 @@ typedef struct dt_tree {
 	uint32_t nunit;
 	double phi;           /* how much more than sampling noise shares vary here (>= 1;
 	                         dt_share_noise() scales by its root), 1 until measured */
+	/* where the nodes' samples came from, for their time blocks: each
+	 * profile node and the node it was folded into (dt_tree_build); none
+	 * in trees built by hand */
+	const pd_cct_node **src;
+	uint32_t *src_id;
+	size_t nsrc, cap_src;
+	const pd_profile *prof;
+	size_t ev;
 	double idle;          /* mean share (%) of the idle loop's subtrees, after finish */
 	pd_u64map dso_path;   /* hash of a key's dso basename → this side's dso path */
 } dt_tree;
@@ -316,6 +324,12 @@ typedef struct pd_stat_row {
 } pd_stat_row;
 int pd_stat_overdispersion(const double *const vals[2], const size_t n[2],
 			   const double *const unit[2], bool binomial, pd_stat_row *out);
+/* The part of pd_stat_overdispersion() that needs no degrees of freedom:
+ * the pooled value P, q = 1 − P/100 for shares (else 1) and the mean
+ * samples per run.  0, or PD_EINVAL when a side has no runs. */
+int pd_stat_pooled(const double *const vals[2], const size_t n[2],
+		   const double *const unit[2], bool binomial, double *pooled, double *q,
+		   double *samples);
 /*
  * The moderated t-test of a difference `diff` whose variance is
  * `var` × φ, φ unknown: φ's own estimate s2 on d degrees of freedom is
@@ -326,6 +340,10 @@ int pd_stat_overdispersion(const double *const vals[2], const size_t n[2],
  */
 double pd_stat_moderated_t(double diff, double var, double s2, double d, double d0, double s20,
 			   double *t, double *df);
+/* The same with φ̃ at least `floor` (≥ 1): a variation known from
+ * elsewhere (the runs' time blocks) that the runs' own spread may miss. */
+double pd_stat_moderated_t_floor(double diff, double var, double s2, double d, double d0,
+				 double s20, double floor, double *t, double *df);
 /*
  * Two Poisson counts with exposures: c1 over e1 against c2 over e2 (for
  * shares of N samples: count = share × N, exposure = N, which is the
@@ -333,6 +351,14 @@ double pd_stat_moderated_t(double diff, double var, double s2, double d, double 
  * `binomial`).  Two-sided p-value.
  */
 double pd_stat_rate_z(double c1, double e1, double c2, double e2, bool binomial);
+/* Its statistic: the z (±INFINITY for a difference without variance, 0
+ * for nothing to test). */
+double pd_stat_rate_zscore(double c1, double e1, double c2, double e2, bool binomial);
+/* The variance of a share X/T estimated from K blocks ("batch means",
+ * the ratio estimator over clusters): x[b] of T[b] samples in block b,
+ * K/(K−1) · Σ (x_b − p·T_b)² / T², p = X/T.  Under sampling alone its
+ * expectation is about p(1−p)/T.  NAN with K < 2 or no samples. */
+double pd_stat_batch_var(const uint32_t *x, const double *T, size_t K);
 /* Benjamini–Hochberg q-values of p[0..n) into q; 0 or PD_ENOMEM. */
 int pd_stat_bh(const double *p, size_t n, double *q);
 
@@ -342,8 +368,12 @@ int pd_stat_bh(const double *p, size_t n, double *q);
 #define DT_PRIOR_MIN_SAMPLES 10.0 /* mean samples per run a self row needs to inform it */
 #define DT_PRIOR_MIN_ROWS 5       /* rows needed to fit it; fewer: their pooled φ̂ ... */
 #define DT_PRIOR_D0 4.0           /* ... held with this many degrees of freedom */
+#define DT_CHI2_1_MEDIAN 0.454936 /* median of χ²(1): of z² where nothing changed */
 
 struct pd_diff;
+/* For every node of t, the nearest ancestor with the same key (DT_NONE),
+ * into anc[t->nn] (rows.c).  0 or PD_ENOMEM. */
+int dt_same_key_ancestors(const dt_tree *t, uint32_t *anc);
 /* The values of every calltrace, children, self (and tree) row (rows.c). */
 int pd_diff_build_rows(struct pd_diff *d, pd_error *err);
 /* Summaries, changes, p- and q-values and significance of every row. */
@@ -353,6 +383,12 @@ uint32_t pd_diff_row_get(struct pd_diff *d, pd_diff_metric m, const char *key, s
 			 uint32_t keyid);
 /* The children row of `sym` (node key `keyid`), or DT_NONE. */
 uint32_t pd_diff_children_row(const struct pd_diff *d, const char *sym, uint32_t keyid);
+/* Every row's variance per run from the runs' time blocks (blocks.c):
+ * after the rows and their relations, before the statistics. */
+int pd_diff_block_variances(struct pd_diff *d);
+/* The rows whose values a shift row sums (relations.c): up to
+ * 2 * DT_REL_MAX children rows of relation `i`.  Returns how many. */
+size_t pd_diff_shift_members(const struct pd_diff *d, size_t i, uint32_t *rows);
 /* Public relations from the aligner's, duplicates folded, each with its
  * shift row's values (relations.c); before the statistics. */
 int pd_diff_collect_relations(struct pd_diff *d);
@@ -378,6 +414,8 @@ typedef struct dt_row {
 	                         calltrace whose innermost frame is unresolved: its key */
 	uint32_t inner;       /* key of the symbol / innermost frame (DT_NONE in LKP mode) */
 	double *vals;         /* [nbase runs + nnew runs] */
+	double *bvar;         /* [nbase runs + nnew runs]: the variance of each run's value
+	                         from its time blocks (blocks.c); NAN unknown */
 	uint32_t next;        /* map chain */
 	uint32_t rel;         /* relation index or DT_NONE */
 } dt_row;
@@ -394,8 +432,12 @@ struct pd_diff {
 	dt_align align;
 	const char *event;
 	pd_diff_test_kind test;
-	double prior_phi, prior_df;  /* the moderated t-test's prior (rows.c) */
+	double prior_phi, prior_df;  /* the moderated t-test's prior (rowstats.c) */
 	size_t prior_rows;           /* rows it was fitted on */
+	double block_phi, block_df;  /* the time blocks' prior */
+	size_t block_rows;           /* rows it was fitted on (0: no blocks) */
+	double inflation;            /* one run a side: the rows' own spread beyond the
+	                                test's variance (genomic control), >= 1 */
 	/* rows under construction, then sorted */
 	dt_row *rows;
 	size_t nrows, cap_rows;
@@ -404,6 +446,9 @@ struct pd_diff {
 	pd_diff_relation *rels;
 	dt_relinfo *relinfo;  /* [nrels], parallel to rels */
 	size_t nrels;
+	size_t *nblocks[2];   /* per run: its time blocks (1: none) */
+	uint32_t *ctrow[2];   /* per node of each tree: its calltrace row (rows.c) */
+	uint32_t *krow[2];    /* per key: its children row [0] and self row [1] */
 	double *unit[2];      /* per run: value of one period (share points or per second) */
 	double *sunit[2];     /* per run: value of one sample */
 };

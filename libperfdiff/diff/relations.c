@@ -152,48 +152,57 @@ static int shift_key(const pd_diff_relation *r, pd_buf *b)
 	return rc ? rc : put_side(b, r->new_symbols, r->nnew_symbols);
 }
 
-/* Add children row `row`'s run values to shift row `sr`, once. */
-static void add_values(pd_diff *d, uint32_t sr, uint32_t row, uint32_t *done, size_t *ndone)
-{
-	if (row == DT_NONE)
-		return;
-	for (size_t i = 0; i < *ndone; i++)
-		if (done[i] == row)
-			return;
-	done[(*ndone)++] = row;
-	size_t n = d->nruns[0] + d->nruns[1];
-	for (size_t i = 0; i < n; i++)
-		d->rows[sr].vals[i] += d->rows[row].vals[i];
-}
-
 /* The children row of relation key i. */
 static uint32_t key_row(const pd_diff *d, const dt_relinfo *ri, size_t i)
 {
 	return pd_diff_children_row(d, d->keys.v[ri->keys[i]].sym, ri->keys[i]);
 }
 
-/* The values whose change is the relation's net (diff.h, pd_diff_row_at). */
-static void shift_values(pd_diff *d, const pd_diff_relation *r, const dt_relinfo *ri,
-			 uint32_t sr)
+/* Add `row` to the set rows[0..*n) unless absent or there already. */
+static void add_member(uint32_t *rows, size_t *n, uint32_t row)
 {
-	uint32_t done[2 * DT_REL_MAX];
-	size_t ndone = 0;
+	if (row == DT_NONE)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (rows[i] == row)
+			return;
+	rows[(*n)++] = row;
+}
+
+size_t pd_diff_shift_members(const pd_diff *d, size_t i, uint32_t *rows)
+{
+	const pd_diff_relation *r = &d->rels[i];
+	const dt_relinfo *ri = &d->relinfo[i];
+	size_t n = 0;
 	switch (r->kind) {
 	case PD_REL_INLINED:   /* the caller's: its inclusive cost holds the callee's */
-		add_values(d, sr, key_row(d, ri, ri->nb), done, &ndone);
+		add_member(rows, &n, key_row(d, ri, ri->nb));
 		break;
 	case PD_REL_OUTLINED:
 	case PD_REL_MOVED:
-		add_values(d, sr, key_row(d, ri, 0), done, &ndone);
+		add_member(rows, &n, key_row(d, ri, 0));
 		break;
 	default:
-		for (size_t i = 0; i < ri->nb + ri->nn; i++)
-			add_values(d, sr, key_row(d, ri, i), done, &ndone);
+		for (size_t k = 0; k < ri->nb + ri->nn; k++)
+			add_member(rows, &n, key_row(d, ri, k));
 	}
+	return n;
 }
 
-static int shift_row(pd_diff *d, pd_diff_relation *r, dt_relinfo *ri, pd_buf *b)
+/* The values whose change is relation i's net (diff.h, pd_diff_row_at). */
+static void shift_values(pd_diff *d, size_t i, uint32_t sr)
 {
+	uint32_t rows[2 * DT_REL_MAX];
+	size_t n = pd_diff_shift_members(d, i, rows), nv = d->nruns[0] + d->nruns[1];
+	for (size_t k = 0; k < n; k++)
+		for (size_t v = 0; v < nv; v++)
+			d->rows[sr].vals[v] += d->rows[rows[k]].vals[v];
+}
+
+static int shift_row(pd_diff *d, size_t i, pd_buf *b)
+{
+	pd_diff_relation *r = &d->rels[i];
+	dt_relinfo *ri = &d->relinfo[i];
 	if (shift_key(r, b) < 0)
 		return PD_ENOMEM;
 	uint32_t sr = pd_diff_row_get(d, PD_DIFF_SHIFT, (const char *)b->data, b->len,
@@ -204,7 +213,7 @@ static int shift_row(pd_diff *d, pd_diff_relation *r, dt_relinfo *ri, pd_buf *b)
 	row->pub.symbol = r->base_symbol ? r->base_symbol : r->new_symbol;
 	row->pub.dso = (d->opts.flags & PD_DIFF_LKP_KEYS) ? NULL : r->dso;
 	ri->row = sr;
-	shift_values(d, r, ri, sr);
+	shift_values(d, i, sr);
 	return 0;
 }
 
@@ -234,7 +243,8 @@ int pd_diff_collect_relations(pd_diff *d)
 			}
 			continue;
 		}
-		rc = shift_row(d, &d->rels[n], &d->relinfo[n], &b);
+		d->nrels = n + 1;
+		rc = shift_row(d, n, &b);
 		n++;
 	}
 	pd_buf_free(&b);

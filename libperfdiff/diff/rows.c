@@ -8,7 +8,8 @@
  * deep the recursion, and a calltrace key credits a sample to the
  * occurrence of its symbol nearest the leaf, as perf's callee-order
  * chains do; no 0.5 % cut.  With PD_DIFF_LKP_KEYS the values are
- * report.h's keys, the robot's numbers to the hundredth.
+ * report.h's keys, the robot's numbers to the hundredth.  Their tests
+ * are in rowstats.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -65,8 +66,12 @@ uint32_t pd_diff_row_get(pd_diff *d, pd_diff_metric m, const char *key, size_t l
 	r->inner = DT_NONE;
 	r->rel = DT_NONE;
 	r->next = head ? (uint32_t)(head - 1) : DT_NONE;
-	r->vals = pd_arena_alloc(&d->arena, (d->nruns[0] + d->nruns[1]) * sizeof *r->vals);
-	if (!r->pub.key || !r->vals ||
+	size_t nv = d->nruns[0] + d->nruns[1];
+	r->vals = pd_arena_alloc(&d->arena, nv * sizeof *r->vals);
+	r->bvar = pd_arena_alloc(&d->arena, nv * sizeof *r->bvar);
+	for (size_t i = 0; r->bvar && i < nv; i++)
+		r->bvar[i] = NAN;
+	if (!r->pub.key || !r->vals || !r->bvar ||
 	    pd_u64map_put(&d->row_index, h, (void *)(uintptr_t)(d->nrows + 1)) < 0)
 		return DT_NONE;
 	return (uint32_t)d->nrows++;
@@ -85,7 +90,7 @@ static void row_add(pd_diff *d, uint32_t row, int side, size_t run, double v)
  * order, to the node's occurrence.  A depth-first walk keeps the
  * innermost open node of each key.
  */
-static int same_key_ancestors(const dt_tree *t, uint32_t *anc)
+int dt_same_key_ancestors(const dt_tree *t, uint32_t *anc)
 {
 	uint32_t nkeys = t->keys->n;
 	uint32_t *top = malloc((nkeys ? nkeys : 1) * sizeof *top);
@@ -184,27 +189,20 @@ static void set_sym(dt_row *r, const dt_tree *t, uint32_t v)
 	}
 }
 
-/* The children and self rows of each key, found once: many nodes share a
- * key (a function under several callers), and a lookup hashes its name. */
-typedef struct key_rows {
-	uint32_t *children, *self;   /* per key id; DT_NONE not looked up yet */
-} key_rows;
-
-static int key_rows_init(key_rows *kr, uint32_t nkeys)
+/* The children and self rows of each key, found once (d->krow): many
+ * nodes share a key (a function under several callers), and a lookup
+ * hashes its name. */
+static int key_rows_init(pd_diff *d)
 {
-	kr->children = malloc((nkeys ? nkeys : 1) * sizeof *kr->children);
-	kr->self = malloc((nkeys ? nkeys : 1) * sizeof *kr->self);
-	if (!kr->children || !kr->self)
-		return PD_ENOMEM;
-	for (uint32_t k = 0; k < nkeys; k++)
-		kr->children[k] = kr->self[k] = DT_NONE;
+	uint32_t nkeys = d->keys.n;
+	for (int m = 0; m < 2; m++) {
+		d->krow[m] = malloc((nkeys ? nkeys : 1) * sizeof *d->krow[m]);
+		if (!d->krow[m])
+			return PD_ENOMEM;
+		for (uint32_t k = 0; k < nkeys; k++)
+			d->krow[m][k] = DT_NONE;
+	}
 	return 0;
-}
-
-static void key_rows_free(key_rows *kr)
-{
-	free(kr->children);
-	free(kr->self);
 }
 
 static uint32_t key_row(pd_diff *d, uint32_t *cache, pd_diff_metric m, const dt_key *k,
@@ -215,19 +213,20 @@ static uint32_t key_row(pd_diff *d, uint32_t *cache, pd_diff_metric m, const dt_
 	return cache[keyid];
 }
 
-static int tree_metrics(pd_diff *d, int side, pd_buf *b, key_rows *kr)
+static int tree_metrics(pd_diff *d, int side, pd_buf *b)
 {
 	const dt_tree *t = &d->tree[side];
 	size_t R = t->nruns, N = t->nn;
 	const double *unit = d->unit[side];
 	uint32_t *anc = malloc(N * sizeof *anc);
 	uint64_t *contrib = malloc(N * R * sizeof *contrib);
+	uint32_t *ct = d->ctrow[side] = malloc(N * sizeof *ct);
 	int rc = 0;
-	if (!anc || !contrib) {
+	if (!anc || !contrib || !ct) {
 		rc = PD_ENOMEM;
 		goto out;
 	}
-	if ((rc = same_key_ancestors(t, anc)) < 0)
+	if ((rc = dt_same_key_ancestors(t, anc)) < 0)
 		goto out;
 	memcpy(contrib, t->incl, N * R * sizeof *contrib);
 	for (size_t v = 1; v < N; v++)
@@ -237,8 +236,8 @@ static int tree_metrics(pd_diff *d, int side, pd_buf *b, key_rows *kr)
 	for (uint32_t v = 1; v < N; v++) {
 		const dt_key *k = dt_node_key(t, v);
 		const uint64_t *inc = &t->incl[(size_t)v * R], *slf = &t->self[(size_t)v * R];
-		uint32_t rc_ = key_row(d, kr->children, PD_DIFF_CHILDREN, k, t->n[v].key);
-		uint32_t rs = key_row(d, kr->self, PD_DIFF_SELF, k, t->n[v].key);
+		uint32_t rc_ = key_row(d, d->krow[0], PD_DIFF_CHILDREN, k, t->n[v].key);
+		uint32_t rs = key_row(d, d->krow[1], PD_DIFF_SELF, k, t->n[v].key);
 		if ((rc = node_path(t, v, d->opts.depth, false, '.', b)) < 0)
 			goto out;
 		/* a path ending in "[unknown]" is one per dso: the dsos' unknowns
@@ -249,6 +248,7 @@ static int tree_metrics(pd_diff *d, int side, pd_buf *b, key_rows *kr)
 			rc = PD_ENOMEM;
 			goto out;
 		}
+		ct[v] = rt;
 		set_sym(&d->rows[rc_], t, v);
 		set_sym(&d->rows[rs], t, v);
 		set_sym(&d->rows[rt], t, v);
@@ -357,195 +357,22 @@ static int lkp_metrics(pd_diff *d, int side, pd_error *err)
 	return 0;
 }
 
-/* ------------------------------------------------------------ statistics */
-
-static void side_summary(pd_diff_side *s, const double *v, size_t n)
-{
-	double sum = 0;
-	size_t present = 0;
-	for (size_t i = 0; i < n; i++) {
-		sum += v[i];
-		present += v[i] != 0;
-	}
-	double m = n ? sum / (double)n : 0, ss = 0;
-	for (size_t i = 0; i < n; i++)
-		ss += (v[i] - m) * (v[i] - m);
-	s->mean = m;
-	s->stddev = n ? sqrt(ss / (double)n) : 0;
-	s->runs = v;
-	s->nruns = n;
-	s->present = present;
-}
-
-/*
- * With one run on a side there is no run-to-run variance to estimate, so
- * only sampling noise is tested: each run's value is a count of samples
- * times d->sunit, and the counts of the two sides go through a
- * two-proportion (shares) or two-rate (per second) z-test.  That
- * understates the noise of real measurements: pd_diff_test() says so.
- */
-static double proportion_p(const pd_diff *d, const dt_row *r)
-{
-	bool share = !(d->opts.flags & PD_DIFF_ABSOLUTE);
-	double c[2] = { 0, 0 }, e[2] = { 0, 0 };
-	for (int s = 0; s < 2; s++)
-		for (size_t i = 0; i < d->nruns[s]; i++) {
-			double u = d->sunit[s][i];
-			if (!(u > 0))
-				continue;
-			c[s] += r->vals[(s ? d->nruns[0] : 0) + i] / u;
-			e[s] += 1 / u;
-		}
-	/* shares: exposures in samples (a sample is 100/N points) */
-	double k = share ? 100 : 1;
-	return pd_stat_rate_z(c[0], k * e[0], c[1], k * e[1], share);
-}
-
-/* With runs on both sides: the moderated t-test (diff.h), its inputs per
- * row from pd_stat_overdispersion(). */
-typedef struct row_mod {
-	pd_stat_row s;
-	bool testable;
-} row_mod;
-
-static void moderation_inputs(const pd_diff *d, const dt_row *r, row_mod *m)
-{
-	const double *vals[2] = { r->vals, r->vals + d->nruns[0] };
-	const double *unit[2] = { d->sunit[0], d->sunit[1] };
-	bool share = !(d->opts.flags & PD_DIFF_ABSOLUTE);
-	m->testable = pd_stat_overdispersion(vals, d->nruns, unit, share, &m->s) == 0;
-}
-
-/*
- * The prior of the overdispersion, from the self rows with enough samples
- * to follow the binomial model (self shares partition the samples, so
- * they are close to independent; children and calltrace rows repeat
- * them).  With DT_PRIOR_MIN_ROWS of them, Smyth's fit (pd_stat_fit_prior)
- * with d0 at most the degrees of freedom behind it; with fewer, their
- * pooled φ̂ (1 without any) held with DT_PRIOR_D0 degrees of freedom.
- */
-static int fit_prior(pd_diff *d, const row_mod *m)
-{
-	size_t g = 0;
-	double *phi = malloc((d->nrows ? d->nrows : 1) * sizeof *phi);
-	double *df = malloc((d->nrows ? d->nrows : 1) * sizeof *df);
-	if (!phi || !df) {
-		free(phi);
-		free(df);
-		return PD_ENOMEM;
-	}
-	double sum_df = 0, sum_ss = 0;
-	for (size_t i = 0; i < d->nrows; i++) {
-		const pd_stat_row *s = &m[i].s;
-		if (d->rows[i].pub.metric != PD_DIFF_SELF || !m[i].testable ||
-		    s->samples < DT_PRIOR_MIN_SAMPLES)
-			continue;
-		phi[g] = s->phi;
-		df[g] = s->df;
-		sum_df += s->df;
-		sum_ss += s->df * s->phi;
-		g++;
-	}
-	int rc = 0;
-	d->prior_rows = g;
-	if (g >= DT_PRIOR_MIN_ROWS) {
-		rc = pd_stat_fit_prior(phi, df, g, &d->prior_df, &d->prior_phi);
-		if (!(d->prior_df <= sum_df))
-			d->prior_df = sum_df;
-	} else {
-		d->prior_phi = g ? sum_ss / sum_df : 1;
-		d->prior_df = g && sum_df < DT_PRIOR_D0 ? sum_df : DT_PRIOR_D0;
-	}
-	free(phi);
-	free(df);
-	return rc;
-}
-
-static double min_change(const pd_diff *d)
-{
-	if (d->opts.min_change >= 0)
-		return d->opts.min_change;
-	return (d->opts.flags & PD_DIFF_ABSOLUTE) ? 5.0 : 0.1;
-}
-
-static int row_stats(pd_diff *d)
-{
-	size_t n = d->nrows ? d->nrows : 1;
-	double *p = malloc(n * sizeof *p);
-	double *q = malloc(n * sizeof *q);
-	row_mod *m = d->test == PD_DIFF_TEST_MODERATED_T ? malloc(n * sizeof *m) : NULL;
-	int rc = 0;
-	if (!p || !q || (d->test == PD_DIFF_TEST_MODERATED_T && !m)) {
-		rc = PD_ENOMEM;
-		goto out;
-	}
-	bool rel = d->opts.flags & PD_DIFF_ABSOLUTE;
-	for (size_t i = 0; i < d->nrows; i++) {
-		dt_row *r = &d->rows[i];
-		side_summary(&r->pub.base, r->vals, d->nruns[0]);
-		side_summary(&r->pub.new, r->vals + d->nruns[0], d->nruns[1]);
-		double b = r->pub.base.mean, nw = r->pub.new.mean;
-		if (!rel)
-			r->pub.change = nw - b;
-		else  /* the robot's convention for a base of 0 (lkp-perf-profile.md §6.2) */
-			r->pub.change = nw == b ? 0 : 100.0 * (nw - b) / (b != 0 ? b : 1e-100);
-		if (m)
-			moderation_inputs(d, r, &m[i]);
-		else
-			p[i] = proportion_p(d, r);
-	}
-	if (m) {
-		if ((rc = fit_prior(d, m)) < 0)
-			goto out;
-		for (size_t i = 0; i < d->nrows; i++)
-			p[i] = !m[i].testable ? 1
-					      : pd_stat_moderated_t(m[i].s.diff, m[i].s.var,
-								    m[i].s.phi, m[i].s.df,
-								    d->prior_df, d->prior_phi, NULL,
-								    NULL);
-	}
-	rc = pd_stat_bh(p, d->nrows, q);
-	double mc = min_change(d);
-	for (size_t i = 0; i < d->nrows && rc == 0; i++) {
-		dt_row *r = &d->rows[i];
-		r->pub.p_value = p[i];
-		r->pub.q_value = q[i];
-		r->pub.significant = q[i] <= d->opts.fdr && fabs(r->pub.change) >= mc;
-	}
-out:
-	free(p);
-	free(q);
-	free(m);
-	return rc;
-}
-
-int pd_diff_row_stats(pd_diff *d, pd_error *err)
-{
-	int rc = row_stats(d);
-	if (rc < 0)
-		return pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
-	return 0;
-}
-
 int pd_diff_build_rows(pd_diff *d, pd_error *err)
 {
 	pd_buf b;
 	memset(&b, 0, sizeof b);
-	key_rows kr;
 	/* both trees key into d->keys */
-	int rc = key_rows_init(&kr, d->keys.n);
+	int rc = key_rows_init(d);
 	for (int side = 0; side < 2 && rc == 0; side++) {
 		if (d->opts.flags & PD_DIFF_LKP_KEYS) {
 			if ((rc = lkp_metrics(d, side, err)) < 0) {
-				key_rows_free(&kr);
 				pd_buf_free(&b);
 				return rc;
 			}
 		} else {
-			rc = tree_metrics(d, side, &b, &kr);
+			rc = tree_metrics(d, side, &b);
 		}
 	}
-	key_rows_free(&kr);
 	if (rc == 0 && (d->opts.flags & PD_DIFF_TREE_ROWS))
 		rc = tree_rows(d, &b);
 	pd_buf_free(&b);

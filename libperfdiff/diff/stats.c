@@ -193,17 +193,31 @@ int pd_stat_fit_prior(const double *s2, const double *df, size_t n, double *d0,
 	return 0;
 }
 
-int pd_stat_overdispersion(const double *const vals[2], const size_t n[2],
-			   const double *const unit[2], bool binomial, pd_stat_row *out)
+double pd_stat_batch_var(const uint32_t *x, const double *T, size_t K)
 {
-	memset(out, 0, sizeof *out);
-	double c = 0, e = 0, mean[2] = { 0, 0 };
+	double X = 0, all = 0;
+	for (size_t b = 0; b < K; b++) {
+		X += x[b];
+		all += T[b];
+	}
+	if (K < 2 || !(all > 0))
+		return NAN;
+	double p = X / all, ss = 0;
+	for (size_t b = 0; b < K; b++)
+		ss += ((double)x[b] - p * T[b]) * ((double)x[b] - p * T[b]);
+	return (double)K / (double)(K - 1) * ss / (all * all);
+}
+
+int pd_stat_pooled(const double *const vals[2], const size_t n[2],
+		   const double *const unit[2], bool binomial, double *pooled, double *q,
+		   double *samples)
+{
+	double c = 0, e = 0;
 	size_t k = 0;
 	for (int s = 0; s < 2; s++) {
 		if (n[s] == 0)
 			return PD_EINVAL;
 		for (size_t i = 0; i < n[s]; i++) {
-			mean[s] += vals[s][i] / (double)n[s];
 			if (!(unit[s][i] > 0))
 				continue;
 			c += vals[s][i] / unit[s][i];
@@ -211,14 +225,23 @@ int pd_stat_overdispersion(const double *const vals[2], const size_t n[2],
 			k++;
 		}
 	}
-	out->diff = mean[1] - mean[0];
-	double pooled = e > 0 ? c / e : 0;
-	double q = binomial ? 1 - pooled / 100.0 : 1;
-	if (q < 0)
-		q = 0;
-	out->samples = k ? c / (double)k : 0;
-	double ratio = 0;
+	*pooled = e > 0 ? c / e : 0;
+	*q = binomial ? fmax(0, 1 - *pooled / 100.0) : 1;
+	*samples = k ? c / (double)k : 0;
+	return 0;
+}
+
+int pd_stat_overdispersion(const double *const vals[2], const size_t n[2],
+			   const double *const unit[2], bool binomial, pd_stat_row *out)
+{
+	memset(out, 0, sizeof *out);
+	double pooled, q;
+	if (pd_stat_pooled(vals, n, unit, binomial, &pooled, &q, &out->samples) < 0)
+		return PD_EINVAL;
+	double ratio = 0, mean[2] = { 0, 0 };
 	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < n[s]; i++)
+			mean[s] += vals[s][i] / (double)n[s];
 		double vsum = 0, ss = 0;
 		size_t ks = 0;
 		for (size_t i = 0; i < n[s]; i++) {
@@ -235,12 +258,19 @@ int pd_stat_overdispersion(const double *const vals[2], const size_t n[2],
 		out->var += vbar / (double)n[s];
 		out->df += (double)n[s] - 1;
 	}
+	out->diff = mean[1] - mean[0];
 	out->phi = out->df > 0 ? ratio / out->df : 1;
 	return out->df > 0 ? 0 : PD_EINVAL;
 }
 
 double pd_stat_moderated_t(double diff, double var, double s2, double d, double d0, double s20,
 			   double *t_out, double *df_out)
+{
+	return pd_stat_moderated_t_floor(diff, var, s2, d, d0, s20, 1, t_out, df_out);
+}
+
+double pd_stat_moderated_t_floor(double diff, double var, double s2, double d, double d0,
+				 double s20, double floor_, double *t_out, double *df_out)
 {
 	if (t_out)
 		*t_out = 0;
@@ -249,8 +279,8 @@ double pd_stat_moderated_t(double diff, double var, double s2, double d, double 
 	if (!(d >= 0) || !(d0 >= 0) || (d + d0 == 0) || isnan(s2) || isnan(s20))
 		return 1;
 	double post = isinf(d0) ? s20 : (d0 * s20 + d * s2) / (d0 + d);
-	if (!(post >= 1))
-		post = 1;
+	if (!(post >= floor_))
+		post = floor_ >= 1 ? floor_ : 1;
 	double se2 = post * var;
 	if (!(se2 > 0))
 		return diff == 0 ? 1 : 0;
@@ -263,18 +293,24 @@ double pd_stat_moderated_t(double diff, double var, double s2, double d, double 
 	return pd_stat_t_p2(t, isinf(df) ? 1e300 : df);
 }
 
-double pd_stat_rate_z(double c1, double e1, double c2, double e2, bool binomial)
+double pd_stat_rate_zscore(double c1, double e1, double c2, double e2, bool binomial)
 {
 	if (!(e1 > 0) || !(e2 > 0) || c1 < 0 || c2 < 0)
-		return 1;
+		return 0;
 	double r = (c1 + c2) / (e1 + e2);
 	double v = r * (1 / e1 + 1 / e2);
 	if (binomial)
 		v *= r < 1 ? 1 - r : 0;
 	double d = c2 / e2 - c1 / e1;
 	if (!(v > 0))
-		return d == 0 ? 1 : 0;
-	return pd_stat_z_p2(d / sqrt(v));
+		return d == 0 ? 0 : d > 0 ? INFINITY : -INFINITY;
+	return d / sqrt(v);
+}
+
+double pd_stat_rate_z(double c1, double e1, double c2, double e2, bool binomial)
+{
+	double z = pd_stat_rate_zscore(c1, e1, c2, e2, binomial);
+	return isinf(z) ? 0 : pd_stat_z_p2(z);
 }
 
 typedef struct pq {

@@ -55,6 +55,8 @@ void dt_tree_free(dt_tree *t)
 	free(t->samples);
 	free(t->span);
 	free(t->unit);
+	free(t->src);
+	free(t->src_id);
 	pd_u64map_free(&t->child_of);
 	pd_u64map_free(&t->dso_path);
 	memset(t, 0, sizeof *t);
@@ -314,12 +316,35 @@ static uint32_t memo_key(key_memo *m, dt_keytab *keys, const pd_cct_node *c)
 	return key;
 }
 
+/* Remember that profile node c was folded into node id: its time blocks
+ * count there. */
+static int add_source(dt_tree *t, const pd_cct_node *c, uint32_t id)
+{
+	if (t->nsrc == t->cap_src) {
+		size_t cap = t->cap_src ? t->cap_src * 2 : 256;
+		const pd_cct_node **s = realloc(t->src, cap * sizeof *s);
+		if (!s)
+			return PD_ENOMEM;
+		t->src = s;
+		uint32_t *ids = realloc(t->src_id, cap * sizeof *ids);
+		if (!ids)
+			return PD_ENOMEM;
+		t->src_id = ids;
+		t->cap_src = cap;
+	}
+	t->src[t->nsrc] = c;
+	t->src_id[t->nsrc++] = id;
+	return 0;
+}
+
 int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 {
 	size_t R = pd_profile_run_count(p);
 	int rc = dt_tree_init(t, keys, R);
 	if (rc < 0)
 		return rc;
+	t->prof = p;
+	t->ev = ev;
 	for (size_t r = 0; r < R; r++) {
 		t->total[r] = pd_profile_total(p, ev, r);
 		t->samples[r] = pd_profile_samples(p, ev, r);
@@ -354,7 +379,8 @@ int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 				return t->nn >= DT_NONE - 2 ? PD_ELIMIT : PD_ENOMEM;
 			}
 			if (dt_tree_set_unit(t, key, pd_cct_unit(c)) < 0 ||
-			    dt_tree_note_dso(t, key, pd_cct_dso(c)) < 0) {
+			    dt_tree_note_dso(t, key, pd_cct_dso(c)) < 0 ||
+			    (pd_cct_self(c, SIZE_MAX) && add_source(t, c, id) < 0)) {
 				free(st);
 				free(memo);
 				return PD_ENOMEM;

@@ -152,6 +152,32 @@ static json_t *options_obj(const diff_view *v)
 	return j;
 }
 
+/* The priors of the test: the runs' and the time blocks' variation, as
+ * multiples of sampling variance, with their degrees of freedom. */
+static json_t *variation_obj(const pd_diff *d)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	double phi = 0, df = 0;
+	size_t blocks[2] = { 0, 0 };
+	int rc = 0;
+	bool runs = pd_diff_test_prior(d, &phi, &df, NULL);
+	rc |= jo_set(o, "runs_phi", runs ? jreal(phi) : json_null());
+	rc |= jo_set(o, "runs_df", runs ? jreal(df) : json_null());
+	bool blk = pd_diff_block_prior(d, &phi, &df, NULL, blocks);
+	rc |= jo_set(o, "blocks_phi", blk ? jreal(phi) : json_null());
+	rc |= jo_set(o, "blocks_df", blk ? jreal(df) : json_null());
+	rc |= jo_set(o, "base_blocks", json_integer((json_int_t)blocks[0]));
+	rc |= jo_set(o, "new_blocks", json_integer((json_int_t)blocks[1]));
+	rc |= jo_set(o, "inflation", jreal(pd_diff_inflation(d)));
+	if (rc) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* The dsos taken for one program under two names. */
 static json_t *dso_pairs(const pd_diff *d)
 {
@@ -198,12 +224,14 @@ int diff_write_json(const diff_view *v, FILE *f)
 	}
 	for (size_t i = 0; i < pd_diff_relation_count(v->d) && rc == 0; i++)
 		rc |= json_array_append_new(rels, relation_obj(diff_relation(v->d, i)));
-	bool moderated = pd_diff_test(v->d) == PD_DIFF_TEST_MODERATED_T;
+	static const char *const tests[] = { "moderated-t", "proportion", "blocks" };
+	pd_diff_test_kind tk = pd_diff_test(v->d);
 	rc |= jo_set(doc, "schema", json_string(SCHEMA));
 	rc |= jo_set(doc, "generator", json_string("perfdiff " PD_VERSION_STRING));
 	rc |= jo_set(doc, "event", jo_str(pd_diff_event(v->d)));
 	rc |= jo_set(doc, "lkp_event", jo_str(v->event));
-	rc |= jo_set(doc, "test", json_string(moderated ? "moderated-t" : "proportion"));
+	rc |= jo_set(doc, "test", json_string(tests[(unsigned)tk < 3 ? tk : 1]));
+	rc |= jo_set(doc, "variation", variation_obj(v->d));
 	rc |= jo_set(doc, "options", options_obj(v));
 	rc |= jo_set(doc, "base", side_obj(v, 0));
 	rc |= jo_set(doc, "new", side_obj(v, 1));

@@ -306,6 +306,44 @@ static void put_side(const diff_view *v, int side, FILE *f)
 	fputc('\n', f);
 }
 
+/* Which variance the test used, in words. */
+static void put_test(const diff_view *v, FILE *f)
+{
+	double phi0, d0, bphi = 0, bd0 = 0;
+	size_t blocks[2] = { 0, 0 };
+	bool have_blocks = pd_diff_block_prior(v->d, &bphi, &bd0, NULL, blocks);
+	switch (pd_diff_test(v->d)) {
+	case PD_DIFF_TEST_MODERATED_T:
+		pd_diff_test_prior(v->d, &phi0, &d0, NULL);
+		fprintf(f,
+			"test: moderated t-test over the runs of each side (run-to-run variation,\n"
+			"      each row's shrunk toward all rows': %.2fx sampling variance, %.1f df)\n",
+			phi0, d0);
+		if (have_blocks)
+			fprintf(f,
+				"      never below the variation within each run's time blocks (%.2fx)\n",
+				bphi);
+		break;
+	case PD_DIFF_TEST_BLOCKS:
+		fprintf(f,
+			"test: moderated t-test over each run's time blocks (%zu and %zu blocks):\n"
+			"      the variation within the runs, bursts of other load included (%.2fx\n"
+			"      sampling variance, %.1f df); one run a side cannot show the variation\n"
+			"      between runs (record several runs per side and pass them all)\n",
+			blocks[0], blocks[1], bphi, bd0);
+		break;
+	default:
+		fputs("test: two-proportion z-test on the sample counts: with one run on a\n"
+		      "      side and no time blocks only sampling noise is covered, not the\n"
+		      "      variation within or between runs (record several runs per side)\n",
+		      f);
+	}
+	double infl = pd_diff_inflation(v->d);
+	if (infl > 1)
+		fprintf(f, "      the rows vary %.2fx more than that as a whole: every variance\n"
+			   "      raised by that factor (genomic control)\n", infl);
+}
+
 static void put_footer(const diff_view *v, size_t shown, size_t rels_hidden, FILE *f)
 {
 	bool abs_mode = v->opts->flags & PD_DIFF_ABSOLUTE;
@@ -324,16 +362,7 @@ static void put_footer(const diff_view *v, size_t shown, size_t rels_hidden, FIL
 		utf8_fput_escaped(nd, f);
 		fprintf(f, " (%.0f %% of symbol names shared)\n", 100 * sim);
 	}
-	double phi0, d0;
-	if (pd_diff_test_prior(v->d, &phi0, &d0, NULL))
-		fprintf(f,
-			"test: moderated t-test over the runs of each side (run-to-run variation,\n"
-			"      each row's shrunk toward all rows': %.2fx sampling variance, %.1f df)\n",
-			phi0, d0);
-	else
-		fputs("test: two-proportion z-test on the sample counts: with one run on a\n"
-		      "      side only sampling noise is covered, not the variation between\n"
-		      "      runs (record several runs per side and pass them all)\n", f);
+	put_test(v, f);
 	fprintf(f, "significant: Benjamini-Hochberg q-value <= %g and |change| >= %g %s\n",
 		v->opts->fdr, v->opts->min_change, abs_mode ? "%" : "points");
 	size_t n = pd_diff_row_count(v->d);

@@ -1,0 +1,160 @@
+/*
+ * Each row's variation within a run, from the run's time blocks ("batch
+ * means"; pd_profile_block_count() and friends).
+ *
+ * One run a side is the robot's most common comparison, and a test on
+ * its sample counts alone takes every sample as an independent draw: on
+ * a busy machine other processes' bursts, phases of the program and the
+ * scheduler move a function's share far more than that, and a few
+ * percent of thousands of rows come out "significant" between two
+ * recordings of the same setup.  The run's own equal slices of time show
+ * that variation: a row whose share holds still from block to block is
+ * measured well, one that jumps is not.
+ *
+ * For run r with K blocks, block b holding x_b of the row's samples out
+ * of the event's T_b (X and T the run's sums, p = X/T), the variance of
+ * the run's share is estimated as for a ratio over clusters of unequal
+ * size:  V = K/(K−1) · Σ_b (x_b − p·T_b)² / T²  (in points² here).  Under
+ * pure sampling noise its expectation is the binomial p(1−p)/T.
+ *
+ * A row's block counts come from the profile nodes folded into it: a
+ * node's samples count in the self row of its key, in the calltrace row
+ * of every ancestor nearest the leaf with its key (callee order, as the
+ * values do) and in the children row of every key on the path, once.
+ * Shift rows sum their members' blocks.  Rows of the robot's keys
+ * (PD_DIFF_LKP_KEYS) and tree rows have no blocks: they keep NAN.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct pass {
+	pd_diff *d;
+	int side;
+	size_t run, K;
+	uint32_t *acc;       /* [row * K + block] samples */
+	uint32_t *stamp;     /* per key: the last walk that met it */
+	uint32_t walk;
+	const uint32_t *anc; /* per node: nearest ancestor with its key */
+} pass;
+
+/* Credit `n` samples of block b, whose leaf is node v, to v's rows. */
+static void credit(pass *ps, uint32_t v, uint32_t b, uint32_t n)
+{
+	const dt_tree *t = &ps->d->tree[ps->side];
+	size_t K = ps->K;
+	uint32_t *acc = ps->acc;
+	if (++ps->walk == 0) {
+		memset(ps->stamp, 0, t->keys->n * sizeof *ps->stamp);
+		ps->walk = 1;
+	}
+	acc[(size_t)ps->d->krow[1][t->n[v].key] * K + b] += n;
+	for (uint32_t u = v; u != 0; u = t->n[u].parent) {
+		uint32_t k = t->n[u].key;
+		if (ps->stamp[k] != ps->walk) {  /* nearest the leaf: its calltrace */
+			ps->stamp[k] = ps->walk;
+			acc[(size_t)ps->d->ctrow[ps->side][u] * K + b] += n;
+		}
+		if (ps->anc[u] == DT_NONE)  /* topmost: the key's children, once */
+			acc[(size_t)ps->d->krow[0][k] * K + b] += n;
+	}
+}
+
+static void credit_all(pass *ps)
+{
+	const dt_tree *t = &ps->d->tree[ps->side];
+	for (size_t i = 0; i < t->nsrc; i++) {
+		const pd_block_count *e;
+		size_t n = pd_cct_blocks(t->src[i], ps->run, &e);
+		for (size_t j = 0; j < n; j++)
+			if (e[j].block < ps->K)
+				credit(ps, t->src_id[i], e[j].block, e[j].samples);
+	}
+}
+
+/* Shift rows: their members' blocks summed. */
+static void credit_shifts(pass *ps)
+{
+	pd_diff *d = ps->d;
+	for (size_t i = 0; i < d->nrels; i++) {
+		uint32_t rows[2 * DT_REL_MAX];
+		size_t n = pd_diff_shift_members(d, i, rows);
+		uint32_t *to = &ps->acc[(size_t)d->relinfo[i].row * ps->K];
+		for (size_t k = 0; k < n; k++)
+			for (size_t b = 0; b < ps->K; b++)
+				to[b] += ps->acc[(size_t)rows[k] * ps->K + b];
+	}
+}
+
+static void variances(pass *ps, const double *T)
+{
+	pd_diff *d = ps->d;
+	size_t col = (ps->side ? d->nruns[0] : 0) + ps->run;
+	for (size_t i = 0; i < d->nrows; i++) {
+		pd_diff_metric m = d->rows[i].pub.metric;
+		if (m == PD_DIFF_TREE)
+			continue;
+		d->rows[i].bvar[col] = 1e4 * pd_stat_batch_var(&ps->acc[i * ps->K], T, ps->K);
+	}
+}
+
+/* One run of one side: 0 or PD_ENOMEM. */
+static int run_pass(pass *ps)
+{
+	pd_diff *d = ps->d;
+	const dt_tree *t = &d->tree[ps->side];
+	ps->K = pd_profile_block_count(t->prof, ps->run);
+	d->nblocks[ps->side][ps->run] = ps->K ? ps->K : 1;
+	if (ps->K < 2)
+		return 0;
+	double *T = malloc(ps->K * sizeof *T);
+	ps->acc = calloc(d->nrows * ps->K, sizeof *ps->acc);
+	if (!T || !ps->acc) {
+		free(T);
+		free(ps->acc);
+		return PD_ENOMEM;
+	}
+	for (size_t b = 0; b < ps->K; b++)
+		T[b] = (double)pd_profile_block_samples(t->prof, t->ev, ps->run, b);
+	credit_all(ps);
+	credit_shifts(ps);
+	variances(ps, T);
+	free(T);
+	free(ps->acc);
+	ps->acc = NULL;
+	return 0;
+}
+
+int pd_diff_block_variances(pd_diff *d)
+{
+	for (int s = 0; s < 2; s++) {
+		d->nblocks[s] = pd_arena_alloc(&d->arena, d->nruns[s] * sizeof *d->nblocks[s]);
+		if (!d->nblocks[s])
+			return PD_ENOMEM;
+		for (size_t r = 0; r < d->nruns[s]; r++)
+			d->nblocks[s][r] = 1;
+	}
+	/* the robot's keys are no tree's rows; rates are no shares */
+	if (d->opts.flags & (PD_DIFF_LKP_KEYS | PD_DIFF_ABSOLUTE))
+		return 0;
+	int rc = 0;
+	for (int s = 0; s < 2 && rc == 0; s++) {
+		const dt_tree *t = &d->tree[s];
+		if (!t->prof)
+			continue;
+		pass ps = { .d = d, .side = s };
+		uint32_t *anc = malloc((t->nn ? t->nn : 1) * sizeof *anc);
+		ps.stamp = calloc(t->keys->n ? t->keys->n : 1, sizeof *ps.stamp);
+		ps.anc = anc;
+		rc = !anc || !ps.stamp ? PD_ENOMEM : dt_same_key_ancestors(t, anc);
+		for (size_t r = 0; r < d->nruns[s] && rc == 0; r++) {
+			ps.run = r;
+			rc = run_pass(&ps);
+		}
+		free(anc);
+		free(ps.stamp);
+	}
+	return rc;
+}
