@@ -353,10 +353,9 @@ static const char *k_ms(dcase *c, int side, char *val, const char *comment)
 static const char *k_cflags(dcase *c, int side, char *val, const char *comment)
 {
 	(void)comment;
-	for (int s = 0; s < 2; s++)
-		if (side >= 0 && side == s && !copy(c->side[s].cflags, LINEMAX, val))
-			return "too long";
-	return side >= 0 || copy(c->cflags, LINEMAX, val) ? NULL : "too long";
+	/* cflags: both builds; base-/new-cflags: what one side adds to them */
+	char *dst = side >= 0 ? c->side[side].cflags : c->cflags;
+	return copy(dst, LINEMAX, val) ? NULL : "too long";
 }
 
 static const char *k_binary(dcase *c, int side, char *val, const char *comment)
