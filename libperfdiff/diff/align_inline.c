@@ -80,11 +80,13 @@ static void pair_callees(ctx *c, bool from_base, uint32_t x, uint32_t at)
 	}
 }
 
-/* A candidate callee: free, named, costly, not a PLT stub. */
+/* A candidate callee: free, named, costly, not a PLT stub, and a real
+ * call (an inline frame that one build's samples show and the other's do
+ * not was inlined in both). */
 static bool free_callee(const ctx *c, const dt_tree *F, uint32_t x)
 {
 	return F->n[x].partner == DT_NONE && F->n[x].rel == DT_NONE && !unresolved(F, x) &&
-	       !plt_stub(F, x) && substantial(c, F, x);
+	       !plt_stub(F, x) && (F->n[x].flags & DT_SEEN_OUTLINE) && substantial(c, F, x);
 }
 
 /* Record X (tree F, under pf) gone into `into` (tree T): inlined when F

@@ -188,10 +188,50 @@ static double move_rival(const ctx *c, const mscratch *m, size_t k)
 	return r;
 }
 
+/* The flags of an inline frame only / a real call only. */
+static bool only(const dt_tree *t, uint32_t i, uint32_t flag)
+{
+	return (t->n[i].flags & (DT_SEEN_INLINED | DT_SEEN_OUTLINE)) == flag;
+}
+
+/*
+ * A "move" that inline frames explain: x, a real call under G in one
+ * build, is an inline frame of P in the other, and P is a callee of G
+ * there too.  Frame-pointer chains skipped P while its frameless callee
+ * ran (align_inline.c); the inline frames show where x went.  Inlined
+ * (or, the other way round, outlined) rather than moved.
+ */
+static bool inline_move(ctx *c, const mcand *m, uint32_t pb, uint32_t pn)
+{
+	dt_tree *B = c->b, *N = c->n;
+	bool inl = only(B, m->x, DT_SEEN_OUTLINE) && only(N, m->y, DT_SEEN_INLINED) && pn &&
+		   N->n[pn].partner != DT_NONE && B->n[N->n[pn].partner].parent == pb;
+	bool outl = only(B, m->x, DT_SEEN_INLINED) && only(N, m->y, DT_SEEN_OUTLINE) && pb &&
+		    B->n[pb].partner != DT_NONE && N->n[B->n[pb].partner].parent == pn;
+	if (!inl && !outl)
+		return false;
+	char ev[DT_EVIDENCE_MAX];
+	if (inl) {
+		snprintf(ev, sizeof ev, "inline frames (DWARF): %s is now inlined into %s; the base "
+			 "chains skip %s, the caller of the frameless %s", sym(B, m->x), sym(N, pn),
+			 sym(N, pn), sym(B, m->x));
+		align_add_rel(c, PD_REL_INLINED, &m->x, 1, &pn, 1, pb, pn, m->s, ev);
+	} else {
+		snprintf(ev, sizeof ev, "inline frames (DWARF): %s was inlined into %s; the new "
+			 "chains skip %s, the caller of the frameless %s", sym(N, m->y), sym(B, pb),
+			 sym(B, pb), sym(N, m->y));
+		align_add_rel(c, PD_REL_OUTLINED, &pb, 1, &m->y, 1, pb, pn, m->s, ev);
+	}
+	align_pair(c, m->x, m->y);
+	return true;
+}
+
 static void take_move(ctx *c, const mcand *m)
 {
 	dt_tree *B = c->b, *N = c->n;
 	uint32_t pb = B->n[m->x].parent, pn = N->n[m->y].parent;
+	if (inline_move(c, m, pb, pn))
+		return;
 	char ev[DT_EVIDENCE_MAX];
 	snprintf(ev, sizeof ev,
 		 "the same subtree (%u vs %u nodes, descendants %.2f alike), %.1f %% vs %.1f %% "
