@@ -202,6 +202,56 @@ PD_EXTERN(uint64_t) pd_cct_total(const pd_cct_node *n, size_t run);
 /** Depth of the node: 0 for the root, 1 for an outermost caller. */
 PD_EXTERN(size_t) pd_cct_depth(const pd_cct_node *n);
 
+/* ------------------------------------------------------------ time blocks */
+
+/*
+ * Time blocks, for estimating a row's variance from one run alone ("batch
+ * means").  A two-proportion test takes a run's samples as independent
+ * draws; bursts, phases and other load within the run are variance it
+ * does not see.  The spread of a node's share across equal slices of the
+ * run shows it.
+ *
+ * Each run has one grid, shared by all its events: blocks of equal
+ * duration w = 2^k ns from t0, the time of the run's first sample that
+ * enters the profile.  w starts at 2^20 ns (~1 ms) and doubles (merging
+ * pairs of blocks) whenever a sample would fall at block 32 or later, so a
+ * run has at most 32 blocks; a sample earlier than t0 counts in block 0.
+ * The run's block count K is the last block used + 1.  Samples without a
+ * time (recorded with --no-timestamp) all count in block 0.
+ *
+ * Counted are samples (not periods) that enter the profile (those
+ * pd_profile_samples() counts), per (event, run, block), and per node
+ * those whose leaf is the node.  For every node and run the counts of its
+ * blocks add up to the samples whose leaf it is; for every event and run
+ * the block totals add up to pd_profile_samples().
+ */
+
+/** Blocks of run `run`: K (1..32); 1 when its samples carry no time (or it
+ *  has none); 0 when `run` is out of range. */
+PD_EXTERN(size_t) pd_profile_block_count(const pd_profile *p, size_t run);
+
+/** Width of run `run`'s blocks in ns (a power of two, at least 2^20); 0
+ *  when none of its samples has a time or `run` is out of range. */
+PD_EXTERN(uint64_t) pd_profile_block_width(const pd_profile *p, size_t run);
+
+/** Samples of event `ev` in block `block` of run `run` (0 out of range). */
+PD_EXTERN(uint64_t) pd_profile_block_samples(const pd_profile *p, size_t ev, size_t run,
+					     size_t block);
+
+/** Samples whose leaf is a node in one block. */
+typedef struct pd_block_count {
+	uint32_t block;    /**< 0 .. pd_profile_block_count() - 1 */
+	uint32_t samples;  /**< saturates at UINT32_MAX */
+} pd_block_count;
+
+/**
+ * The blocks of run `run` in which node `n` was the leaf of some sample:
+ * sets `*out` to that many entries, nonzero, sorted by block, and returns
+ * their number (0, `*out` NULL or not, when there are none).  Valid until
+ * the profile is freed or changed.
+ */
+PD_EXTERN(size_t) pd_cct_blocks(const pd_cct_node *n, size_t run, const pd_block_count **out);
+
 /* ------------------------------------------------------------- flat views */
 
 /** One symbol of the flat children/self view. */

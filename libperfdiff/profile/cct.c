@@ -29,6 +29,8 @@ void pd_cct_free(pd_cct *t)
 	free(t->edges);
 	for (size_t r = 0; r < t->nruns; r++) {
 		free(t->runs[r].self);
+		free(t->runs[r].blk_at);
+		free(t->runs[r].blk);
 		if (t->total_runs)
 			free(t->total_runs[r]);
 	}
@@ -51,7 +53,7 @@ int pd_cct_begin_run(pd_cct *t, size_t run)
 		if (!tr)
 			return PD_ENOMEM;
 		t->total_runs = tr;
-		t->runs[t->nruns] = (pd_runvals){ NULL, 0, 0 };
+		t->runs[t->nruns] = (pd_runvals){ 0 };
 		t->total_runs[t->nruns] = NULL;
 		t->nruns++;
 	}

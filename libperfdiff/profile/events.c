@@ -60,6 +60,7 @@ void pd_event_free(pd_pevent *e)
 	free(e->total);
 	free(e->samples);
 	free(e->unresolved);
+	free(e->block_samples);
 	free(e->flat);
 	free(e->flat_frame);
 	free(e->flat_vals);
@@ -100,10 +101,11 @@ static int new_event(pd_profile *p, const pd_attr *a, int *out)
 	e->total = calloc(nr, sizeof *e->total);
 	e->samples = calloc(nr, sizeof *e->samples);
 	e->unresolved = calloc(nr, sizeof *e->unresolved);
+	e->block_samples = calloc(nr * PD_BLOCK_MAX, sizeof *e->block_samples);
 	pd_stacktab_init(&e->stacks);
 	int rc = 0;
 	if (!e->name || (a->pmu_name && !e->pmu) || !e->total || !e->samples ||
-	    !e->unresolved || (rc = pd_cct_init(&e->tree, p)) < 0) {
+	    !e->unresolved || !e->block_samples || (rc = pd_cct_init(&e->tree, p)) < 0) {
 		pd_event_free(e);
 		return rc < 0 ? rc : PD_ENOMEM;
 	}

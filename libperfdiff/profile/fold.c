@@ -90,6 +90,9 @@ typedef struct tpath {
 	uint32_t n, cap;
 	uint32_t leaf, comm, stack;  /* last sample's stack entry and command */
 	const char *comm_name;       /* the session's string that `comm` came from */
+	/* last sample's time-block cell: valid while leaf, block and the
+	 * grid's generation stay */
+	uint32_t bleaf, block, bcell, bgen;
 } tpath;
 
 /* One frame of the sample being folded. */
@@ -118,6 +121,7 @@ typedef struct run_state {
 	size_t cap_w;
 	uint32_t last_comm_id;
 	const char *last_comm_name;
+	pd_blockrun blocks;        /* time blocks of this run */
 } run_state;
 
 static void run_free(run_state *st)
@@ -131,6 +135,7 @@ static void run_free(run_state *st)
 		free(st->paths[i].v);
 	free(st->paths);
 	free(st->w);
+	pd_blockrun_free(&st->blocks);
 }
 
 /* The profile's frame id for a frame not seen in this run yet. */
@@ -286,7 +291,7 @@ static tpath *thread_path(run_state *st, uint32_t ev, uint32_t tid)
 	if (pd_idmap_put(&st->thread_of, key, st->npaths) < 0)
 		return NULL;
 	tpath *tp = &st->paths[st->npaths++];
-	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID, NULL };
+	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID, NULL, PD_NO_ID, 0, 0, 0 };
 	return tp;
 }
 
@@ -336,6 +341,24 @@ static uint32_t walk(run_state *st, pd_cct *t, tpath *tp, const pd_fkey *fr, siz
 	return node;
 }
 
+/* One sample of `ev` with leaf `node` in its time block: the thread's
+ * previous cell when leaf and block are the same, else a map lookup. */
+static int count_block(run_state *st, tpath *tp, uint32_t ev, uint32_t node, const pd_srec *r)
+{
+	int64_t block = pd_blockrun_index(&st->blocks, r->has_time, r->time);
+	if (block < 0)
+		return (int)block;
+	if (tp->bleaf == node && tp->block == block && tp->bgen == st->blocks.gen) {
+		pd_blockrun_bump(&st->blocks, ev, tp->bcell);
+		return 0;
+	}
+	int rc = pd_blockrun_add(&st->blocks, ev, node, (uint32_t)block, &tp->bcell);
+	tp->bleaf = rc < 0 ? PD_NO_ID : node;
+	tp->block = (uint32_t)block;
+	tp->bgen = st->blocks.gen;
+	return rc;
+}
+
 static int fold_record(run_state *st, const pd_srec *r)
 {
 	int ev;
@@ -370,6 +393,8 @@ static int fold_record(run_state *st, const pd_srec *r)
 	}
 	tp->comm = comm;
 	tp->comm_name = r->comm;
+	if ((rc = count_block(st, tp, (uint32_t)ev, node, r)) < 0)
+		return rc;
 	e->total[st->run] += r->period;
 	e->samples[st->run]++;
 	return 0;
@@ -477,6 +502,7 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	st.run = p->nruns - 1;
 	st.last_comm_id = PD_NO_ID;
 	pd_idmap_init(&st.thread_of);
+	pd_blockrun_init(&st.blocks);
 
 	pd_error rerr;
 	memset(&rerr, 0, sizeof rerr);
@@ -507,6 +533,10 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 		pd_profile_warn(p, path, pd_reader_warning(r, i));
 	for (size_t i = 0; i < pd_session_warning_count(s); i++)
 		pd_profile_warn(p, path, pd_session_warning(s, i));
+	/* per event index of this run: before new events are reordered */
+	int brc = pd_blockrun_finish(&st.blocks, p, st.run);
+	if (brc < 0 && rc == 0)
+		rc = pd_error_set(err, brc, path, PD_NO_OFFSET, "out of memory");
 	order_new_events(p, &st, first_new);
 	run_free(&st);
 	/* every name the folding took from the session is interned by now */

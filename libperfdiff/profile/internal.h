@@ -10,6 +10,8 @@
  *   filters.c   parsing and applying the sample filters
  *   pipeline.c  a thread reading the session into records (pipeline.h)
  *   fold.c      pd_profile_add_file(): records → frame ids → tree
+ *   blocks.c    time blocks: a run's grid, leaf samples per (node, block)
+ *   facts.c     symbol facts: which files named a dso, read on demand
  *   flat.c      the children/self view
  *   chains.c    perf-style chains under one entry
  *   canonical.c clone-suffix folding
@@ -148,10 +150,15 @@ static inline uint64_t pd_path_hash(uint64_t parent_hash, uint32_t frame)
 }
 #define PD_ROOT_PATH_HASH 0x243f6a8885a308d3ull
 
-/* One run's values: self period by node id (nodes created later are 0). */
+/* One run's values: self period by node id (nodes created later are 0),
+ * and the samples whose leaf is a node per time block (blocks.c): CSR by
+ * node id, blk[blk_at[id], blk_at[id + 1]) sorted by block. */
 typedef struct pd_runvals {
 	uint64_t *self;
 	uint32_t len, cap;
+	uint32_t blk_nodes;        /* nodes covered by blk_at (blk_at has one more) */
+	uint32_t *blk_at;
+	pd_block_count *blk;
 } pd_runvals;
 
 struct pd_cct {
@@ -214,6 +221,80 @@ static inline uint64_t pd_cct_total_of(const pd_cct *t, uint32_t id, size_t run)
 	return run < t->nruns ? t->total_runs[run][id] : 0;
 }
 
+/* ---------------------------------------------------------------- blocks */
+
+/*
+ * A run's time grid and, per event, the samples whose leaf is a node per
+ * block, counted while folding (blocks.c).  Blocks are 2^shift ns from
+ * t0, the first timed sample folded; when a sample falls beyond
+ * PD_BLOCK_MAX blocks the width doubles (pairs merge) until it fits.
+ */
+#define PD_BLOCK_MAX 32
+#define PD_BLOCK_SHIFT0 20          /* 2^20 ns, about 1 ms */
+
+/* (node << 5 | block) → count, for one event of the run being folded. */
+typedef struct pd_blockacc {
+	pd_idmap cells;                 /* key → index into key/count */
+	uint64_t *key;
+	uint32_t *count;
+	uint32_t n, cap;
+	uint64_t total[PD_BLOCK_MAX];   /* samples of the event per block */
+} pd_blockacc;
+
+typedef struct pd_blockrun {
+	uint64_t t0;
+	unsigned shift;
+	bool timed;                     /* t0 is set: some sample had a time */
+	uint32_t last;                  /* highest block used */
+	uint32_t gen;                   /* bumped when blocks merge: cell indices change */
+	pd_blockacc *acc;               /* [nacc], by event */
+	size_t nacc;
+} pd_blockrun;
+
+void pd_blockrun_init(pd_blockrun *b);
+void pd_blockrun_free(pd_blockrun *b);
+/* Merge blocks until `t` fits; 0 or PD_ENOMEM. */
+int pd_blockrun_widen(pd_blockrun *b, uint64_t t);
+
+/* The block of a sample at `t` (has_time false: block 0), widening the
+ * grid when it lies beyond the last block.  PD_ENOMEM or the block. */
+static inline int64_t pd_blockrun_index(pd_blockrun *b, bool has_time, uint64_t t)
+{
+	if (!has_time)
+		return 0;
+	if (!b->timed) {
+		b->t0 = t;
+		b->timed = true;
+	}
+	uint64_t i = t > b->t0 ? (t - b->t0) >> b->shift : 0;
+	if (i >= PD_BLOCK_MAX) {
+		int rc = pd_blockrun_widen(b, t);
+		if (rc < 0)
+			return rc;
+		i = (t - b->t0) >> b->shift;
+	}
+	if (i > b->last)
+		b->last = (uint32_t)i;
+	return (int64_t)i;
+}
+
+/* Count a sample of event `ev` whose leaf is `node` in `block`; *cell
+ * gets the cell, for pd_blockrun_bump() while b->gen stays.  0 or
+ * PD_ENOMEM. */
+int pd_blockrun_add(pd_blockrun *b, uint32_t ev, uint32_t node, uint32_t block, uint32_t *cell);
+
+/* Count one more sample in a cell pd_blockrun_add() returned. */
+static inline void pd_blockrun_bump(pd_blockrun *b, uint32_t ev, uint32_t cell)
+{
+	pd_blockacc *a = &b->acc[ev];
+	if (a->count[cell] != UINT32_MAX)
+		a->count[cell]++;
+	a->total[a->key[cell] & (PD_BLOCK_MAX - 1)]++;
+}
+
+/* Store the run's grid and counts in the profile (run `run`). */
+int pd_blockrun_finish(pd_blockrun *b, struct pd_profile *p, size_t run);
+
 /* ---------------------------------------------------------------- stacks */
 
 typedef struct pd_stacktab {
@@ -240,6 +321,7 @@ typedef struct pd_pevent {
 	pd_cct tree;
 	pd_stacktab stacks;
 	uint64_t *total, *samples, *unresolved;  /* [nruns] */
+	uint64_t *block_samples;  /* [nruns * PD_BLOCK_MAX]: samples per time block */
 	uint64_t total_sum, samples_sum, unresolved_sum;
 	/* flat view cache */
 	pd_flat_entry *flat;
@@ -290,12 +372,23 @@ struct pd_profile {
 	char **run_paths;
 	uint64_t *run_lost;
 	uint64_t *run_span;           /* SAMPLE_TIME last - first, ns; 0 unknown */
+	uint64_t *run_block_width;    /* ns; 0: no sample had a time */
+	uint32_t *run_blocks;         /* blocks used (at least 1) */
+	struct pd_facts *facts;       /* symbol facts (facts.c) */
 	char **warnings;
 	size_t nwarnings, cap_warnings;
 	/* the last run's session, being freed off the caller's path */
 	pthread_t releaser;
 	bool releasing;
 };
+
+/* ---------------------------------------------------------------- facts */
+
+typedef struct pd_facts pd_facts;
+/* Symbol facts of a profile (facts.c): the files each run named each dso
+ * from, their symbol tables and DWARF read on the first question. */
+int pd_facts_new(pd_facts **out);
+void pd_facts_free(pd_facts *f);
 
 /* Grow per-run arrays of every event for run `run`. */
 int pd_profile_begin_run(pd_profile *p, const char *path);

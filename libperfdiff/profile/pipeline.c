@@ -143,6 +143,8 @@ static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs, bool gr
 	r->leaf_unresolved = unres;
 	r->hidden = hidden;
 	r->period = rs->period;
+	r->has_time = rs->record && (rs->record->u.sample.sample_type & PD_SAMPLE_TIME);
+	r->time = rs->time;
 	r->comm = rs->comm ? rs->comm : "";
 	pd_fkey *k = (pd_fkey *)(r + 1);
 	if (!hidden)

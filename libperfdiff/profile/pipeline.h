@@ -36,7 +36,9 @@ typedef struct pd_srec {
 	uint32_t nframes;         /* frames kept (unnamed ones skipped with -U) */
 	bool leaf_unresolved;     /* the leaf has no symbol */
 	bool hidden;              /* dropped by -U: only counted as unresolved */
+	bool has_time;            /* the sample carries PERF_SAMPLE_TIME */
 	uint64_t period;
+	uint64_t time;            /* ns, with has_time: places it in a time block */
 	const char *comm;         /* the session's (pd_resolved_sample.comm) */
 } pd_srec;
 

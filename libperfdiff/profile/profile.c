@@ -107,6 +107,9 @@ void pd_profile_free(pd_profile *p)
 	free(p->run_paths);
 	free(p->run_lost);
 	free(p->run_span);
+	free(p->run_block_width);
+	free(p->run_blocks);
+	pd_facts_free(p->facts);
 	for (size_t i = 0; i < p->nwarnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
@@ -123,6 +126,17 @@ static int grow_u64(uint64_t **v, size_t n)
 	if (!x)
 		return PD_ENOMEM;
 	x[n - 1] = 0;
+	*v = x;
+	return 0;
+}
+
+/* Room for `n` runs of per-block counts, the last run's zeroed. */
+static int grow_blocks(uint64_t **v, size_t n)
+{
+	uint64_t *x = realloc(*v, n * PD_BLOCK_MAX * sizeof *x);
+	if (!x)
+		return PD_ENOMEM;
+	memset(x + (n - 1) * PD_BLOCK_MAX, 0, PD_BLOCK_MAX * sizeof *x);
 	*v = x;
 	return 0;
 }
@@ -144,6 +158,14 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 		if (!span)
 			return PD_ENOMEM;
 		p->run_span = span;
+		uint64_t *bw = realloc(p->run_block_width, cap * sizeof *bw);
+		if (!bw)
+			return PD_ENOMEM;
+		p->run_block_width = bw;
+		uint32_t *nb = realloc(p->run_blocks, cap * sizeof *nb);
+		if (!nb)
+			return PD_ENOMEM;
+		p->run_blocks = nb;
 		p->cap_runs = cap;
 	}
 	char *copy = strdup(path);
@@ -154,6 +176,7 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 		int rc;
 		if ((rc = grow_u64(&e->total, n)) < 0 || (rc = grow_u64(&e->samples, n)) < 0 ||
 		    (rc = grow_u64(&e->unresolved, n)) < 0 ||
+		    (rc = grow_blocks(&e->block_samples, n)) < 0 ||
 		    (rc = pd_cct_begin_run(&e->tree, n - 1)) < 0) {
 			free(copy);
 			return rc;
@@ -162,6 +185,8 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 	p->run_paths[p->nruns] = copy;
 	p->run_lost[p->nruns] = 0;
 	p->run_span[p->nruns] = 0;
+	p->run_block_width[p->nruns] = 0;
+	p->run_blocks[p->nruns] = 1;
 	p->nruns = n;
 	pd_events_invalidate(p);
 	return 0;
