@@ -246,9 +246,10 @@ typedef struct pd_block_count {
 
 /**
  * The blocks of run `run` in which node `n` was the leaf of some sample:
- * sets `*out` to that many entries, nonzero, sorted by block, and returns
- * their number (0, `*out` NULL or not, when there are none).  Valid until
- * the profile is freed or changed.
+ * sets `*out` (unless `out` is NULL) to that many entries, nonzero,
+ * sorted by block, and returns their number (0 when there are none, `n`
+ * is NULL or `run` out of range).  Valid until the profile is freed or
+ * changed.
  */
 PD_EXTERN(size_t) pd_cct_blocks(const pd_cct_node *n, size_t run, const pd_block_count **out);
 

@@ -90,9 +90,6 @@ typedef struct tpath {
 	uint32_t n, cap;
 	uint32_t leaf, comm, stack;  /* last sample's stack entry and command */
 	const char *comm_name;       /* the session's string that `comm` came from */
-	/* last sample's time-block cell: valid while leaf, block and the
-	 * grid's generation stay */
-	uint32_t bleaf, block, bcell, bgen;
 } tpath;
 
 /* One frame of the sample being folded. */
@@ -291,7 +288,7 @@ static tpath *thread_path(run_state *st, uint32_t ev, uint32_t tid)
 	if (pd_idmap_put(&st->thread_of, key, st->npaths) < 0)
 		return NULL;
 	tpath *tp = &st->paths[st->npaths++];
-	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID, NULL, PD_NO_ID, 0, 0, 0 };
+	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID, NULL };
 	return tp;
 }
 
@@ -341,24 +338,6 @@ static uint32_t walk(run_state *st, pd_cct *t, tpath *tp, const pd_fkey *fr, siz
 	return node;
 }
 
-/* One sample of `ev` with leaf `node` in its time block: the thread's
- * previous cell when leaf and block are the same, else a map lookup. */
-static int count_block(run_state *st, tpath *tp, uint32_t ev, uint32_t node, const pd_srec *r)
-{
-	int64_t block = pd_blockrun_index(&st->blocks, r->has_time, r->time);
-	if (block < 0)
-		return (int)block;
-	if (tp->bleaf == node && tp->block == block && tp->bgen == st->blocks.gen) {
-		pd_blockrun_bump(&st->blocks, ev, tp->bcell);
-		return 0;
-	}
-	int rc = pd_blockrun_add(&st->blocks, ev, node, (uint32_t)block, &tp->bcell);
-	tp->bleaf = rc < 0 ? PD_NO_ID : node;
-	tp->block = (uint32_t)block;
-	tp->bgen = st->blocks.gen;
-	return rc;
-}
-
 static int fold_record(run_state *st, const pd_srec *r)
 {
 	int ev;
@@ -393,7 +372,8 @@ static int fold_record(run_state *st, const pd_srec *r)
 	}
 	tp->comm = comm;
 	tp->comm_name = r->comm;
-	if ((rc = count_block(st, tp, (uint32_t)ev, node, r)) < 0)
+	uint32_t block = pd_blockrun_index(&st->blocks, r->has_time, r->time);
+	if ((rc = pd_blockrun_count(&st->blocks, (uint32_t)ev, node, block)) < 0)
 		return rc;
 	e->total[st->run] += r->period;
 	e->samples[st->run]++;
