@@ -119,6 +119,13 @@ typedef struct run_state {
 	uint32_t last_comm_id;
 	const char *last_comm_name;
 	pd_blockrun blocks;        /* time blocks of this run */
+	/* the dsos of this run's frames, for the symbol facts: the session's
+	 * name pointers, kernel-mode ones flagged in bit 0 of the key */
+	pd_idmap dso_seen;
+	const char **dsos;
+	bool *dso_kernel;
+	uint32_t ndsos, cap_dsos;
+	uint64_t last_dso;
 } run_state;
 
 static void run_free(run_state *st)
@@ -133,6 +140,47 @@ static void run_free(run_state *st)
 	free(st->paths);
 	free(st->w);
 	pd_blockrun_free(&st->blocks);
+	pd_idmap_free(&st->dso_seen);
+	free(st->dsos);
+	free(st->dso_kernel);
+}
+
+/* Remember a dso of this run's frames (once per new frame key, not per
+ * sample); 0 or PD_ENOMEM. */
+static int note_dso(run_state *st, const char *dso, bool kernel)
+{
+	uint64_t key = (uint64_t)(uintptr_t)dso << 1 | kernel;
+	if (key == st->last_dso || pd_idmap_get(&st->dso_seen, key) != PD_NO_ID)
+		return 0;
+	if (st->ndsos == st->cap_dsos) {
+		uint32_t cap = st->cap_dsos ? st->cap_dsos * 2 : 64;
+		const char **d = cap > st->cap_dsos ? realloc(st->dsos, cap * sizeof *d) : NULL;
+		if (!d)
+			return PD_ENOMEM;
+		st->dsos = d;
+		bool *k = realloc(st->dso_kernel, cap * sizeof *k);
+		if (!k)
+			return PD_ENOMEM;
+		st->dso_kernel = k;
+		st->cap_dsos = cap;
+	}
+	if (pd_idmap_put(&st->dso_seen, key, st->ndsos) < 0)
+		return PD_ENOMEM;
+	st->dsos[st->ndsos] = dso;
+	st->dso_kernel[st->ndsos++] = kernel;
+	st->last_dso = key;
+	return 0;
+}
+
+/* The files each dso of the run was named from, before the session goes. */
+static int record_facts(run_state *st, pd_session *s)
+{
+	for (uint32_t i = 0; i < st->ndsos; i++) {
+		int rc = pd_facts_record(st->p->facts, s, st->dsos[i], st->dso_kernel[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 /* The profile's frame id for a frame not seen in this run yet. */
@@ -163,6 +211,8 @@ static uint32_t new_frame_id(run_state *st, const pd_fkey *k)
 	}
 	uint32_t sym = pd_strtab_intern(&p->strings, name, len);
 	const char *dso_name = k->dso ? k->dso : "[unknown]";
+	if (k->dso && note_dso(st, k->dso, (k->flags & PD_PF_KERNEL) != 0) < 0)
+		return PD_NO_ID;
 	uint32_t dso = pd_strtab_intern(&p->strings, dso_name, strlen(dso_name));
 	if (sym == PD_NO_ID || dso == PD_NO_ID)
 		return PD_NO_ID;
@@ -483,6 +533,8 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	st.last_comm_id = PD_NO_ID;
 	pd_idmap_init(&st.thread_of);
 	pd_blockrun_init(&st.blocks);
+	pd_idmap_init(&st.dso_seen);
+	st.last_dso = PD_IDMAP_EMPTY;
 
 	pd_error rerr;
 	memset(&rerr, 0, sizeof rerr);
@@ -515,6 +567,8 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 		pd_profile_warn(p, path, pd_session_warning(s, i));
 	/* per event index of this run: before new events are reordered */
 	int brc = pd_blockrun_finish(&st.blocks, p, st.run);
+	if (brc == 0)
+		brc = record_facts(&st, s);
 	if (brc < 0 && rc == 0)
 		rc = pd_error_set(err, brc, path, PD_NO_OFFSET, "out of memory");
 	order_new_events(p, &st, first_new);

@@ -407,9 +407,16 @@ struct pd_profile {
 
 typedef struct pd_facts pd_facts;
 /* Symbol facts of a profile (facts.c): the files each run named each dso
- * from, their symbol tables and DWARF read on the first question. */
-int pd_facts_new(pd_facts **out);
+ * from, their symbol tables and DWARF read on the first question.  Names
+ * are compared as `o` names nodes. */
+int pd_facts_new(pd_facts **out, const pd_profile_options *o);
 void pd_facts_free(pd_facts *f);
+/* Remember the files session `s` named `dso` from (`kernel`: frames in
+ * kernel mode); reads none of them.  0 or PD_ENOMEM. */
+int pd_facts_record(pd_facts *f, pd_session *s, const char *dso, bool kernel);
+/* Symbol tables and DWARF indexes read so far (for the tests: none until
+ * a question is asked). */
+size_t pd_facts_loaded(const pd_profile *p);
 
 /* Grow per-run arrays of every event for run `run`. */
 int pd_profile_begin_run(pd_profile *p, const char *path);
