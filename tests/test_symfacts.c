@@ -21,8 +21,9 @@
  *   - C++ (g++): names compare as nodes are named, demangled with
  *     parameter lists as `readelf -sC` prints them, or without them under
  *     PD_SESSION_PERF_COMPAT;
- *   - nothing is read before the first question (pd_facts_loaded()), and
- *     two threads may ask at once.
+ *   - runs: NO only when every run's files were read (a run whose file
+ *     is gone makes it UNKNOWN); nothing is read before the first
+ *     question (pd_facts_loaded()); two threads may ask at once.
  *
  * Every test skips (with a message) where perf, cc, readelf or eu-readelf are
  * missing; the kernel ones where the recording has no named kernel frame.
@@ -598,6 +599,52 @@ START_TEST(test_defined_cxx)
 }
 END_TEST
 
+/* ------------------------------------------------------------ runs */
+
+/*
+ * Runs of one dso path: the first of the renamed build (found in a
+ * build-id cache), the second of the base build, whose file is gone when
+ * the profile is read.  One run's table says hash_chunk is not there, the
+ * other run cannot tell: NO for the first run alone, UNKNOWN for both.
+ */
+START_TEST(test_facts_runs)
+{
+	NEED_LAB();
+	char app[PATHMAX], cache[PATHMAX], d1[PATHMAX], d2[PATHMAX], cmd[4 * PATHMAX], w[PATHMAX + 8];
+	snprintf(app, sizeof app, "%s/app", L.dir);
+	snprintf(cache, sizeof cache, "%s/cache", L.dir);
+	snprintf(d1, sizeof d1, "%s/run1.data", L.dir);
+	snprintf(d2, sizeof d2, "%s/run2.data", L.dir);
+	snprintf(w, sizeof w, "'%s' 100", app);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", L.ren, app);
+	ck_assert(pd_test_sh_ok(cmd));
+	ck_assert(pd_test_perf_record(d1, "-q -N -e cpu-clock -g", w));
+	ck_assert(pd_test_buildid_cache_add(cache, app));
+	/* the base build at the same path */
+	snprintf(cmd, sizeof cmd, "rm -f '%s' && cc " WFLAGS " -o '%s' '%s/diff_rename.c'", app, app,
+		 WORKLOAD_DIR);
+	ck_assert(pd_test_sh_ok(cmd));
+	ck_assert(pd_test_perf_record(d2, "-q -N -e cpu-clock -g", w));
+	snprintf(cmd, sizeof cmd, "rm -f '%s'", app);
+	ck_assert(pd_test_sh_ok(cmd));
+
+	pd_profile_options o;
+	pd_profile_options_init(&o);
+	o.session.buildid_dir = cache;
+	pd_profile *p = NULL;
+	pd_error err;
+	ck_assert_int_eq(pd_profile_new(&p, &o, &err), 0);
+	ck_assert_int_eq(pd_profile_add_file(p, d1, &err), 0);
+	ASSERT_DEFINED(p, app, "hash_block", PD_FACT_YES);
+	ASSERT_DEFINED(p, app, "hash_chunk", PD_FACT_NO);
+	ck_assert_int_eq(pd_profile_add_file(p, d2, &err), 0);
+	ck_assert_uint_eq(pd_profile_run_count(p), 2);
+	ASSERT_DEFINED(p, app, "hash_block", PD_FACT_YES);
+	ASSERT_DEFINED(p, app, "hash_chunk", PD_FACT_UNKNOWN);
+	pd_profile_free(p);
+}
+END_TEST
+
 /* ------------------------------------------------------------ threads */
 
 typedef struct asker {
@@ -644,6 +691,7 @@ static Suite *suite(void)
 	tcase_add_test(lab, test_defined_kernel);
 	tcase_add_test(lab, test_inlined_matches_dwarf);
 	tcase_add_test(lab, test_defined_cxx);
+	tcase_add_test(lab, test_facts_runs);
 	tcase_add_test(lab, test_facts_two_threads);
 	suite_add_tcase(s, lab);
 	return s;

@@ -382,7 +382,8 @@ PD_EXTERN(const char *) pd_profile_warning(const pd_profile *p, size_t i);
  * the profile names nodes (demangled as the session options say, clone
  * suffixes folded unless PD_PROFILE_KEEP_SUFFIXES: see
  * pd_symbol_canonical()).  Over several runs: YES when any run's files
- * say yes; NO only when every run's files were read and say no.
+ * say yes; NO only when every run with frames of `dso` had files for it,
+ * and all of them were read and say no.
  *
  * Thread safety: unlike the rest of this header, these two may be called
  * on the same profile from several threads at once (two diffs sharing one

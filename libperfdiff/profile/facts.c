@@ -37,11 +37,14 @@ typedef struct factfile {
 	pd_u64map callers;   /* caller key → callees */
 } factfile;
 
-/* A dso string of some run and the files it was named from. */
+/* A dso string of some run and the files it was named from; NO_FILE:
+ * a run had frames of it but no file (not found, JIT, the vdso). */
 typedef struct factdso {
 	const char *dso;
 	size_t file;
 } factdso;
+
+#define NO_FILE SIZE_MAX
 
 struct pd_facts {
 	pthread_mutex_t mu;
@@ -68,8 +71,8 @@ static uint64_t name_key(void *ctx, const char *name)
 	if (len >= f->cap_name) {
 		size_t cap = len + 1 > 256 ? len + 1 : 256;
 		char *b = realloc(f->name, cap);
-		if (!b)  /* a key that matches nothing: the answer stays UNKNOWN or NO */
-			return 0;
+		if (!b)  /* out of memory: the name as it is, rather than fail */
+			return pd_hash_words(name, strlen(name));
 		f->name = b;
 		f->cap_name = cap;
 		pd_symbol_canonical(name, f->name, f->cap_name);
@@ -169,17 +172,13 @@ static size_t file_of(pd_facts *f, const pd_symsrc *src)
 typedef struct recording {
 	pd_facts *f;
 	const char *dso;     /* the facts' copy */
+	size_t nsrc;
 } recording;
 
-static int record_src(void *ctx, const pd_symsrc *src)
+static int add_dso(pd_facts *f, const char *dso, size_t file)
 {
-	recording *r = ctx;
-	pd_facts *f = r->f;
-	size_t file = file_of(f, src);
-	if (file == SIZE_MAX)
-		return PD_ENOMEM;
 	for (size_t i = 0; i < f->ndsos; i++)
-		if (f->dsos[i].file == file && strcmp(f->dsos[i].dso, r->dso) == 0)
+		if (f->dsos[i].file == file && strcmp(f->dsos[i].dso, dso) == 0)
 			return 0;
 	if (f->ndsos == f->cap_dsos) {
 		size_t cap = f->cap_dsos ? f->cap_dsos * 2 : 64;
@@ -189,8 +188,16 @@ static int record_src(void *ctx, const pd_symsrc *src)
 		f->dsos = v;
 		f->cap_dsos = cap;
 	}
-	f->dsos[f->ndsos++] = (factdso){ r->dso, file };
+	f->dsos[f->ndsos++] = (factdso){ dso, file };
 	return 0;
+}
+
+static int record_src(void *ctx, const pd_symsrc *src)
+{
+	recording *r = ctx;
+	size_t file = file_of(r->f, src);
+	r->nsrc++;
+	return file == SIZE_MAX ? PD_ENOMEM : add_dso(r->f, r->dso, file);
 }
 
 int pd_facts_record(pd_facts *f, pd_session *s, const char *dso, bool kernel)
@@ -200,10 +207,11 @@ int pd_facts_record(pd_facts *f, pd_session *s, const char *dso, bool kernel)
 		if (strcmp(f->dsos[i].dso, dso) == 0)
 			known = f->dsos[i].dso;
 	bool ok = true;
-	recording r = { f, known ? known : copy(f, dso, &ok) };
+	recording r = { f, known ? known : copy(f, dso, &ok), 0 };
 	if (!ok)
 		return PD_ENOMEM;
-	return pd_session_symbol_sources(s, dso, kernel, record_src, &r);
+	int rc = pd_session_symbol_sources(s, dso, kernel, record_src, &r);
+	return rc == 0 && r.nsrc == 0 ? add_dso(f, r.dso, NO_FILE) : rc;
 }
 
 /* ------------------------------------------------------------ reading */
@@ -257,9 +265,13 @@ static pd_symbol_fact defined_locked(pd_facts *f, const char *dso, uint64_t key)
 	for (size_t i = 0; i < f->ndsos; i++) {
 		if (strcmp(f->dsos[i].dso, dso) != 0)
 			continue;
+		any = true;
+		if (f->dsos[i].file == NO_FILE) {
+			all_whole = false;
+			continue;
+		}
 		factfile *ff = &f->files[f->dsos[i].file];
 		load_symbols(f, ff);
-		any = true;
 		if (ff->sym_ok && pd_keyset_has(&ff->syms, key))
 			return PD_FACT_YES;
 		all_whole = all_whole && ff->sym_ok && ff->sym_full;
@@ -274,10 +286,11 @@ static pd_symbol_fact inlined_locked(pd_facts *f, const char *dso, uint64_t call
 	for (size_t i = 0; i < f->ndsos; i++) {
 		if (strcmp(f->dsos[i].dso, dso) != 0)
 			continue;
-		factfile *ff = &f->files[f->dsos[i].file];
-		load_dwarf(f, ff);
-		const callees *c = ff->dw ? callees_of(ff, caller) : NULL;
 		any = true;
+		factfile *ff = f->dsos[i].file == NO_FILE ? NULL : &f->files[f->dsos[i].file];
+		if (ff)
+			load_dwarf(f, ff);
+		const callees *c = ff && ff->dw ? callees_of(ff, caller) : NULL;
 		if (c && c->found && pd_keyset_has(&c->keys, callee))
 			return PD_FACT_YES;
 		all_read = all_read && c && c->found;
