@@ -246,9 +246,10 @@ typedef struct pd_block_count {
 
 /**
  * The blocks of run `run` in which node `n` was the leaf of some sample:
- * sets `*out` to that many entries, nonzero, sorted by block, and returns
- * their number (0, `*out` NULL or not, when there are none).  Valid until
- * the profile is freed or changed.
+ * sets `*out` (unless `out` is NULL) to that many entries, nonzero,
+ * sorted by block, and returns their number (0 when there are none, `n`
+ * is NULL or `run` out of range).  Valid until the profile is freed or
+ * changed.
  */
 PD_EXTERN(size_t) pd_cct_blocks(const pd_cct_node *n, size_t run, const pd_block_count **out);
 
@@ -355,6 +356,70 @@ PD_EXTERN(int) pd_profile_stacks(pd_profile *p, size_t ev, const pd_stack **out,
 /** Warnings of the files read (reader and symbolizer), with the file name. */
 PD_EXTERN(size_t) pd_profile_warning_count(const pd_profile *p);
 PD_EXTERN(const char *) pd_profile_warning(const pd_profile *p, size_t i);
+
+/* ------------------------------------------------------- symbol facts */
+
+/*
+ * What the files behind a profile say about functions: evidence for
+ * renames and inlining that samples alone cannot give.  A function absent
+ * from the new build's symbol table has vanished; one present but not
+ * sampled has not.  A DW_TAG_inlined_subroutine of `callee` inside
+ * `caller` in the new build's DWARF confirms that callee's cost moved
+ * into caller by inlining.
+ *
+ * Answers come from the files the profile's sessions actually named each
+ * dso from: for user dsos the ELF found by build-id, symfs or recorded
+ * path (and its debug file found by build-id), exactly as the symbolizer
+ * found it; for "[kernel.kallsyms]" and modules the kallsyms file used
+ * (an explicit `kallsyms` option, perf's cached copy, or /proc/kallsyms),
+ * with the vmlinux's symbols when one named core kernel text.  Which
+ * files those are is noted at the end of each run for every dso with
+ * sampled frames; the files themselves are read on the first question
+ * about the dso and kept until pd_profile_free(), so a profile nobody asks
+ * opens none of them.
+ *
+ * `dso` is a dso as pd_cct_dso() names it; function names are compared as
+ * the profile names nodes (demangled as the session options say, clone
+ * suffixes folded unless PD_PROFILE_KEEP_SUFFIXES: see
+ * pd_symbol_canonical()).  Over several runs: YES when any run's files
+ * say yes; NO only when every run with frames of `dso` had files for it,
+ * and all of them were read and say no.
+ *
+ * Thread safety: unlike the rest of this header, these two may be called
+ * on the same profile from several threads at once (two diffs sharing one
+ * side); a mutex inside the profile guards what they load.  They must not
+ * overlap pd_profile_add_file() or pd_profile_free().
+ */
+typedef enum pd_symbol_fact {
+	PD_FACT_UNKNOWN = 0,  /**< the files cannot tell */
+	PD_FACT_NO = 1,
+	PD_FACT_YES = 2,
+} pd_symbol_fact;
+
+/**
+ * Whether `dso`'s symbol table defines a function `name`.  YES: some run's
+ * table of `dso` has it (aliases and PLT stubs "f@plt" count).  NO: every
+ * table of `dso` was read whole (a .symtab, in the file or its debug
+ * file; kallsyms) and lacks it.  UNKNOWN: no whole table: not found, only
+ * .dynsym (a stripped binary without debug file lacks its static
+ * functions, so only its YES answers are trustworthy), JIT, BPF, the
+ * vdso, a dso with no sampled frame.
+ */
+PD_EXTERN(pd_symbol_fact) pd_profile_symbol_defined(const pd_profile *p, const char *dso,
+						    const char *name);
+
+/**
+ * Whether `dso`'s DWARF records `callee` inlined into `caller`: YES when a
+ * DW_TAG_inlined_subroutine whose abstract origin is named `callee` lies
+ * inside a concrete DW_TAG_subprogram named `caller`, at any depth (an
+ * instance inlined into a function that was itself inlined into `caller`
+ * counts).  NO: the DWARF has `caller` with code of its own and no such
+ * instance.  UNKNOWN: no DWARF (kernel symbols from kallsyms, a stripped
+ * file without debug file), or `caller` has no code of its own in it (it
+ * was only ever inlined, or its unit has no debug info).
+ */
+PD_EXTERN(pd_symbol_fact) pd_profile_inlined_into(const pd_profile *p, const char *dso,
+						  const char *callee, const char *caller);
 
 /**
  * Canonical name of a symbol: compiler clone suffixes (.isra.N,

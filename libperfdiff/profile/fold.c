@@ -90,9 +90,6 @@ typedef struct tpath {
 	uint32_t n, cap;
 	uint32_t leaf, comm, stack;  /* last sample's stack entry and command */
 	const char *comm_name;       /* the session's string that `comm` came from */
-	/* last sample's time-block cell: valid while leaf, block and the
-	 * grid's generation stay */
-	uint32_t bleaf, block, bcell, bgen;
 } tpath;
 
 /* One frame of the sample being folded. */
@@ -122,6 +119,13 @@ typedef struct run_state {
 	uint32_t last_comm_id;
 	const char *last_comm_name;
 	pd_blockrun blocks;        /* time blocks of this run */
+	/* the dsos of this run's frames, for the symbol facts: the session's
+	 * name pointers, kernel-mode ones flagged in bit 0 of the key */
+	pd_idmap dso_seen;
+	const char **dsos;
+	bool *dso_kernel;
+	uint32_t ndsos, cap_dsos;
+	uint64_t last_dso;
 } run_state;
 
 static void run_free(run_state *st)
@@ -136,6 +140,47 @@ static void run_free(run_state *st)
 	free(st->paths);
 	free(st->w);
 	pd_blockrun_free(&st->blocks);
+	pd_idmap_free(&st->dso_seen);
+	free(st->dsos);
+	free(st->dso_kernel);
+}
+
+/* Remember a dso of this run's frames (once per new frame key, not per
+ * sample); 0 or PD_ENOMEM. */
+static int note_dso(run_state *st, const char *dso, bool kernel)
+{
+	uint64_t key = (uint64_t)(uintptr_t)dso << 1 | kernel;
+	if (key == st->last_dso || pd_idmap_get(&st->dso_seen, key) != PD_NO_ID)
+		return 0;
+	if (st->ndsos == st->cap_dsos) {
+		uint32_t cap = st->cap_dsos ? st->cap_dsos * 2 : 64;
+		const char **d = cap > st->cap_dsos ? realloc(st->dsos, cap * sizeof *d) : NULL;
+		if (!d)
+			return PD_ENOMEM;
+		st->dsos = d;
+		bool *k = realloc(st->dso_kernel, cap * sizeof *k);
+		if (!k)
+			return PD_ENOMEM;
+		st->dso_kernel = k;
+		st->cap_dsos = cap;
+	}
+	if (pd_idmap_put(&st->dso_seen, key, st->ndsos) < 0)
+		return PD_ENOMEM;
+	st->dsos[st->ndsos] = dso;
+	st->dso_kernel[st->ndsos++] = kernel;
+	st->last_dso = key;
+	return 0;
+}
+
+/* The files each dso of the run was named from, before the session goes. */
+static int record_facts(run_state *st, pd_session *s)
+{
+	for (uint32_t i = 0; i < st->ndsos; i++) {
+		int rc = pd_facts_record(st->p->facts, s, st->dsos[i], st->dso_kernel[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 /* The profile's frame id for a frame not seen in this run yet. */
@@ -166,6 +211,8 @@ static uint32_t new_frame_id(run_state *st, const pd_fkey *k)
 	}
 	uint32_t sym = pd_strtab_intern(&p->strings, name, len);
 	const char *dso_name = k->dso ? k->dso : "[unknown]";
+	if (k->dso && note_dso(st, k->dso, (k->flags & PD_PF_KERNEL) != 0) < 0)
+		return PD_NO_ID;
 	uint32_t dso = pd_strtab_intern(&p->strings, dso_name, strlen(dso_name));
 	if (sym == PD_NO_ID || dso == PD_NO_ID)
 		return PD_NO_ID;
@@ -291,7 +338,7 @@ static tpath *thread_path(run_state *st, uint32_t ev, uint32_t tid)
 	if (pd_idmap_put(&st->thread_of, key, st->npaths) < 0)
 		return NULL;
 	tpath *tp = &st->paths[st->npaths++];
-	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID, NULL, PD_NO_ID, 0, 0, 0 };
+	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID, NULL };
 	return tp;
 }
 
@@ -341,24 +388,6 @@ static uint32_t walk(run_state *st, pd_cct *t, tpath *tp, const pd_fkey *fr, siz
 	return node;
 }
 
-/* One sample of `ev` with leaf `node` in its time block: the thread's
- * previous cell when leaf and block are the same, else a map lookup. */
-static int count_block(run_state *st, tpath *tp, uint32_t ev, uint32_t node, const pd_srec *r)
-{
-	int64_t block = pd_blockrun_index(&st->blocks, r->has_time, r->time);
-	if (block < 0)
-		return (int)block;
-	if (tp->bleaf == node && tp->block == block && tp->bgen == st->blocks.gen) {
-		pd_blockrun_bump(&st->blocks, ev, tp->bcell);
-		return 0;
-	}
-	int rc = pd_blockrun_add(&st->blocks, ev, node, (uint32_t)block, &tp->bcell);
-	tp->bleaf = rc < 0 ? PD_NO_ID : node;
-	tp->block = (uint32_t)block;
-	tp->bgen = st->blocks.gen;
-	return rc;
-}
-
 static int fold_record(run_state *st, const pd_srec *r)
 {
 	int ev;
@@ -393,7 +422,8 @@ static int fold_record(run_state *st, const pd_srec *r)
 	}
 	tp->comm = comm;
 	tp->comm_name = r->comm;
-	if ((rc = count_block(st, tp, (uint32_t)ev, node, r)) < 0)
+	uint32_t block = pd_blockrun_index(&st->blocks, r->has_time, r->time);
+	if ((rc = pd_blockrun_count(&st->blocks, (uint32_t)ev, node, block)) < 0)
 		return rc;
 	e->total[st->run] += r->period;
 	e->samples[st->run]++;
@@ -503,6 +533,8 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	st.last_comm_id = PD_NO_ID;
 	pd_idmap_init(&st.thread_of);
 	pd_blockrun_init(&st.blocks);
+	pd_idmap_init(&st.dso_seen);
+	st.last_dso = PD_IDMAP_EMPTY;
 
 	pd_error rerr;
 	memset(&rerr, 0, sizeof rerr);
@@ -535,6 +567,8 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 		pd_profile_warn(p, path, pd_session_warning(s, i));
 	/* per event index of this run: before new events are reordered */
 	int brc = pd_blockrun_finish(&st.blocks, p, st.run);
+	if (brc == 0)
+		brc = record_facts(&st, s);
 	if (brc < 0 && rc == 0)
 		rc = pd_error_set(err, brc, path, PD_NO_OFFSET, "out of memory");
 	order_new_events(p, &st, first_new);

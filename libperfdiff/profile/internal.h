@@ -232,11 +232,29 @@ static inline uint64_t pd_cct_total_of(const pd_cct *t, uint32_t id, size_t run)
 #define PD_BLOCK_MAX 32
 #define PD_BLOCK_SHIFT0 20          /* 2^20 ns, about 1 ms */
 
-/* (node << 5 | block) → count, for one event of the run being folded. */
+/* A node's samples in one block of the run being folded. */
+typedef struct pd_blockcell {
+	uint32_t node, block, count;
+} pd_blockcell;
+
+/* The block a node's latest samples fell in, still being counted. */
+typedef struct pd_blockopen {
+	uint32_t block1;                /* block + 1; 0: none yet */
+	uint32_t count;
+} pd_blockopen;
+
+/*
+ * One event's counts in the run being folded.  Samples come in time
+ * order, so a node's blocks only grow: each node keeps one open cell, and
+ * a sample in a later block closes it into `cells`, a log written in
+ * sequence.  No lookup but the node's own slot; a sample out of order
+ * (earlier than the node's open block) is logged as a cell of its own,
+ * merged with its equals when the run ends.
+ */
 typedef struct pd_blockacc {
-	pd_idmap cells;                 /* key → index into key/count */
-	uint64_t *key;
-	uint32_t *count;
+	pd_blockopen *open;             /* [nopen], by node id */
+	uint32_t nopen;
+	pd_blockcell *cells;
 	uint32_t n, cap;
 	uint64_t total[PD_BLOCK_MAX];   /* samples of the event per block */
 } pd_blockacc;
@@ -246,19 +264,18 @@ typedef struct pd_blockrun {
 	unsigned shift;
 	bool timed;                     /* t0 is set: some sample had a time */
 	uint32_t last;                  /* highest block used */
-	uint32_t gen;                   /* bumped when blocks merge: cell indices change */
 	pd_blockacc *acc;               /* [nacc], by event */
 	size_t nacc;
 } pd_blockrun;
 
 void pd_blockrun_init(pd_blockrun *b);
 void pd_blockrun_free(pd_blockrun *b);
-/* Merge blocks until `t` fits; 0 or PD_ENOMEM. */
-int pd_blockrun_widen(pd_blockrun *b, uint64_t t);
+/* Merge blocks until `t` fits. */
+void pd_blockrun_widen(pd_blockrun *b, uint64_t t);
 
 /* The block of a sample at `t` (has_time false: block 0), widening the
- * grid when it lies beyond the last block.  PD_ENOMEM or the block. */
-static inline int64_t pd_blockrun_index(pd_blockrun *b, bool has_time, uint64_t t)
+ * grid when it lies beyond the last block. */
+static inline uint32_t pd_blockrun_index(pd_blockrun *b, bool has_time, uint64_t t)
 {
 	if (!has_time)
 		return 0;
@@ -268,28 +285,32 @@ static inline int64_t pd_blockrun_index(pd_blockrun *b, bool has_time, uint64_t 
 	}
 	uint64_t i = t > b->t0 ? (t - b->t0) >> b->shift : 0;
 	if (i >= PD_BLOCK_MAX) {
-		int rc = pd_blockrun_widen(b, t);
-		if (rc < 0)
-			return rc;
+		pd_blockrun_widen(b, t);
 		i = (t - b->t0) >> b->shift;
 	}
 	if (i > b->last)
 		b->last = (uint32_t)i;
-	return (int64_t)i;
+	return (uint32_t)i;
 }
 
-/* Count a sample of event `ev` whose leaf is `node` in `block`; *cell
- * gets the cell, for pd_blockrun_bump() while b->gen stays.  0 or
- * PD_ENOMEM. */
-int pd_blockrun_add(pd_blockrun *b, uint32_t ev, uint32_t node, uint32_t block, uint32_t *cell);
+/* The slow paths of pd_blockrun_count(): room for the event and the
+ * node, a block other than the node's open one.  0 or PD_ENOMEM. */
+int pd_blockrun_count_new(pd_blockrun *b, uint32_t ev, uint32_t node, uint32_t block);
+int pd_blockrun_switch(pd_blockacc *a, uint32_t node, uint32_t block);
 
-/* Count one more sample in a cell pd_blockrun_add() returned. */
-static inline void pd_blockrun_bump(pd_blockrun *b, uint32_t ev, uint32_t cell)
+/* Count a sample of event `ev` whose leaf is `node`, in `block`.  0 or
+ * PD_ENOMEM. */
+static inline int pd_blockrun_count(pd_blockrun *b, uint32_t ev, uint32_t node, uint32_t block)
 {
+	if (ev >= b->nacc || node >= b->acc[ev].nopen)
+		return pd_blockrun_count_new(b, ev, node, block);
 	pd_blockacc *a = &b->acc[ev];
-	if (a->count[cell] != UINT32_MAX)
-		a->count[cell]++;
-	a->total[a->key[cell] & (PD_BLOCK_MAX - 1)]++;
+	pd_blockopen *o = &a->open[node];
+	a->total[block]++;
+	if (o->block1 != block + 1)
+		return pd_blockrun_switch(a, node, block);
+	o->count += o->count != UINT32_MAX;
+	return 0;
 }
 
 /* Store the run's grid and counts in the profile (run `run`). */
@@ -386,9 +407,16 @@ struct pd_profile {
 
 typedef struct pd_facts pd_facts;
 /* Symbol facts of a profile (facts.c): the files each run named each dso
- * from, their symbol tables and DWARF read on the first question. */
-int pd_facts_new(pd_facts **out);
+ * from, their symbol tables and DWARF read on the first question.  Names
+ * are compared as `o` names nodes. */
+int pd_facts_new(pd_facts **out, const pd_profile_options *o);
 void pd_facts_free(pd_facts *f);
+/* Remember the files session `s` named `dso` from (`kernel`: frames in
+ * kernel mode); reads none of them.  0 or PD_ENOMEM. */
+int pd_facts_record(pd_facts *f, pd_session *s, const char *dso, bool kernel);
+/* Symbol tables and DWARF indexes read so far (for the tests: none until
+ * a question is asked). */
+size_t pd_facts_loaded(const pd_profile *p);
 
 /* Grow per-run arrays of every event for run `run`. */
 int pd_profile_begin_run(pd_profile *p, const char *path);

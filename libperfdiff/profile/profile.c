@@ -59,6 +59,8 @@ int pd_profile_new(pd_profile **out, const pd_profile_options *opts, pd_error *e
 	pd_strtab_init(&p->strings);
 	pd_frametab_init(&p->frames);
 	int rc = copy_strings(p);
+	if (rc == 0)
+		rc = pd_facts_new(&p->facts, &p->opts);
 	if (rc < 0) {
 		pd_profile_free(p);
 		return pd_error_set(err, rc, "profile", PD_NO_OFFSET, "out of memory");

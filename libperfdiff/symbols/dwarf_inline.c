@@ -62,7 +62,7 @@ void pd_dwarf_cache_free(pd_dwarf_cache *c)
 	free(c);
 }
 
-static const char *die_name(Dwarf_Die *die)
+const char *pd_dwarf_die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
 	const char *s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
@@ -352,7 +352,7 @@ bool pd_dwarf_lookup_flags(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t add
 			}
 			if (out->ninline < PD_MAX_INLINE) {
 				pd_inline_frame *f = &out->inl[out->ninline++];
-				f->raw = die_name(&phys[i]);
+				f->raw = pd_dwarf_die_name(&phys[i]);
 				f->file = file;
 				f->line = line;
 			}
@@ -360,7 +360,7 @@ bool pd_dwarf_lookup_flags(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t add
 			if (lines)
 				call_site(&phys[i], &file, &line);
 		} else if (tag == DW_TAG_subprogram) {
-			out->func_raw = die_name(&phys[i]);
+			out->func_raw = pd_dwarf_die_name(&phys[i]);
 			Dwarf_Addr low;
 			if (dwarf_entrypc(&phys[i], &low) == 0)
 				out->func_low = low + bias;

@@ -489,4 +489,11 @@ bool pd_kallsyms_all_zero(const pd_kallsyms *k) { return k && k->all_zero; }
 
 size_t pd_kallsyms_count(const pd_kallsyms *k) { return k ? k->n : 0; }
 
+size_t pd_kallsyms_name_count(const pd_kallsyms *k) { return k ? k->n + k->naliases : 0; }
+
+const pd_kallsym *pd_kallsyms_name_at(const pd_kallsyms *k, size_t i)
+{
+	return k && i < k->n + k->naliases ? &k->syms[i] : NULL;
+}
+
 size_t pd_kallsyms_skipped_lines(const pd_kallsyms *k) { return k ? k->skipped : 0; }

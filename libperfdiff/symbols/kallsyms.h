@@ -70,4 +70,10 @@ bool pd_kallsyms_all_zero(const pd_kallsyms *k);
 size_t pd_kallsyms_count(const pd_kallsyms *k);
 size_t pd_kallsyms_skipped_lines(const pd_kallsyms *k);
 
+/* Every name kept, aliases that lost the choice above included (for
+ * "is this function in the table"): name_at(i) for i < name_count(),
+ * in no particular order; NULL out of range. */
+size_t pd_kallsyms_name_count(const pd_kallsyms *k);
+const pd_kallsym *pd_kallsyms_name_at(const pd_kallsyms *k, size_t i);
+
 #endif

@@ -20,6 +20,7 @@
 #include "session_defer.h"
 #include "session_hold.h"
 #include "symbolizer.h"
+#include "symfacts.h"
 
 #define PD_DEFAULT_MAX_STACK 127
 /* Unwound frames per sample, whatever max_stack asks for. */
@@ -917,4 +918,13 @@ bool pd_session_frame_pending(const pd_frame *f, uint32_t *id)
 const pd_frame *pd_session_named_kernel(const pd_session *s, uint32_t id)
 {
 	return id < s->nnamed ? &s->pend[id].frame : NULL;
+}
+
+int pd_session_symbol_sources(pd_session *s, const char *dso, bool kernel, pd_symsrc_fn fn,
+			      void *ctx)
+{
+	if (!s || !dso)
+		return 0;
+	return kernel ? pd_symbolizer_kernel_sources(s->symz, dso, fn, ctx)
+		      : pd_symbolizer_user_sources(s->symz, dso, fn, ctx);
 }

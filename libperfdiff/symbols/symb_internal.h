@@ -193,6 +193,10 @@ void pd_dwarf_cache_free(pd_dwarf_cache *c);
 bool pd_dwarf_lookup(Dwfl_Module *mod, pd_dwarf_cache *cache, uint64_t addr, bool want_inline,
 		     pd_dwarf_info *out);
 
+/* The name a DIE's function is known by: its linkage name, else its
+ * DW_AT_name, through abstract origins and specifications; NULL. */
+const char *pd_dwarf_die_name(Dwarf_Die *die);
+
 /* What pd_dwarf_lookup_flags() fills in: the inline chain, the file:line
  * of its frames, and the line of the address in its containing function
  * (func_file/func_line). */

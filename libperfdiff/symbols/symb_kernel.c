@@ -13,6 +13,7 @@
 #include "jitmap.h"
 #include "kallsyms.h"
 #include "symb_internal.h"
+#include "symfacts.h"
 
 /* A kallsyms table seen through one relocation (KASLR slide). */
 typedef struct pd_kview {
@@ -28,6 +29,8 @@ struct pd_kstate {
 	uint8_t build_id[PD_BUILD_ID_MAX];
 	uint8_t build_id_size;
 	const pd_kallsyms *ks;   /* NULL: no usable kallsyms */
+	const char *ks_path;     /* the file ks was read from (symbol facts) */
+	unsigned ks_flags;       /* and how */
 	pd_kallsyms *ks_owned;   /* ks when not the pd_symcache's */
 	bool have_text;
 	uint64_t text;
@@ -145,6 +148,8 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 	}
 	k->ks = table;
 	k->ks_owned = ks;
+	k->ks_path = pd_arena_strndup(&z->arena, path, strlen(path));
+	k->ks_flags = kflags;
 	k->have_text = pd_kallsyms_addr(table, "_text", &k->text) ||
 		       pd_kallsyms_addr(table, "_stext", &k->text);
 }
@@ -318,4 +323,43 @@ const pd_symres *pd_symbolizer_jit(pd_symbolizer *z, uint32_t pid, uint64_t addr
 	}
 	pd_symhash_put(&z->jresults, (uintptr_t)j, addr, (void *)res);
 	return res;
+}
+
+/* ---- symbol facts: the files kernel frames were named from ---- */
+
+/* The module a kernel dso is ("[ext4]", "/lib/modules/.../nf-nat.ko.xz"
+ * → "ext4", "nf_nat", as kallsyms spells it); false for other names. */
+static bool module_name(const char *dso, char *out, size_t n)
+{
+	const char *b = strrchr(dso, '/');
+	b = b ? b + 1 : dso;
+	if (*b == '[')
+		b++;
+	size_t len = strcspn(b, dso[0] == '[' ? "]." : ".");
+	if (len == 0 || len >= n || (dso[0] == '[' && b[len] != ']') ||
+	    strcmp(dso, "[bpf_prog]") == 0 || strcmp(dso, "[unknown]") == 0)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		out[i] = b[i] == '-' ? '_' : b[i];
+	out[len] = '\0';
+	return true;
+}
+
+int pd_symbolizer_kernel_sources(pd_symbolizer *z, const char *dso, pd_symsrc_fn fn, void *ctx)
+{
+	char mod[128];
+	bool core = strcmp(dso, "[kernel.kallsyms]") == 0;
+	if (!core && !module_name(dso, mod, sizeof mod))
+		return 0;
+	for (pd_kstate *k = z->kernels; k; k = k->next) {
+		const char *vm = core && k->vm ? z->cfg.vmlinux : NULL;
+		if (!(k->ks && k->ks_path) && !vm)
+			continue;
+		pd_symsrc src = { .kind = PD_SYMSRC_KALLSYMS, .kallsyms = k->ks ? k->ks_path : NULL,
+				  .vmlinux = vm, .module = core ? NULL : mod, .kflags = k->ks_flags };
+		int rc = fn(ctx, &src);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }

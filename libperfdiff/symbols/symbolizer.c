@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "symb_internal.h"
+#include "symfacts.h"
 
 /* A recorded path of the state's build, in the order seen. */
 typedef struct pd_dsopath {
@@ -893,4 +894,47 @@ const char *pd_symbolizer_elf_path(pd_symbolizer *z, const pd_dso_id *dso)
 	if (!st->elf_path && st->have_vdso_copy)
 		return st->vdso_copy_path;
 	return st->elf_path;
+}
+
+/* ---- symbol facts: the files a dso was named from ---- */
+
+static bool has_path(const pd_dsostate *st, const char *dso)
+{
+	for (const pd_dsopath *p = st->paths; p; p = p->next)
+		if (strcmp(p->name, dso) == 0)
+			return true;
+	return false;
+}
+
+/* A state that named frames of `dso` from an ELF file; `retired` ones
+ * (loaded from a stripped copy before a path with symbols turned up) only
+ * when no successor was loaded. */
+static bool source_of(const pd_dsostate *st, const char *dso, bool retired)
+{
+	return st->loaded && st->retired == retired && st->elf_path && has_path(st, dso);
+}
+
+static int user_sources(pd_symbolizer *z, const char *dso, bool retired, pd_symsrc_fn fn,
+			void *ctx, size_t *n)
+{
+	for (pd_dsostate *st = z->dso_list; st; st = st->next_all) {
+		if (!source_of(st, dso, retired))
+			continue;
+		pd_symsrc src = { .kind = PD_SYMSRC_ELF, .elf_path = st->elf_path,
+				  .debug_path = st->debug_path };
+		int rc = fn(ctx, &src);
+		if (rc < 0)
+			return rc;
+		++*n;
+	}
+	return 0;
+}
+
+int pd_symbolizer_user_sources(pd_symbolizer *z, const char *dso, pd_symsrc_fn fn, void *ctx)
+{
+	size_t n = 0;
+	int rc = user_sources(z, dso, false, fn, ctx, &n);
+	if (rc == 0 && n == 0)
+		rc = user_sources(z, dso, true, fn, ctx, &n);
+	return rc;
 }
