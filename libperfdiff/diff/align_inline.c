@@ -104,7 +104,8 @@ static void record(ctx *c, bool from_base, uint32_t x, uint32_t pf, uint32_t int
 	       100 * (from_base ? g : -g));
 	if (kids)
 		ev_add(why, "; its %u callee%s %s called by %s", kids, kids == 1 ? "" : "s",
-		       from_base ? "now" : "were", sym(T, into));
+		       from_base ? (kids == 1 ? "is now" : "are now") : (kids == 1 ? "was" : "were"),
+		       sym(T, into));
 	if (from_base)
 		align_add_rel(c, PD_REL_INLINED, &x, 1, &into, 1, pf, into, score, why->s);
 	else

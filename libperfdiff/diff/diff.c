@@ -180,6 +180,21 @@ static int publish_rows(pd_diff *d)
 	return 0;
 }
 
+/* What the profiles' files say (profile.h, "symbol facts"), for the
+ * aligner (internal.h, dt_facts); the values are the same. */
+static int facts_defined(void *ctx, int side, const char *dso, const char *name)
+{
+	const pd_diff *d = ctx;
+	return (int)pd_profile_symbol_defined(d->prof[side], dso, name);
+}
+
+static int facts_inlined(void *ctx, int side, const char *dso, const char *callee,
+			 const char *caller)
+{
+	const pd_diff *d = ctx;
+	return (int)pd_profile_inlined_into(d->prof[side], dso, callee, caller);
+}
+
 /* Runs on both sides: their spread; else the runs' time blocks where
  * both sides have them; else sampling noise alone. */
 static pd_diff_test_kind choose_test(const pd_diff *d)
@@ -279,7 +294,8 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 		goto fail;
 	if ((rc = units(d, err)) < 0)
 		goto fail;
-	if ((rc = dt_align_run(&d->align, &d->tree[0], &d->tree[1], &d->opts, NULL)) < 0) {
+	dt_facts facts = { facts_defined, facts_inlined, d };
+	if ((rc = dt_align_run(&d->align, &d->tree[0], &d->tree[1], &d->opts, &facts)) < 0) {
 		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory while aligning");
 		goto fail;
 	}

@@ -179,12 +179,18 @@ double dt_share_noise(const dt_tree *t, double pct);
 /*
  * What the binaries say, beyond the samples (evidence.c): whether a
  * side's build of a dso defines a function, and whether its DWARF has a
- * function inlined into another.  Answers are DT_FACT_* values:
+ * function inlined into another: pd_profile_symbol_defined() and
+ * pd_profile_inlined_into() for real profiles, a table in unit tests.
+ * Answers are DT_FACT_* values (profile.h's pd_symbol_fact):
  * DT_FACT_UNKNOWN where nothing was read.  `side` 0 is the
  * base, 1 the new side; `dso` is that side's path of the dso.  A NULL
  * function answers UNKNOWN.
  */
-enum { DT_FACT_UNKNOWN = 0, DT_FACT_NO = 1, DT_FACT_YES = 2 };
+enum {
+	DT_FACT_UNKNOWN = PD_FACT_UNKNOWN,
+	DT_FACT_NO = PD_FACT_NO,
+	DT_FACT_YES = PD_FACT_YES,
+};
 
 typedef struct dt_facts {
 	int (*defined)(void *ctx, int side, const char *dso, const char *name);
