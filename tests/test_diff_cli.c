@@ -104,6 +104,10 @@ START_TEST(test_usage_errors)
 		{ "diff --rename-score=2 '%1$s' '%1$s'", "--rename-score" },
 		{ "diff --unwinder=gdb '%1$s' '%1$s'", "gdb" },
 		{ "diff --time=bad '%1$s' '%1$s'", "--time" },
+		{ "diff --base-time=bad '%1$s' '%1$s'", "--time" },
+		{ "diff --new-event=cycles '%1$s' '%1$s'", "--new-event" },
+		{ "diff --base-perf-compat '%1$s' '%1$s'", "--base-perf-compat" },
+		{ "diff '%1$s' '%1$s' --new-kallsyms", "--new-kallsyms needs a value" },
 		{ "diff '%1$s' '%1$s' --fdr", "--fdr" },
 		{ "diff - -", "standard input" },
 		{ "frobnicate", "frobnicate" },
@@ -768,6 +772,171 @@ START_TEST(test_relations_first)
 }
 END_TEST
 
+/* ------------------------------------------------ per-side options */
+
+/*
+ * One system-wide recording of two programs (dd, sha256sum) read as both
+ * sides, each side with its own options: what differs between the sides
+ * is only what the options make differ.
+ */
+static struct sides_lab {
+	const char *skip;
+	char *dir;
+	char data[PATHMAX];
+} S;
+
+static void sides_setup(void)
+{
+	memset(&S, 0, sizeof S);
+	S.skip = pd_test_lab_open(true, &S.dir);
+	if (S.skip)
+		return;
+	snprintf(S.data, PATHMAX, "%s/sys.data", S.dir);
+	if (!pd_test_perf_record(S.data, "-q -N -a -g -e cpu-clock -F 2000",
+				 "sh -c 'dd if=/dev/zero of=/dev/null bs=64 count=400000 2>/dev/null & "
+				 "head -c 40000000 /dev/zero | sha256sum >/dev/null; wait'"))
+		S.skip = "system-wide perf record failed (perf_event_paranoid?)";
+}
+
+static void sides_teardown(void)
+{
+	pd_test_lab_close(S.dir);
+	memset(&S, 0, sizeof S);
+}
+
+/* Samples of the recording whose command is `comm`, by perf script. */
+static long perf_comm_samples(const char *comm)
+{
+	char cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd,
+		 "perf script -F comm -i '%s' 2>/dev/null | awk '$1 == \"%s\" { n++ } END { print n + 0 }'",
+		 S.data, comm);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	long n = out ? atol(out) : -1;
+	free(out);
+	return n;
+}
+
+START_TEST(test_side_filters)
+{
+	PD_SKIP_IF(S.skip);
+	res r = run("diff --format=json --base-comm=dd --new-comm=sha256sum '%s' '%s'", S.data,
+		    S.data);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	json_t *j = parse(r.out);
+	long dd = perf_comm_samples("dd"), sha = perf_comm_samples("sha256sum");
+	ck_assert_msg(dd > 50 && sha > 50, "perf script: %ld dd, %ld sha256sum samples", dd, sha);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "base"), "samples")),
+			 dd);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "new"), "samples")),
+			 sha);
+	json_decref(j);
+	res_free(&r);
+	/* a common filter and a side's own add up: dd,sha256sum on the new side */
+	r = run("diff --format=json --comm=dd --new-comm=sha256sum '%s' '%s'", S.data, S.data);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	j = parse(r.out);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "base"), "samples")),
+			 dd);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "new"), "samples")),
+			 dd + sha);
+	json_decref(j);
+	res_free(&r);
+}
+END_TEST
+
+/* The kernel function with the most leaf samples in the recording, by
+ * perf script; its name unique in kallsyms text `ks`. */
+static char *hottest_kernel_leaf(const char *ks)
+{
+	char cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd,
+		 "perf script -F ip,sym,dso -i '%s' 2>/dev/null | awk 'BEGIN{RS=\"\"} "
+		 "{split($0,l,\"\\n\"); n=split(l[1],f,\" \"); if (l[1] ~ /kernel.kallsyms/) "
+		 "print f[2]}' | grep -v '^__pfx_' | sort | uniq -c | sort -rn | head -20",
+		 S.data);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	char *best = NULL, *save = NULL;
+	for (char *l = out ? strtok_r(out, "\n", &save) : NULL; l && !best;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char name[256];
+		int n;
+		if (sscanf(l, "%d %255s", &n, name) != 2 || n < 20)
+			continue;
+		char pat[300];
+		snprintf(pat, sizeof pat, " %s\n", name);
+		const char *a = strstr(ks, pat);
+		if (a && !strstr(a + 1, pat))
+			best = strdup(name);
+	}
+	free(out);
+	return best;
+}
+
+/* kallsyms text `ks` with function `from` named `to`, into `path`. */
+static void write_renamed(const char *ks, const char *from, const char *to, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	char pat[300];
+	snprintf(pat, sizeof pat, " %s\n", from);
+	const char *at = strstr(ks, pat);
+	ck_assert_ptr_nonnull(at);
+	fwrite(ks, 1, (size_t)(at - ks) + 1, f);
+	fprintf(f, "%s\n", to);
+	fputs(at + strlen(pat), f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_side_kallsyms)
+{
+	PD_SKIP_IF(S.skip);
+	int st;
+	char *ks = pd_test_run("cat /proc/kallsyms", &st);
+	PD_SKIP_IF(!ks || st != 0 || strncmp(ks, "0000000000000000", 16) == 0
+		   ? "no readable /proc/kallsyms" : NULL);
+	char *hot = hottest_kernel_leaf(ks);
+	PD_SKIP_IF(!hot ? "no kernel function with 20 leaf samples" : NULL);
+	char k1[PATHMAX], k2[PATHMAX];
+	snprintf(k1, sizeof k1, "%s/kallsyms.base", S.dir);
+	snprintf(k2, sizeof k2, "%s/kallsyms.new", S.dir);
+	write_renamed(ks, hot, "pd_test_old_name", k1);
+	write_renamed(ks, hot, "pd_test_new_name", k2);
+	/* one recording, each side named by its own kernel symbols */
+	res r = run("diff --format=json --base-kallsyms='%s' --new-kallsyms='%s' '%s' '%s'", k1, k2,
+		    S.data, S.data);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	json_t *j = parse(r.out);
+	json_t *rels = json_object_get(j, "relations"), *rel;
+	size_t i, renamed = 0;
+	json_array_foreach(rels, i, rel) {
+		ck_assert_str_eq(json_string_value(json_object_get(rel, "kind")), "renamed");
+		ck_assert_str_eq(json_string_value(json_object_get(rel, "base_symbol")),
+				 "pd_test_old_name");
+		ck_assert_str_eq(json_string_value(json_object_get(rel, "new_symbol")),
+				 "pd_test_new_name");
+		ck_assert(strstr(json_string_value(json_object_get(rel, "evidence")),
+				 "symbol tables: pd_test_old_name only in the base build"));
+		renamed++;
+	}
+	ck_assert_msg(renamed == 1, "%s renamed in kallsyms: %zu relations\n%s", hot, renamed,
+		      r.out);
+	json_decref(j);
+	res_free(&r);
+	/* the common option for both: nothing to explain */
+	r = run("diff --format=json --kallsyms='%s' '%s' '%s'", k1, S.data, S.data);
+	ck_assert_int_eq(r.status, 0);
+	j = parse(r.out);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "relations")), 0);
+	json_decref(j);
+	res_free(&r);
+	free(hot);
+	free(ks);
+}
+END_TEST
+
 /* Warnings that `perfdiff report FILE` prints for one file, "FILE: text",
  * each text appended to texts[] (when new) with the files that give it. */
 typedef struct warn_oracle {
@@ -1127,6 +1296,12 @@ static Suite *suite(void)
 	tcase_add_test(rec, test_warnings_collapsed);
 	tcase_add_test(rec, test_folded);
 	suite_add_tcase(s, rec);
+	TCase *sides = tcase_create("sides");
+	tcase_add_unchecked_fixture(sides, sides_setup, sides_teardown);
+	tcase_set_timeout(sides, 300);
+	tcase_add_test(sides, test_side_filters);
+	tcase_add_test(sides, test_side_kallsyms);
+	suite_add_tcase(s, sides);
 	return s;
 }
 

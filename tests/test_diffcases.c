@@ -109,9 +109,9 @@ typedef struct dcase {
 	size_t nshapes;
 	bool sig_set, sig_pct;
 	double sig_max;
-	bool fail_on_set;
-	double fail_on;
-	int fail_on_status;
+	size_t nfail_on;                 /* fail-on: gates and the status each gives */
+	double fail_on[MAXLABELS];
+	int fail_on_status[MAXLABELS];
 	bool has_source, has_runs, has_recorder;
 } dcase;
 
@@ -502,8 +502,10 @@ static const char *k_fail_on(dcase *c, int side, char *val, const char *comment)
 {
 	(void)side, (void)comment;
 	char extra;
-	c->fail_on_set = true;
-	return sscanf(val, "%lf -> %d %c", &c->fail_on, &c->fail_on_status, &extra) == 2
+	if (c->nfail_on == MAXLABELS)
+		return "fail-on: too many";
+	size_t i = c->nfail_on++;
+	return sscanf(val, "%lf -> %d %c", &c->fail_on[i], &c->fail_on_status[i], &extra) == 2
 		       ? NULL
 		       : "fail-on: POINTS -> EXIT_STATUS";
 }
@@ -590,9 +592,9 @@ static const char *case_check(dcase *c)
 		return "source: missing";
 	if (loads && !c->syswide)
 		return "load: only with recorder syswide (a user recording would record it)";
-	if (c->fail_on_set && (c->side[0].pflags != c->side[1].pflags ||
-			       c->side[0].sflags != c->side[1].sflags || c->kernel_rename[0][0]))
-		return "fail-on: the CLI reads both sides alike (no per-side options)";
+	if (c->nfail_on && (c->side[0].pflags != c->side[1].pflags ||
+			    c->side[0].sflags != c->side[1].sflags))
+		return "fail-on: the CLI names frames alike on both sides";
 	for (int s = 0; s < 2; s++)
 		if (!c->side[s].binary[0]) {
 			char stem[NAMEMAX];
@@ -1580,16 +1582,22 @@ static void cli_options(const side_spec *s, char *out, size_t n)
 		 s->sflags & PD_SESSION_PERF_COMPAT ? " --perf-compat" : "");
 }
 
-/* `perfdiff --fail-on=POINTS BASE... -- NEW...`: the exit status the case
- * expects. */
-static bool check_fail_on(const dcase *c, FILE *out, FILE *detail)
+/* `perfdiff --fail-on=POINTS BASE... -- NEW...` (each side's kallsyms
+ * with --base-kallsyms and --new-kallsyms): the exit status the case's
+ * gate `g` expects. */
+static bool check_fail_on(const dcase *c, size_t g, FILE *out, FILE *detail)
 {
 	const dcase *owner = owner_of(c);
-	char args[16 * PATHMAX], opts[128], cache[PATHMAX], data[PATHMAX];
+	char args[16 * PATHMAX], opts[128], cache[PATHMAX], data[PATHMAX], ks[2][PATHMAX];
 	cli_options(&c->side[0], opts, sizeof opts);
 	case_file(owner, "buildid", cache);
 	size_t len = (size_t)snprintf(args, sizeof args, "diff --fail-on=%g%s --buildid-dir='%s'",
-				      c->fail_on, opts, cache);
+				      c->fail_on[g], opts, cache);
+	for (int s = 0; s < 2 && owner->kernel_rename[0][0]; s++) {
+		case_file(owner, rec_side(c, s) ? "kallsyms.new" : "kallsyms.base", ks[s]);
+		len += (size_t)snprintf(args + len, sizeof args - len, " --%s-kallsyms='%s'",
+					s ? "new" : "base", ks[s]);
+	}
 	for (int s = 0; s < 2; s++)
 		for (size_t r = 0; r < owner->runs; r++) {
 			data_path(owner, rec_side(c, s), r, data);
@@ -1598,12 +1606,12 @@ static bool check_fail_on(const dcase *c, FILE *out, FILE *detail)
 		}
 	int st = -1;
 	char *err = NULL, *text = pd_test_cli(L.dir, args, &st, &err);
-	bool ok = st == c->fail_on_status;
-	fprintf(out, "  perfdiff --fail-on=%g: exit %d (expected %d)%s\n", c->fail_on, st,
-		c->fail_on_status, ok ? "" : "  WRONG");
+	bool ok = st == c->fail_on_status[g];
+	fprintf(out, "  perfdiff --fail-on=%g: exit %d (expected %d)%s\n", c->fail_on[g], st,
+		c->fail_on_status[g], ok ? "" : "  WRONG");
 	if (!ok)
-		fprintf(detail, "    perfdiff --fail-on=%g: exit %d, expected %d\n", c->fail_on, st,
-			c->fail_on_status);
+		fprintf(detail, "    perfdiff --fail-on=%g: exit %d, expected %d\n", c->fail_on[g],
+			st, c->fail_on_status[g]);
 	free(text);
 	free(err);
 	return ok;
@@ -1630,7 +1638,8 @@ static bool diff_case(const dcase *c, result *res, FILE *out, FILE *detail)
 	pd_diff_free(d);
 	pd_profile_free(p[0]);
 	pd_profile_free(p[1]);
-	ok &= !c->fail_on_set || check_fail_on(c, out, detail);
+	for (size_t g = 0; g < c->nfail_on; g++)
+		ok &= check_fail_on(c, g, out, detail);
 	return ok && res->fp == 0 && res->found == res->musts;
 }
 
