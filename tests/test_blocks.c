@@ -12,8 +12,9 @@
  *     pd_profile_stacks() counts them; block totals add up to
  *     pd_profile_samples();
  *   - a `perf record -o -` stream, a profile of three runs (each run its
- *     own grid), and a recording without sample times (--no-timestamp:
- *     one block, width 0).
+ *     own grid), a recording without sample times (--no-timestamp: one
+ *     block, width 0), and two events of one run (one grid, per-event
+ *     block totals against perf script's `-F time,event`).
  *
  * Every test skips (with a message) where perf or cc are missing.
  */
@@ -33,7 +34,7 @@
 static struct lab {
 	const char *skip;
 	char *dir;
-	char bin[PATHMAX], file[PATHMAX], pipe[PATHMAX], notime[PATHMAX];
+	char bin[PATHMAX], file[PATHMAX], pipe[PATHMAX], notime[PATHMAX], two[PATHMAX];
 } L;
 
 static void lab_setup(void)
@@ -51,6 +52,7 @@ static void lab_setup(void)
 	snprintf(L.file, PATHMAX, "%s/file.data", L.dir);
 	snprintf(L.pipe, PATHMAX, "%s/pipe.data", L.dir);
 	snprintf(L.notime, PATHMAX, "%s/notime.data", L.dir);
+	snprintf(L.two, PATHMAX, "%s/two.data", L.dir);
 	char w[PATHMAX + 16], cmd[4 * PATHMAX];
 	snprintf(w, sizeof w, "'%s' 300", L.bin);
 	snprintf(cmd, sizeof cmd,
@@ -58,7 +60,8 @@ static void lab_setup(void)
 		 L.bin, L.pipe);
 	if (!pd_test_perf_record(L.file, "-q -N -F 2000 -e cpu-clock -g", w) ||
 	    !pd_test_sh_ok(cmd) ||
-	    !pd_test_perf_record(L.notime, "-q -N -F 2000 -e cpu-clock -g --no-timestamp", w))
+	    !pd_test_perf_record(L.notime, "-q -N -F 2000 -e cpu-clock -g --no-timestamp", w) ||
+	    !pd_test_perf_record(L.two, "-q -N -F 1000 -e cpu-clock,task-clock -g", w))
 		L.skip = "perf record failed";
 }
 
@@ -342,6 +345,61 @@ START_TEST(test_blocks_no_time)
 }
 END_TEST
 
+/* Samples of event `name` per block of the run's grid, from perf script
+ * (`-F time,event`: "SEC.NSEC: NAME:"). */
+static void perf_event_counts(const char *data, const char *name, uint64_t width, uint64_t *v)
+{
+	char cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd, "perf script -i '%s' --ns -F time,event 2>/dev/null", data);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	ck_assert_ptr_nonnull(out);
+	uint64_t t0 = 0;
+	bool first = true;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		uint64_t t;
+		const char *ev;
+		if (!parse_sample(line, &t, &ev))
+			continue;
+		/* the grid starts at the run's first sample, of any event */
+		if (first)
+			t0 = t;
+		first = false;
+		char *colon = strrchr(line, ':');
+		char *start = colon ? colon : line;
+		while (start > line && start[-1] != ' ')
+			start--;
+		if (!colon || strncmp(start, name, (size_t)(colon - start)) != 0 ||
+		    strlen(name) != (size_t)(colon - start))
+			continue;
+		uint64_t k = t > t0 ? (t - t0) / width : 0;
+		ck_assert_uint_lt(k, NBLK);
+		v[k]++;
+	}
+	free(out);
+}
+
+/* Two events of one run share its grid; each has its own counts. */
+START_TEST(test_blocks_two_events)
+{
+	NEED_LAB();
+	const char *paths[] = { L.two };
+	pd_profile *p = profile_of(paths, 1);
+	ck_assert_uint_eq(pd_profile_event_count(p), 2);
+	uint64_t w = pd_profile_block_width(p, 0);
+	ck_assert_uint_gt(w, 0);
+	for (size_t ev = 0; ev < 2; ev++) {
+		uint64_t want[NBLK] = { 0 }, got[NBLK];
+		perf_event_counts(L.two, pd_profile_event_name(p, ev), w, want);
+		for (size_t k = 0; k < NBLK; k++)
+			got[k] = pd_profile_block_samples(p, ev, 0, k);
+		assert_blocks_eq(pd_profile_event_name(p, ev), 0, got, want);
+	}
+	check_invariants(p);
+	pd_profile_free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("blocks");
@@ -352,6 +410,7 @@ static Suite *suite(void)
 	tcase_add_test(lab, test_blocks_pipe);
 	tcase_add_test(lab, test_blocks_runs);
 	tcase_add_test(lab, test_blocks_no_time);
+	tcase_add_test(lab, test_blocks_two_events);
 	suite_add_tcase(s, lab);
 	return s;
 }

@@ -50,10 +50,12 @@
  * pd_profile_free(); arrays returned by pd_profile_flat() and
  * pd_profile_stacks(), and node handles' child lists, until the profile
  * is changed (pd_profile_add_file()) or freed.  A profile is used by one
- * thread at a time, with one exception: once an event's flat view exists
+ * thread at a time, with two exceptions: once an event's flat view exists
  * (pd_profile_flat() returned), pd_profile_chains() only reads the
  * profile and may build that event's chain trees on several threads at
- * once.
+ * once; and the symbol facts (pd_profile_symbol_defined(),
+ * pd_profile_inlined_into()) lock what they load, so several threads may
+ * ask them at once.
  */
 #ifndef PERFDIFF_PROFILE_H
 #define PERFDIFF_PROFILE_H
