@@ -255,8 +255,10 @@ static bool half_of(const diff_view *v, const pd_diff_relation *rel, const pd_di
 	return false;
 }
 
-/* The shift, then the rows it explains; the others it explains counted. */
-static int put_relation(const diff_view *v, const pd_diff_relation *rel, FILE *f)
+/* The shift, then the rows it explains (*rows counts them); the others
+ * it explains counted. */
+static int put_relation(const diff_view *v, const pd_diff_relation *rel, size_t *rows,
+			FILE *f)
 {
 	put_relation_line(rel, f);
 	size_t n = pd_diff_row_count(v->d), more = 0;
@@ -266,6 +268,7 @@ static int put_relation(const diff_view *v, const pd_diff_relation *rel, FILE *f
 		if (half_of(v, rel, r)) {
 			rc = put_row(v, r, r->symbol && strcmp(r->symbol, "[unknown]") == 0, false, f);
 			fputc('\n', f);
+			(*rows)++;
 		} else if (r->relation == rel && r->metric != PD_DIFF_SHIFT) {
 			more++;
 		}
@@ -367,19 +370,19 @@ static void put_footer(const diff_view *v, size_t shown, size_t rels_hidden, FIL
 		v->opts->fdr, v->opts->min_change, abs_mode ? "%" : "points");
 	size_t n = pd_diff_row_count(v->d);
 	if (shown < n)
-		fprintf(f, "%zu of %zu rows not significant, not shown (--all shows them)\n",
-			n - shown, n);
+		fprintf(f, "%zu of %zu rows not shown: not significant, or through a shift "
+			"(--all shows them)\n", n - shown, n);
 	if (rels_hidden)
 		fprintf(f, "%zu explained shift%s of rows that did not change significantly, "
 			"not shown\n", rels_hidden, rels_hidden == 1 ? "" : "s");
 }
 
 /* The explained shifts that are listed (dv_rel_listed), each with the
- * rows it explains; *listed counts them. */
-static int put_relations(const diff_view *v, size_t *listed, FILE *f)
+ * rows it explains; *listed counts them, *rows the rows printed. */
+static int put_relations(const diff_view *v, size_t *listed, size_t *rows, FILE *f)
 {
 	size_t nrel = pd_diff_relation_count(v->d);
-	*listed = 0;
+	*listed = *rows = 0;
 	for (size_t i = 0; i < nrel; i++) {
 		const pd_diff_relation *rel = diff_relation(v->d, i);
 		if (!dv_rel_listed(v, rel))
@@ -389,8 +392,9 @@ static int put_relations(const diff_view *v, size_t *listed, FILE *f)
 			      "row and the net change once the cost is carried across; a shift is\n"
 			      "significant by its net change, and so are the rows it explains):\n",
 			      f);
-		if (put_relation(v, rel, f) < 0)
+		if (put_relation(v, rel, rows, f) < 0)
 			return -1;
+		(*rows)++;  /* its shift row, as its first line */
 	}
 	if (*listed)
 		fputc('\n', f);
@@ -399,13 +403,13 @@ static int put_relations(const diff_view *v, size_t *listed, FILE *f)
 
 int diff_write_text(const diff_view *v, FILE *f)
 {
-	size_t shown, listed;
-	if (put_relations(v, &listed, f) < 0 || put_rows(v, true, &shown, f) < 0)
+	size_t shown, listed, explained;
+	if (put_relations(v, &listed, &explained, f) < 0 || put_rows(v, true, &shown, f) < 0)
 		return -1;
 	if (shown == 0)
 		fputs(listed ? "no other significant change\n" : "no significant change\n", f);
 	fputc('\n', f);
-	put_footer(v, shown, pd_diff_relation_count(v->d) - listed, f);
+	put_footer(v, shown + explained, pd_diff_relation_count(v->d) - listed, f);
 	return ferror(f) ? -1 : 0;
 }
 
