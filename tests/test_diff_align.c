@@ -846,34 +846,32 @@ START_TEST(test_symbol_tables)
 }
 END_TEST
 
+/* inline_case()'s trees (helper inlined into work), with the builds'
+ * answers `tf` and every key's dso noted on its side. */
+static void inline_facts_case(fixture *f, const tfacts *tf)
+{
+	fx_init(f);
+	static dt_facts facts = { tf_defined, tf_inlined, NULL };
+	facts.ctx = (void *)tf;
+	f->facts = &facts;
+	uint32_t bm = addb(f, 0, "main", 0), bw = addb(f, bm, "work", 200);
+	uint32_t bh = addb(f, bw, "helper", 300);
+	addb(f, bh, "scramble", 150);
+	uint32_t nm = addn(f, 0, "main", 0), nw = addn(f, nm, "work", 510);
+	addn(f, nw, "scramble", 150);
+	for (uint32_t i = 1; i < f->b.nn; i++)
+		ck_assert_int_eq(dt_tree_note_dso(&f->b, f->b.n[i].key, BASE_DSO), 0);
+	for (uint32_t i = 1; i < f->n.nn; i++)
+		ck_assert_int_eq(dt_tree_note_dso(&f->n, f->n.n[i].key, NEW_DSO), 0);
+	run_align(f);
+}
+
 START_TEST(test_inline_facts)
 {
 	fixture f;
-	uint32_t bh, bs, nw, ns;
-	static dt_facts facts = { tf_defined, tf_inlined, NULL };
 	/* the new build's DWARF has helper inlined into work: confirmed */
 	tfacts yes = { .inl_yes = { { { NULL } }, { { "helper", "work" } } } };
-	facts.ctx = &yes;
-	fx_init(&f);
-	f.facts = &facts;
-	fx_free(&f);
-	inline_case(&f, 510, &bh, &bs, &nw, &ns);  /* no facts: the trees alone */
-	ck_assert_uint_eq(count_kind(&f, PD_REL_INLINED), 1);
-	fx_free(&f);
-	/* with facts: inline_case() builds afresh, so set them in between */
-	fx_init(&f);
-	f.facts = &facts;
-	uint32_t bm = addb(&f, 0, "main", 0), bw = addb(&f, bm, "work", 200);
-	bh = addb(&f, bw, "helper", 300);
-	addb(&f, bh, "scramble", 150);
-	uint32_t nm = addn(&f, 0, "main", 0);
-	nw = addn(&f, nm, "work", 510);
-	addn(&f, nw, "scramble", 150);
-	for (uint32_t i = 1; i < f.b.nn; i++)
-		dt_tree_note_dso(&f.b, f.b.n[i].key, BASE_DSO);
-	for (uint32_t i = 1; i < f.n.nn; i++)
-		dt_tree_note_dso(&f.n, f.n.n[i].key, NEW_DSO);
-	run_align(&f);
+	inline_facts_case(&f, &yes);
 	const dt_rel *r = find_kind(&f, PD_REL_INLINED);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_msg(strstr(r->evidence, "DWARF of the new build: helper inlined into work"), "%s",
@@ -881,22 +879,22 @@ START_TEST(test_inline_facts)
 	fx_free(&f);
 	/* the new build's DWARF has no such instance: the trees are wrong */
 	tfacts no = { .inl_no = { { { NULL } }, { { "helper", "work" } } } };
-	facts.ctx = &no;
-	fx_init(&f);
-	f.facts = &facts;
-	bm = addb(&f, 0, "main", 0);
-	bw = addb(&f, bm, "work", 200);
-	bh = addb(&f, bw, "helper", 300);
-	addb(&f, bh, "scramble", 150);
-	nm = addn(&f, 0, "main", 0);
-	nw = addn(&f, nm, "work", 510);
-	addn(&f, nw, "scramble", 150);
-	for (uint32_t i = 1; i < f.b.nn; i++)
-		dt_tree_note_dso(&f.b, f.b.n[i].key, BASE_DSO);
-	for (uint32_t i = 1; i < f.n.nn; i++)
-		dt_tree_note_dso(&f.n, f.n.n[i].key, NEW_DSO);
-	run_align(&f);
+	inline_facts_case(&f, &no);
 	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+	/* no DWARF, helper still in the symbol table: an out-of-line copy
+	 * lives on, nothing says this call was inlined */
+	tfacts kept = { .yes = { { NULL }, { "helper" } } };
+	inline_facts_case(&f, &kept);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+	/* no DWARF, helper gone from the symbol table (kallsyms): inlined */
+	tfacts gone = { .no = { { NULL }, { "helper" } } };
+	inline_facts_case(&f, &gone);
+	r = find_kind(&f, PD_REL_INLINED);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_msg(strstr(r->evidence, "helper gone from the new build's symbol table"), "%s",
+		      r->evidence);
 	fx_free(&f);
 }
 END_TEST

@@ -202,21 +202,6 @@ static void rename_evidence(const ctx *c, uint32_t x, uint32_t y, const rscore *
 		ev_add(e, "; other files");
 }
 
-typedef struct rcand {
-	uint32_t i, j;   /* indices into the base and new lists */
-	double s;
-} rcand;
-
-static int rcand_cmp(const void *a, const void *b)
-{
-	const rcand *x = a, *y = b;
-	if (x->s != y->s)
-		return x->s > y->s ? -1 : 1;
-	if (x->i != y->i)
-		return x->i < y->i ? -1 : 1;
-	return (x->j > y->j) - (x->j < y->j);
-}
-
 /* Keep the `cap` biggest of v (unmatched, relation-free, resolved, not a
  * PLT stub, big enough). */
 static uint32_t rename_pool(const ctx *c, const dt_tree *t, uint32_t *v, uint32_t n)
@@ -235,21 +220,6 @@ static uint32_t rename_pool(const ctx *c, const dt_tree *t, uint32_t *v, uint32_
 	return m;
 }
 
-/* The best score of row i or column j among the pairs still free, other
- * than (i, j) itself: a runner-up. */
-static double rival(const double *sc, uint32_t nb, uint32_t nn, uint32_t i, uint32_t j,
-		    const bool *db, const bool *dn)
-{
-	double r = -1;
-	for (uint32_t jj = 0; jj < nn; jj++)
-		if (jj != j && !dn[jj] && sc[(size_t)i * nn + jj] > r)
-			r = sc[(size_t)i * nn + jj];
-	for (uint32_t ii = 0; ii < nb; ii++)
-		if (ii != i && !db[ii] && sc[(size_t)ii * nn + j] > r)
-			r = sc[(size_t)ii * nn + j];
-	return r;
-}
-
 static void take_rename(ctx *c, uint32_t pb, uint32_t pn, uint32_t x, uint32_t y)
 {
 	rscore r;
@@ -262,9 +232,9 @@ static void take_rename(ctx *c, uint32_t pb, uint32_t pn, uint32_t x, uint32_t y
 }
 
 /* Scores of every pair (-1: not a candidate) and the candidates above
- * their bar, sorted best first.  Returns how many. */
+ * their bar.  Returns how many. */
 static size_t score_pairs(ctx *c, const uint32_t *ub, uint32_t nb, const uint32_t *un,
-			  uint32_t nn, double *sc, rcand *cand)
+			  uint32_t nn, double *sc, dt_cand *cand)
 {
 	size_t ncand = 0;
 	for (uint32_t i = 0; i < nb; i++)
@@ -278,9 +248,8 @@ static size_t score_pairs(ctx *c, const uint32_t *ub, uint32_t nb, const uint32_
 				rename_score(c, ub[i], un[j], &r);
 			sc[(size_t)i * nn + j] = r.veto ? -1 : r.s;
 			if (same && !r.veto && r.s >= r.bar)
-				cand[ncand++] = (rcand){ i, j, r.s };
+				cand[ncand++] = (dt_cand){ i, j, r.s };
 		}
-	qsort(cand, ncand, sizeof *cand, rcand_cmp);
 	return ncand;
 }
 
@@ -292,23 +261,16 @@ void align_renames(ctx *c, uint32_t pb, uint32_t pn, uint32_t *ub, uint32_t nb, 
 	if (nb == 0 || nn == 0)
 		return;
 	double *sc = malloc((size_t)nb * nn * sizeof *sc);
-	rcand *cand = malloc((size_t)nb * nn * sizeof *cand);
+	dt_cand *cand = malloc((size_t)nb * nn * sizeof *cand);
 	bool *db = calloc(nb, 1), *dn = calloc(nn, 1);
 	if (!sc || !cand || !db || !dn) {
 		c->err = PD_ENOMEM;
 		goto out;
 	}
 	size_t ncand = score_pairs(c, ub, nb, un, nn, sc, cand);
-	for (size_t k = 0; k < ncand; k++) {
-		uint32_t i = cand[k].i, j = cand[k].j;
-		if (db[i] || dn[j])
-			continue;
-		/* a runner-up this close means the evidence cannot tell: no pair */
-		if (cand[k].s - rival(sc, nb, nn, i, j, db, dn) < DT_AMBIGUITY_MARGIN)
-			continue;
-		db[i] = dn[j] = true;
-		take_rename(c, pb, pn, ub[i], un[j]);
-	}
+	ncand = dt_match(sc, nb, nn, cand, ncand, db, dn);
+	for (size_t k = 0; k < ncand; k++)
+		take_rename(c, pb, pn, ub[cand[k].i], un[cand[k].j]);
 out:
 	free(sc);
 	free(cand);

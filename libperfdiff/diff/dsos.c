@@ -144,21 +144,6 @@ static double overlap(const dso_set *s, const dt_keytab *keys, const dso_info *a
 	return (double)common / (na < nb ? na : nb);
 }
 
-typedef struct pcand {
-	uint32_t i, j;   /* indices into the base-only and new-only lists */
-	double s;
-} pcand;
-
-static int pcand_cmp(const void *x, const void *y)
-{
-	const pcand *a = x, *b = y;
-	if (a->s != b->s)
-		return a->s > b->s ? -1 : 1;
-	if (a->i != b->i)
-		return a->i < b->i ? -1 : 1;
-	return (a->j > b->j) - (a->j < b->j);
-}
-
 int dt_pair_dsos(const dt_keytab *keys, const dt_tree *t[2], double min_pts, dt_dso_pairs *out)
 {
 	memset(out, 0, sizeof *out);
@@ -167,7 +152,7 @@ int dt_pair_dsos(const dt_keytab *keys, const dt_tree *t[2], double min_pts, dt_
 	pd_u64map_init(&s.index);
 	uint32_t *only[2] = { NULL, NULL }, nonly[2] = { 0, 0 };
 	double *sim = NULL;
-	pcand *cand = NULL;
+	dt_cand *cand = NULL;
 	bool *used[2] = { NULL, NULL };
 	int rc = collect(&s, keys, t);
 	if (rc < 0)
@@ -199,23 +184,11 @@ int dt_pair_dsos(const dt_keytab *keys, const dt_tree *t[2], double min_pts, dt_
 			double x = a->kernel == b->kernel ? overlap(&s, keys, a, b) : 0;
 			sim[(size_t)i * nn + j] = x;
 			if (x >= DT_DSO_OVERLAP)
-				cand[nc++] = (pcand){ i, j, x };
+				cand[nc++] = (dt_cand){ i, j, x };
 		}
-	qsort(cand, nc, sizeof *cand, pcand_cmp);
+	nc = dt_match(sim, (uint32_t)nb, (uint32_t)nn, cand, nc, used[0], used[1]);
 	for (size_t c = 0; c < nc && out->n < DT_DSO_CAP; c++) {
 		uint32_t i = cand[c].i, j = cand[c].j;
-		if (used[0][i] || used[1][j])
-			continue;
-		double rival = -1;
-		for (uint32_t jj = 0; jj < nn; jj++)
-			if (jj != j && !used[1][jj] && sim[(size_t)i * nn + jj] > rival)
-				rival = sim[(size_t)i * nn + jj];
-		for (uint32_t ii = 0; ii < nb; ii++)
-			if (ii != i && !used[0][ii] && sim[(size_t)ii * nn + j] > rival)
-				rival = sim[(size_t)ii * nn + j];
-		if (cand[c].s - rival < DT_AMBIGUITY_MARGIN)
-			continue;
-		used[0][i] = used[1][j] = true;
 		if (out->n == out->cap) {
 			uint32_t cap = out->cap ? out->cap * 2 : 4;
 			dt_dso_pair *v = realloc(out->v, cap * sizeof *v);

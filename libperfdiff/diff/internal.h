@@ -226,6 +226,23 @@ typedef struct dt_dso_pairs {
 int dt_pair_dsos(const dt_keytab *keys, const dt_tree *t[2], double min_pts, dt_dso_pairs *out);
 void dt_dso_pairs_free(dt_dso_pairs *p);
 
+/* ------------------------------------------------------------------ match */
+
+typedef struct dt_cand {
+	uint32_t i, j;   /* a row of nb and a column of nn */
+	double s;
+} dt_cand;
+
+/*
+ * One to one from an nb × nn score matrix `sc` (−1: no pair) (match.c):
+ * the candidates `cand` are taken best first when neither i nor j is
+ * taken (db[i], dn[j], which the caller clears and this sets) and no free
+ * runner-up of row i or column j comes within DT_AMBIGUITY_MARGIN.  The
+ * taken ones are moved to the front of `cand`; returns how many.
+ */
+size_t dt_match(const double *sc, uint32_t nb, uint32_t nn, dt_cand *cand, size_t ncand,
+		bool *db, bool *dn);
+
 /* ------------------------------------------------------------------ names */
 
 /* Similarity 0..1 of two identifiers: the better of character-bigram Dice
