@@ -342,6 +342,16 @@ PD_EXTERN(bool) pd_diff_block_prior(const pd_diff *d, double *phi0, double *d0, 
 PD_EXTERN(double) pd_diff_inflation(const pd_diff *d);
 
 /**
+ * How much more than sampling noise a side's shares vary within its runs
+ * (`side` 0 base, 1 new): the median, over the leaves with at least 20
+ * samples in a run, of their share's time-block variance over its
+ * binomial variance; at least 1 (1 without time blocks).  Every cost a
+ * relation rests on must stand clear of three standard deviations of a
+ * share at this variance.
+ */
+PD_EXTERN(double) pd_diff_noise(const pd_diff *d, int side);
+
+/**
  * Dsos taken for one program under two names (see "Renamed binaries"
  * above): pair `i`'s full dso path on the base and on the new side (the
  * first seen of each basename) and the share of symbol names they have

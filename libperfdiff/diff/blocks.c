@@ -127,6 +127,67 @@ static int run_pass(pass *ps)
 	return 0;
 }
 
+/* ------------------------------------------------- the tree's own noise */
+
+/* φ of node source i in run r (its self share's block variance over its
+ * binomial variance), or NAN when it has too few samples to tell. */
+static double source_phi(const dt_tree *t, size_t i, size_t r, const double *T, size_t K,
+			 double all)
+{
+	const pd_block_count *e;
+	size_t n = pd_cct_blocks(t->src[i], r, &e);
+	uint32_t x[32] = { 0 };
+	double X = 0;
+	for (size_t j = 0; j < n; j++)
+		if (e[j].block < K && K <= 32) {
+			x[e[j].block] = e[j].samples;
+			X += e[j].samples;
+		}
+	if (X < DT_PHI_MIN_SAMPLES || X >= all)
+		return NAN;
+	double p = X / all;
+	return pd_stat_batch_var(x, T, K) / (p * (1 - p) / all);
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median φ of the tree's well-sampled leaves over its runs (1 without
+ * any): how much more than sampling noise a share varies here. */
+static int tree_phi(dt_tree *t)
+{
+	size_t n = 0, cap = t->nsrc * t->nruns;
+	double *phi = malloc((cap ? cap : 1) * sizeof *phi);
+	if (!phi)
+		return PD_ENOMEM;
+	for (size_t r = 0; r < t->nruns; r++) {
+		size_t K = pd_profile_block_count(t->prof, r);
+		double T[32], all = 0;
+		for (size_t b = 0; b < K && K <= 32; b++)
+			all += T[b] = (double)pd_profile_block_samples(t->prof, t->ev, r, b);
+		for (size_t i = 0; i < t->nsrc && K >= 2 && K <= 32 && all > 0; i++) {
+			double f = source_phi(t, i, r, T, K, all);
+			if (isfinite(f))
+				phi[n++] = f;
+		}
+	}
+	if (n > 0) {
+		qsort(phi, n, sizeof *phi, dbl_cmp);
+		t->phi = fmax(1, n % 2 ? phi[n / 2] : 0.5 * (phi[n / 2 - 1] + phi[n / 2]));
+	}
+	free(phi);
+	return 0;
+}
+
+int dt_tree_measure_phi(dt_tree *t)
+{
+	t->phi = 1;
+	return t->prof ? tree_phi(t) : 0;
+}
+
 int pd_diff_block_variances(pd_diff *d)
 {
 	for (int s = 0; s < 2; s++) {

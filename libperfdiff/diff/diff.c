@@ -215,6 +215,9 @@ static int build_trees_once(pd_diff *d, pd_error *err)
 {
 	for (int s = 0; s < 2; s++) {
 		int rc = dt_tree_build(&d->tree[s], &d->keys, d->prof[s], d->ev[s]);
+		/* rates are no shares: their noise stays binomial */
+		if (rc == 0 && !(d->opts.flags & PD_DIFF_ABSOLUTE))
+			rc = dt_tree_measure_phi(&d->tree[s]);
 		if (rc < 0)
 			return pd_error_set(err, rc, "diff", PD_NO_OFFSET,
 					    "%s while building the %s tree",
@@ -382,6 +385,13 @@ bool pd_diff_block_prior(const pd_diff *d, double *phi0, double *d0, size_t *row
 		for (int s = 0; s < 2; s++)
 			blocks[s] = d->nruns[s] ? d->nblocks[s][0] : 0;
 	return true;
+}
+
+double pd_diff_noise(const pd_diff *d, int side)
+{
+	if (!d || (side != 0 && side != 1))
+		return 1;
+	return d->tree[side].phi >= 1 ? d->tree[side].phi : 1;
 }
 
 double pd_diff_inflation(const pd_diff *d)

@@ -171,6 +171,8 @@ static json_t *variation_obj(const pd_diff *d)
 	rc |= jo_set(o, "base_blocks", json_integer((json_int_t)blocks[0]));
 	rc |= jo_set(o, "new_blocks", json_integer((json_int_t)blocks[1]));
 	rc |= jo_set(o, "inflation", jreal(pd_diff_inflation(d)));
+	rc |= jo_set(o, "base_noise", jreal(pd_diff_noise(d, 0)));
+	rc |= jo_set(o, "new_noise", jreal(pd_diff_noise(d, 1)));
 	if (rc) {
 		json_decref(o);
 		return NULL;

@@ -345,6 +345,10 @@ static void put_test(const diff_view *v, FILE *f)
 	if (infl > 1)
 		fprintf(f, "      the rows vary %.2fx more than that as a whole: every variance\n"
 			   "      raised by that factor (genomic control)\n", infl);
+	if (!(v->opts->flags & PD_DIFF_NO_ALIGN))
+		fprintf(f, "shifts: costs beyond 3 sd of each side's own variation (%.2fx and %.2fx\n"
+			   "      sampling variance within runs)\n",
+			pd_diff_noise(v->d, 0), pd_diff_noise(v->d, 1));
 }
 
 static void put_footer(const diff_view *v, size_t shown, size_t rels_hidden, FILE *f)
