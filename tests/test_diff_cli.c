@@ -912,13 +912,14 @@ START_TEST(test_side_kallsyms)
 	json_t *rels = json_object_get(j, "relations"), *rel;
 	size_t i, renamed = 0;
 	json_array_foreach(rels, i, rel) {
-		ck_assert_str_eq(json_string_value(json_object_get(rel, "kind")), "renamed");
-		ck_assert_str_eq(json_string_value(json_object_get(rel, "base_symbol")),
-				 "pd_test_old_name");
-		ck_assert_str_eq(json_string_value(json_object_get(rel, "new_symbol")),
-				 "pd_test_new_name");
-		ck_assert(strstr(json_string_value(json_object_get(rel, "evidence")),
-				 "symbol tables: pd_test_old_name only in the base build"));
+		const char *kind = json_string_value(json_object_get(rel, "kind"));
+		const char *b = json_string_value(json_object_get(rel, "base_symbol"));
+		const char *n = json_string_value(json_object_get(rel, "new_symbol"));
+		const char *ev = json_string_value(json_object_get(rel, "evidence"));
+		ck_assert_msg(strcmp(kind, "renamed") == 0 && strcmp(b, "pd_test_old_name") == 0 &&
+				      strcmp(n, "pd_test_new_name") == 0 &&
+				      strstr(ev, "symbol tables: pd_test_old_name only in the base build"),
+			      "%s renamed in kallsyms: %s %s -> %s [%s]", hot, kind, b, n, ev);
 		renamed++;
 	}
 	ck_assert_msg(renamed == 1, "%s renamed in kallsyms: %zu relations\n%s", hot, renamed,

@@ -165,6 +165,10 @@ void align_inline(ctx *c, bool from_base, uint32_t pf, uint32_t pt, const uint32
 {
 	dt_tree *F = from_base ? c->b : c->n;
 	double noise, g = self_growth(c, from_base, pt, pt, pf, &noise);
+	/* the caller's self must have grown beyond its noise: a small
+	 * subtree's noise would let any cost "reappear" in nothing */
+	if (!(g > DT_NOISE_SIGMAS * noise))
+		return;
 	uint32_t ok[DT_REL_MAX];
 	evbuf why[DT_REL_MAX];
 	uint32_t nok = inline_candidates(c, from_base, pf, pt, cand, ncand, noise, ok, why);
@@ -218,7 +222,8 @@ static uint32_t skipped_into(ctx *c, bool from_base, uint32_t x, uint32_t pf, ui
 	for (uint32_t k = 0; k < T->n[pt].nkids; k++) {
 		uint32_t p = dt_kid(T, pt, k);
 		double noise, g = self_growth(c, from_base, p, pt, pf, &noise);
-		if (unresolved(T, p) || plt_stub(T, p) || !conserved(c, a, g, hypot(noise, na)) ||
+		if (!(g > DT_NOISE_SIGMAS * noise) || unresolved(T, p) || plt_stub(T, p) ||
+		    !conserved(c, a, g, hypot(noise, na)) ||
 		    !callees_follow(c, F, x, T, p) || !existed(c, from_base, p))
 			continue;
 		evbuf w = { .n = 0 };
