@@ -8,21 +8,49 @@
  * each such shift once, as a relation that names both sides:
  *
  *   renamed   a node of the base pairs with a differently named node of the
- *             new tree under the same aligned caller, by evidence: the same
- *             callers and callees, similar cost, similar name, and the
- *             same source file where DWARF names it for both (pd_cct_unit(),
- *             compared by basename: +0.1 to the score, −0.1 for two files)
- *             ("__fget_light" → "__fdget");
+ *             new tree under the same aligned caller, by evidence
+ *             ("__fget_light" → "__fdget"; see "Evidence" below);
  *   inlined   a callee present only in the base whose cost reappears as
  *             self of its caller (or as an inline frame of it) in the new
- *             tree, its own callees now hanging off the caller;
+ *             tree, its own callees now hanging off the caller; also where
+ *             the base's frame-pointer chains skip that caller (a
+ *             frameless leaf runs with the frame pointer still at its
+ *             caller's frame): the callee under the caller's caller;
  *   outlined  the reverse;
  *   split     one base node ↔ several new siblings whose names share its
  *             stem ("foo" → "foo" + "foo.cold"), costs summing up;
  *   merged    the reverse;
  *   moved     the same subtree under a different aligned parent.
  * Nodes are never matched by address, and ambiguous evidence leaves nodes
- * unpaired rather than guessing.  Frames without a symbol (which the
+ * unpaired rather than guessing.
+ *
+ * Evidence, made to hold on system-wide recordings of busy machines:
+ *   - costs compare on scales other load does not move: a rename's two
+ *     nodes as shares of their aligned caller, an inlining's as shares of
+ *     the caller's caller, a move's as shares of the side's time outside
+ *     the idle loop (do_idle, cpu_startup_entry);
+ *   - a shared callee weighs as much of its function's cost as flows
+ *     through the pair on each side: the system-call entry of a machine
+ *     making many calls is weak evidence, a helper of the renamed
+ *     function alone strong;
+ *   - where much of a subtree's cost lies below its first level, the self
+ *     cost there must sit at the same places on both sides (a change of
+ *     system call shares the entry and do_syscall_64 and nothing below);
+ *   - a rename scores callees, cost, name and source file (pd_cct_unit(),
+ *     by basename) against `rename_score`, raised by 0.1 for names less
+ *     alike than 0.35 and by 0.15 for two different source files;
+ *   - the builds' files (profile.h, "symbol facts"): a function the new
+ *     build still defines was not renamed away, a rename whose old name is
+ *     gone and whose new name is new scores higher; DWARF with the callee
+ *     inlined into the caller confirms an inlining, DWARF without refutes
+ *     it, and without DWARF the callee must be gone from the symbol table;
+ *   - keys are (symbol, dso basename): namesakes in other dsos, the kernel
+ *     included, are other keys, and pairs never cross dsos (but for a
+ *     renamed binary) nor kernel and user code; PLT stubs never pair;
+ *   - every cost a relation rests on, and an inlining's growth of the
+ *     caller's self, must clear three standard deviations of
+ *     the side's own variation (pd_diff_noise()).
+ * Each relation's `evidence` says in words what made it.  Frames without a symbol (which the
  * profile names by an address that ASLR moves from run to run) are
  * "[unknown]" of their dso, one node per caller and dso, as perf diff
  * merges them; they match only exactly, never in a relation, and their
