@@ -144,13 +144,26 @@ static void rename_facts(const ctx *c, uint32_t x, uint32_t y, rscore *r)
 		r->veto = "the new name was defined in the base build already";
 }
 
+/* How alike two nodes' shares of their callers are, a difference within
+ * two standard deviations of their noise counting as none: small shares
+ * of a busy machine's profile wander by more than a ratio of them says. */
+static double rel_cost_sim(const ctx *c, uint32_t x, uint32_t y)
+{
+	const dt_tree *B = c->b, *N = c->n;
+	double a = rel_cost(B, x), b = rel_cost(N, y);
+	double na = share_of(B, dt_share_noise(B, incl(B, x)), B->n[x].parent);
+	double nb = share_of(N, dt_share_noise(N, incl(N, y)), N->n[y].parent);
+	double m = fmax(a, b), d = fmax(0, fabs(a - b) - 2 * hypot(na, nb));
+	return m > 0 ? 1 - d / m : 1;
+}
+
 static void rename_score(ctx *c, uint32_t x, uint32_t y, rscore *r)
 {
 	memset(r, 0, sizeof *r);
 	r->kx = costly_kids(c, c->b, x);
 	uint32_t ky = costly_kids(c, c->n, y);
 	r->name = dt_name_similarity(sym(c->b, x), sym(c->n, y));
-	r->cost = cost_sim(rel_cost(c->b, x), rel_cost(c->n, y));
+	r->cost = rel_cost_sim(c, x, y);
 	r->unit = same_unit(c, x, y);
 	r->agree = deep_agreement(c, x, y, &r->deep);
 	if (r->deep && r->agree < DT_AGREE_MIN)
