@@ -1,11 +1,16 @@
 /*
- * Inputs that once broke the reader (found by the fuzzers in fuzz/), kept
- * minimized under tests/data/regress/.  `file-*` is a whole file; `pipe-*`
- * is what follows a pipe-mode header, read through the stream path as the
- * pipe harness does.  Each must end in a result or an error with a message;
- * under the sanitizer build a leak or bad access fails the run.
+ * Inputs that once broke the reader or the stages after it (found by the
+ * fuzzers in fuzz/), kept under tests/data/regress/.  `file-*` is a whole
+ * file; `pipe-*` is what follows a pipe-mode header, read through the
+ * stream path as the pipe harness does; `session-*` is a whole file read
+ * into a profile and diffed with itself, as the session harness does.
+ * Each must end in a result or an error with a message; under the
+ * sanitizer build a leak, a bad access or undefined behaviour fails the
+ * run.
  */
 #include "testutil.h"
+
+#include "perfdiff/diff.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -22,7 +27,8 @@ static char **list_regress(size_t *n)
 		return NULL;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "file-", 5) && strncmp(de->d_name, "pipe-", 5))
+		if (strncmp(de->d_name, "file-", 5) && strncmp(de->d_name, "pipe-", 5) &&
+		    strncmp(de->d_name, "session-", 8))
 			continue;
 		names = realloc(names, (*n + 1) * sizeof *names);
 		names[(*n)++] = strdup(de->d_name);
@@ -31,11 +37,38 @@ static char **list_regress(size_t *n)
 	return names;
 }
 
+/* A whole file folded into a profile, then diffed with itself: no
+ * relation, nothing significant. */
+static void check_session(const char *name, const char *path)
+{
+	pd_profile *p = NULL;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	ck_assert_int_eq(pd_profile_new(&p, NULL, &err), 0);
+	int rc = pd_profile_add_file(p, path, &err);
+	ck_assert_msg(rc == 0 || err.message[0], "%s: error %d without a message", name, rc);
+	pd_diff *d = NULL;
+	if (pd_profile_run_count(p) && pd_profile_default_event(p) >= 0 &&
+	    pd_diff_new(&d, p, p, NULL, &err) == 0) {
+		ck_assert_uint_eq(pd_diff_relation_count(d), 0);
+		for (size_t i = 0; i < pd_diff_row_count(d); i++)
+			ck_assert(!pd_diff_row_at(d, i)->significant);
+	}
+	fprintf(stderr, "%s: rc %d, %zu runs, %zu diff rows\n", name, rc,
+		pd_profile_run_count(p), d ? pd_diff_row_count(d) : 0);
+	pd_diff_free(d);
+	pd_profile_free(p);
+}
+
 static void check_one(const char *name)
 {
 	char path[4096], rel[1024];
 	snprintf(rel, sizeof rel, "regress/%s", name);
 	pd_test_data(path, sizeof path, rel);
+	if (strncmp(name, "session-", 8) == 0) {
+		check_session(name, path);
+		return;
+	}
 	size_t len;
 	uint8_t *bytes = pd_test_read_file(path, &len);
 	ck_assert_msg(bytes != NULL, "cannot read %s", path);

@@ -109,17 +109,24 @@ int pd_blockrun_switch(pd_blockacc *a, uint32_t node, uint32_t block)
 	return 0;
 }
 
+/* x >> d for any d: a sample far in the future (a hostile time) widens
+ * the blocks by more than 31 levels at once. */
+static uint32_t shr(uint32_t x, unsigned d)
+{
+	return d >= 32 ? 0 : x >> d;
+}
+
 /* `a`'s blocks renumbered `d` levels coarser: block i becomes i >> d. */
 static void acc_merge(pd_blockacc *a, unsigned d)
 {
 	for (uint32_t i = 0; i < a->nopen; i++)
 		if (a->open[i].block1)
-			a->open[i].block1 = ((a->open[i].block1 - 1) >> d) + 1;
+			a->open[i].block1 = shr(a->open[i].block1 - 1, d) + 1;
 	for (uint32_t i = 0; i < a->n; i++)
-		a->cells[i].block >>= d;
+		a->cells[i].block = shr(a->cells[i].block, d);
 	uint64_t total[PD_BLOCK_MAX] = { 0 };
 	for (unsigned i = 0; i < PD_BLOCK_MAX; i++)
-		total[i >> d] += a->total[i];
+		total[shr(i, d)] += a->total[i];
 	memcpy(a->total, total, sizeof total);
 }
 
@@ -132,7 +139,7 @@ void pd_blockrun_widen(pd_blockrun *b, uint64_t t)
 	for (size_t i = 0; i < b->nacc; i++)
 		acc_merge(&b->acc[i], d);
 	b->shift = shift;
-	b->last >>= d;
+	b->last = shr(b->last, d);
 }
 
 static int cmp_block(const void *a, const void *b)
