@@ -471,6 +471,22 @@ static void canonical(const ctoks *c, ctoks *out, const char *who)
 	free(br);
 }
 
+/*
+ * A vdso frame we name where perf 6.1 names it by its address: with -N
+ * perf has no copy of the recorded vdso, and in about one run in three
+ * here it leaves such a frame unnamed; we name it from this process's
+ * vdso image, which is the recorded one when the kernel is (session.h).
+ * Said on stderr.
+ */
+static bool vdso_by_address(const char *ours, const char *perf)
+{
+	if (strncmp(ours, "__vdso_", 7) != 0 || strncmp(perf, "0x", 2) != 0 ||
+	    strspn(perf + 2, "0123456789abcdef") != strlen(perf + 2))
+		return false;
+	fprintf(stderr, "vdso frame: %s here, %s by perf\n", ours, perf);
+	return true;
+}
+
 /* Our caller-order chains under `sym` line for line as perf draws them
  * (--sort dso,sym prints each chain's first frame); returns the number of
  * lines. */
@@ -485,8 +501,8 @@ static size_t compare_caller_graph(const char *ours, const char *perf, const cha
 	free_tokens(&p0);
 	ck_assert_msg(o.n == p.n, "%s: %zu chain lines, perf %zu", sym, o.n, p.n);
 	for (size_t i = 0; i < o.n; i++) {
-		ck_assert_msg(strcmp(o.name[i], p.name[i]) == 0, "%s: line %zu: %s, perf %s", sym, i,
-			      o.name[i], p.name[i]);
+		ck_assert_msg(strcmp(o.name[i], p.name[i]) == 0 || vdso_by_address(o.name[i], p.name[i]),
+			      "%s: line %zu: %s, perf %s", sym, i, o.name[i], p.name[i]);
 		ck_assert_msg((o.pct[i] < 0) == (p.pct[i] < 0) &&
 				      o.pct[i] - p.pct[i] <= 0.01 + 1e-6 &&
 				      p.pct[i] - o.pct[i] <= 0.01 + 1e-6,

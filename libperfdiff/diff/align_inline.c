@@ -91,7 +91,7 @@ static bool free_callee(const ctx *c, const dt_tree *F, uint32_t x)
 
 /* Record X (tree F, under pf) gone into `into` (tree T): inlined when F
  * is the base.  `g` is into's self growth and `a` X's self, both shares
- * of the caller; `why` holds the facts so far. */
+ * of pf's caller (up_share); `why` holds the facts so far. */
 static void record(ctx *c, bool from_base, uint32_t x, uint32_t pf, uint32_t into, double a,
 		   double g, double score, evbuf *why)
 {
@@ -113,8 +113,9 @@ static void record(ctx *c, bool from_base, uint32_t x, uint32_t pf, uint32_t int
 	pair_callees(c, from_base, x, into);
 }
 
-/* Self share growth of `into` (tree T, under caller tp) against its
- * partner's in tree F (under fp), in shares of the callers; and its noise. */
+/* Self share growth of `into` (tree T, under tp) against its partner's
+ * in tree F (under fp), in shares of tp's and fp's callers; and its
+ * noise. */
 static double self_growth(const ctx *c, bool from_base, uint32_t into, uint32_t tp,
 			  uint32_t fp, double *noise)
 {

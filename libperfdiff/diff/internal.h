@@ -399,6 +399,9 @@ int pd_stat_bh(const double *p, size_t n, double *q);
 #define DT_PRIOR_MIN_ROWS 5       /* rows needed to fit it; fewer: their pooled φ̂ ... */
 #define DT_PRIOR_D0 4.0           /* ... held with this many degrees of freedom */
 #define DT_CHI2_1_MEDIAN 0.454936 /* median of χ²(1): of z² where nothing changed */
+#define DT_INFLATION_MIN_ROWS 3   /* self rows the inflation needs: a quiet machine's
+                                     system-wide run has a program's few functions and
+                                     the idle loop, all moving together between runs */
 
 struct pd_diff;
 /* For every node of t, the nearest ancestor with the same key (DT_NONE),

@@ -214,7 +214,7 @@ static int inflation(pd_diff *d, const row_in *in)
 		if (d->rows[i].pub.metric == PD_DIFF_SELF && isfinite(in[i].stat) &&
 		    in[i].s.samples >= DT_PRIOR_MIN_SAMPLES)
 			z2[n++] = in[i].stat * in[i].stat;
-	if (n >= DT_PRIOR_MIN_ROWS) {
+	if (n >= DT_INFLATION_MIN_ROWS) {
 		qsort(z2, n, sizeof *z2, dbl_cmp);
 		double med = n % 2 ? z2[n / 2] : 0.5 * (z2[n / 2 - 1] + z2[n / 2]);
 		d->inflation = fmax(1, med / DT_CHI2_1_MEDIAN);
