@@ -73,7 +73,8 @@ static bool recorded_workload(const char *data, dso_id *out)
 static void xsymlink(const char *target, const char *dir, const char *name)
 {
 	char p[4096];
-	snprintf(p, sizeof p, "%s/%s", dir, name);
+	int w = snprintf(p, sizeof p, "%s/%s", dir, name);
+	ck_assert_msg(w > 0 && (size_t)w < sizeof p, "path too long: %s/%s", dir, name);
 	ck_assert_msg(symlink(target, p) == 0, "symlink %s -> %s failed", p, target);
 }
 
