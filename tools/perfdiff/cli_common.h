@@ -19,11 +19,6 @@ enum cli_exit {
 	CLI_EXIT_ERROR = 2,    /* usage error, open failure, corrupt input */
 };
 
-enum cli_format {
-	CLI_FORMAT_TEXT,
-	CLI_FORMAT_JSON,
-};
-
 /* "perfdiff: <message>\n" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "perfdiff: warning: <message>\n" on stderr. */
@@ -66,16 +61,24 @@ int cli_value_opt_match(const cli_value_opt *opts, size_t n, const char *cmd,
 int cli_value_opt_last(const cli_value_opt *opts, size_t n, const char *cmd,
 		       int argc, char **argv, int *i, int *kind, const char **value);
 
-/* "text" / "json"; false for anything else. */
-bool cli_parse_format(const char *s, enum cli_format *out);
+/* A bit per pd_format, for the formats a command takes. */
+#define CLI_FORMAT_BIT(f) (1u << (f))
+
+/*
+ * The value of --format, parsed once into the library's pd_format
+ * (output.h) for every command: 0 with *out set when it names one of the
+ * formats in `allowed`, else -1 after a usage error for command `cmd`
+ * that lists `names` ("text or json").
+ */
+int cli_format_parse(const char *cmd, const char *val, unsigned allowed, const char *names,
+		     pd_format *out);
 
 /*
  * --format=text|json, for the commands that have just these two (`dump`,
  * `script`).  1: taken, *out set; 0: argv[*i] is not --format; -1: a
  * usage error, already printed for command `cmd`.
  */
-int cli_format_opt(const char *cmd, int argc, char **argv, int *i,
-		   enum cli_format *out);
+int cli_format_opt(const char *cmd, int argc, char **argv, int *i, pd_format *out);
 
 /* "file", "pipe", "directory". */
 const char *cli_mode_name(pd_input_mode m);

@@ -16,7 +16,7 @@ typedef struct dump_opts {
 	bool stats;
 	bool no_symbols;
 	bool ordered;
-	enum cli_format format;
+	pd_format format;
 	const char *path;
 } dump_opts;
 
@@ -138,7 +138,7 @@ static int print_record(const dump_opts *o, const pd_reader *r,
 			const pd_record *rec)
 {
 	bool dir = pd_reader_header(r)->mode == PD_MODE_DIRECTORY;
-	if (o->format == CLI_FORMAT_JSON)
+	if (o->format == PD_FORMAT_JSON)
 		return jo_emit(dump_record_json(r, rec, dir), stdout);
 	dump_record_text(stdout, r, rec, dir);
 	return 0;
@@ -188,7 +188,7 @@ static int report(const dump_opts *o, const pd_reader *r,
 
 static int open_failed(const dump_opts *o, const pd_error *err)
 {
-	if (o->stats && o->format == CLI_FORMAT_JSON)
+	if (o->stats && o->format == PD_FORMAT_JSON)
 		stats_print(stdout, o->format, o->path, NULL, NULL,
 			    error_text(err), NULL);
 	finish_output();
@@ -260,7 +260,7 @@ static int stats_one_pass(const dump_opts *o)
 
 int cmd_dump(int argc, char **argv)
 {
-	dump_opts o = { .format = CLI_FORMAT_TEXT };
+	dump_opts o = { .format = PD_FORMAT_TEXT };
 	int st = parse_args(argc, argv, &o);
 	if (st >= 0)
 		return st;

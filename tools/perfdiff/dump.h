@@ -94,7 +94,7 @@ void stats_symbols_free(stats_symbols *sym);
  * NULL.  `sym` is NULL when symbols were not resolved (--no-symbols).
  * Returns -1 on a write or memory failure.
  */
-int stats_print(FILE *f, enum cli_format fmt, const char *path,
+int stats_print(FILE *f, pd_format fmt, const char *path,
 		const pd_reader *r, const stats_times *t, const char *error,
 		const stats_symbols *sym);
 

@@ -394,11 +394,11 @@ static int stats_json(FILE *f, const char *path, const pd_reader *r,
 	return jo_emit(o, f);
 }
 
-int stats_print(FILE *f, enum cli_format fmt, const char *path,
+int stats_print(FILE *f, pd_format fmt, const char *path,
 		const pd_reader *r, const stats_times *t, const char *error,
 		const stats_symbols *sym)
 {
-	if (fmt == CLI_FORMAT_JSON)
+	if (fmt == PD_FORMAT_JSON)
 		return stats_json(f, path, r, t, error, sym);
 	stats_text(f, path, r, t, error, sym);
 	return ferror(f) ? -1 : 0;

@@ -9,27 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "internal.h"
 #include "report_ahead.h"
-#include "utf8.h"
 
 #define ROW_INDENT 12   /* chains start under the Self column, as in perf */
 
-static void put_name(outbuf *b, const char *sym, bool inlined)
+static void put_name(pd_writer *w, const char *sym, bool inlined)
 {
-	ob_put_escaped(b, sym ? sym : "[unknown]");
+	pdo_put_escaped(w, sym ? sym : "[unknown]");
 	if (inlined)
-		ob_puts(b, " (inlined)");
+		pdo_puts(w, " (inlined)");
 }
 
-static void put_pct_trim(outbuf *b, uint64_t v, uint64_t total)
+static void put_pct_trim(pd_writer *w, uint64_t v, uint64_t total)
 {
-	report_put_pct(b, v, total, 0);
+	pdo_put_pct(w, v, total, 0);
 }
 
 static size_t pct_len(uint64_t v, uint64_t total)
 {
-	uint64_t hundredths = report_hundredths(v, total);
+	uint64_t hundredths = pdo_hundredths(v, total);
 	size_t n = 4; /* "d.dd" */
 	for (uint64_t x = hundredths / 100; x >= 10; x /= 10)
 		n++;
@@ -96,7 +95,7 @@ static void sort_roots(size_t *v, size_t n, const pd_chain_tree *t)
  * further roots (their whole chains, as perf hangs them).  One root goes
  * straight down from "---"; several branch from the row like children.
  */
-static int put_chains(outbuf *b, const pd_chain_tree *t, uint64_t total)
+static int put_chains(pd_writer *w, const pd_chain_tree *t, uint64_t total)
 {
 	const pd_chain_node *root = pd_chain_tree_node(t, 0);
 	if (!root)
@@ -126,45 +125,45 @@ static int put_chains(outbuf *b, const pd_chain_tree *t, uint64_t total)
 	sort_roots(roots, nroots, t);
 	if (nroots == 1) {
 		const pd_chain_node *r = pd_chain_tree_node(t, roots[0]);
-		ob_putn(b, pf.s, ROW_INDENT);
-		ob_puts(b, "|\n");
-		ob_putn(b, pf.s, ROW_INDENT);
-		ob_puts(b, "---");
-		put_name(b, r->symbol, r->inlined);
-		ob_putc_r(b, '\n');
+		pdo_putn(w, pf.s, ROW_INDENT);
+		pdo_puts(w, "|\n");
+		pdo_putn(w, pf.s, ROW_INDENT);
+		pdo_puts(w, "---");
+		put_name(w, r->symbol, r->inlined);
+		pdo_putc(w, '\n');
 		st[depth++] = (walk){ r->children, r->nchildren, 0, r->total, ROW_INDENT + 3 };
 	} else {
 		st[depth++] = (walk){ roots, nroots, 0, 0, ROW_INDENT };
 	}
 	while (depth) {
-		walk *w = &st[depth - 1];
-		if (w->next == w->nkids) {
+		walk *wk = &st[depth - 1];
+		if (wk->next == wk->nkids) {
 			depth--;
 			continue;
 		}
-		size_t ki = w->kids[w->next++];
-		bool last = w->next == w->nkids;
+		size_t ki = wk->kids[wk->next++];
+		bool last = wk->next == wk->nkids;
 		const pd_chain_node *k = pd_chain_tree_node(t, ki);
-		size_t plen = w->plen;
+		size_t plen = wk->plen;
 		size_t child_plen;
 		/* the branch below writes the prefix twice */
-		if (!ob_reserve(b, 2 * plen + 64))
+		if (!pdo_reserve(w, 2 * plen + 64))
 			goto out;
-		if (w->nkids == 1 && k->total == w->total) {
+		if (wk->nkids == 1 && k->total == wk->total) {
 			/* the whole weight goes on: straight down, no branch */
-			ob_putn_r(b, pf.s, plen);
-			put_name(b, k->symbol, k->inlined);
-			rb_putc(b, '\n');
+			pdo_putn_r(w, pf.s, plen);
+			put_name(w, k->symbol, k->inlined);
+			pdo_putc(w, '\n');
 			child_plen = plen;
 		} else {
-			ob_putn_r(b, pf.s, plen);
-			ob_putn_r(b, "|\n", 2);
-			ob_putn_r(b, pf.s, plen);
-			ob_putn_r(b, last ? " --" : "|--", 3);
-			put_pct_trim(b, k->total, total);
-			ob_puts(b, "%--");
-			put_name(b, k->symbol, k->inlined);
-			rb_putc(b, '\n');
+			pdo_putn_r(w, pf.s, plen);
+			pdo_putn_r(w, "|\n", 2);
+			pdo_putn_r(w, pf.s, plen);
+			pdo_putn_r(w, last ? " --" : "|--", 3);
+			put_pct_trim(w, k->total, total);
+			pdo_puts(w, "%--");
+			put_name(w, k->symbol, k->inlined);
+			pdo_putc(w, '\n');
 			/* under the branch: a bar while siblings follow, then room
 			 * for "--12.34%--" */
 			size_t pad = 2 + pct_len(k->total, total) + 3;
@@ -180,10 +179,10 @@ static int put_chains(outbuf *b, const pd_chain_tree *t, uint64_t total)
 			cap *= 2;
 		}
 		st[depth++] = (walk){ k->children, k->nchildren, 0, k->total, child_plen };
-		if (report_flush_some(b) < 0)
+		if (pdo_flush_some(w) < 0)
 			goto out;
 	}
-	rb_putc(b, '\n');
+	pdo_putc(w, '\n');
 	rc = 0;
 out:
 	free(roots);
@@ -192,20 +191,20 @@ out:
 	return rc;
 }
 
-static void put_header(outbuf *b, const pd_profile *p, const report_opts *o)
+static void put_header(pd_writer *w, const pd_profile *p, const pdo_report *r)
 {
 	size_t runs = pd_profile_run_count(p);
 	char tmp[256];
 	snprintf(tmp, sizeof tmp, "# perfdiff report: %zu run%s\n", runs, runs == 1 ? "" : "s");
-	ob_puts(b, tmp);
+	pdo_puts(w, tmp);
 	for (size_t r = 0; r < runs; r++) {
 		snprintf(tmp, sizeof tmp, "#   run %zu: ", r);
-		ob_puts(b, tmp);
-		ob_put_escaped(b, pd_profile_run_path(p, r));
+		pdo_puts(w, tmp);
+		pdo_put_escaped(w, pd_profile_run_path(p, r));
 		snprintf(tmp, sizeof tmp, " (lost samples: %" PRIu64 ")\n", pd_profile_lost(p, r));
-		ob_puts(b, tmp);
+		pdo_puts(w, tmp);
 	}
-	unsigned flags = o->popts->flags, sflags = o->popts->session.flags;
+	unsigned flags = r->popts->flags, sflags = r->popts->session.flags;
 	snprintf(tmp, sizeof tmp, "# symbols: %s, %s, %s%s\n",
 		 flags & PD_PROFILE_KEEP_SUFFIXES ? "clone suffixes kept"
 						  : "clone suffixes folded",
@@ -213,32 +212,33 @@ static void put_header(outbuf *b, const pd_profile *p, const report_opts *o)
 		 sflags & PD_SESSION_PERF_COMPAT ? "return addresses as perf"
 						 : "return addresses - 1",
 		 flags & PD_PROFILE_HIDE_UNRESOLVED ? ", unresolved samples hidden (-U)" : "");
-	ob_puts(b, tmp);
-	ob_puts(b, "#\n");
+	pdo_puts(w, tmp);
+	pdo_puts(w, "#\n");
 }
 
-static void put_event_header(outbuf *b, const pd_profile *p, size_t ev, const report_opts *o)
+static void put_event_header(pd_writer *w, const pd_profile *p, size_t ev, const pdo_report *r)
 {
+	const pd_report_write_options *o = &r->o;
 	char tmp[512];
 	uint64_t total = pd_profile_total(p, ev, SIZE_MAX);
-	ob_puts(b, "# Event '");
-	ob_put_escaped(b, pd_profile_event_name(p, ev));
+	pdo_puts(w, "# Event '");
+	pdo_put_escaped(w, pd_profile_event_name(p, ev));
 	snprintf(tmp, sizeof tmp,
 		 "'\n# Samples: %" PRIu64 "  Event count: %" PRIu64 "\n",
 		 pd_profile_samples(p, ev, SIZE_MAX), total);
-	ob_puts(b, tmp);
+	pdo_puts(w, tmp);
 	uint64_t unres = pd_profile_unresolved(p, ev, SIZE_MAX);
 	if (unres) {
-		bool hidden = o->popts->flags & PD_PROFILE_HIDE_UNRESOLVED;
+		bool hidden = r->popts->flags & PD_PROFILE_HIDE_UNRESOLVED;
 		uint64_t denom = hidden ? total + unres : total;
-		ob_puts(b, "# Samples with an unresolved leaf: ");
-		report_put_pct(b, unres, denom, 0);
-		ob_puts(b, hidden ? "% of the period, left out (-U)\n" : "% of the period\n");
+		pdo_puts(w, "# Samples with an unresolved leaf: ");
+		pdo_put_pct(w, unres, denom, 0);
+		pdo_puts(w, hidden ? "% of the period, left out (-U)\n" : "% of the period\n");
 	}
 	if (o->chains)
-		ob_puts(b, o->order == PD_CHAIN_CALLER ? "# Chains: caller order (what each symbol calls)\n"
+		pdo_puts(w, o->order == PD_CHAIN_CALLER ? "# Chains: caller order (what each symbol calls)\n"
 						       : "# Chains: callee order (who calls each symbol)\n");
-	ob_puts(b, "#\n");
+	pdo_puts(w, "#\n");
 }
 
 typedef struct row_sort {
@@ -254,109 +254,134 @@ static int cmp_self(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-static int put_event(pd_profile *p, size_t ev, const report_opts *o, outbuf *b)
+/* The rows of an event above the limit, in the order written, and the
+ * width of the dso column; NULL when memory runs out. */
+static row_sort *select_rows(const pdo_report *r, const pd_flat_entry *fl, size_t n,
+			     uint64_t row_min, size_t *nrows, size_t *width)
 {
-	const pd_flat_entry *fl;
-	size_t n;
-	pd_error err;
-	if (pd_profile_flat(p, ev, &fl, &n, &err) < 0) {
-		cli_error("%s", err.message);
-		return -1;
-	}
-	uint64_t total = pd_profile_total(p, ev, SIZE_MAX);
-	uint64_t row_min = (uint64_t)((double)total * o->percent_limit / 100.0);
-	uint64_t chain_min = (uint64_t)((double)total * o->threshold / 100.0);
 	row_sort *rows = malloc((n ? n : 1) * sizeof *rows);
 	if (!rows)
-		return -1;
-	size_t nrows = 0, width = 13; /* "Shared Object" */
+		return NULL;
+	*nrows = 0;
+	*width = 13; /* "Shared Object" */
 	for (size_t i = 0; i < n; i++) {
-		uint64_t key = o->sort_self ? fl[i].self : fl[i].children;
+		uint64_t key = r->o.sort_self ? fl[i].self : fl[i].children;
 		if (key == 0 || key < row_min)
 			continue;
-		rows[nrows++] = (row_sort){ &fl[i], i };
-		size_t w = strlen(report_short_dso(fl[i].dso));
-		if (w > width)
-			width = w > 40 ? 40 : w;
+		rows[(*nrows)++] = (row_sort){ &fl[i], i };
+		size_t dw = strlen(pdo_short_dso(fl[i].dso));
+		if (dw > *width)
+			*width = dw > 40 ? 40 : dw;
 	}
-	if (o->sort_self)
-		qsort(rows, nrows, sizeof *rows, cmp_self);
+	if (r->o.sort_self)
+		qsort(rows, *nrows, sizeof *rows, cmp_self);
+	return rows;
+}
 
-	put_event_header(b, p, ev, o);
-	ob_puts(b, "# Children      Self  ");
-	ob_puts(b, "Shared Object");
-	for (size_t k = 13; k < width; k++)
-		rb_putc(b, ' ');
-	ob_puts(b, "  Symbol\n#\n");
-	/* the rows that get chains, whose trees are built ahead */
-	size_t *centries = malloc((nrows ? nrows : 1) * sizeof *centries);
-	if (!centries) {
-		free(rows);
-		return -1;
-	}
+static void put_row(pd_writer *w, const pd_flat_entry *e, uint64_t total, size_t width)
+{
+	if (!pdo_reserve(w, 64))
+		return;
+	pdo_put_pct(w, e->children, total, 9);
+	pdo_puts(w, "% ");
+	pdo_put_pct(w, e->self, total, 8);
+	pdo_puts(w, "%  ");
+	const char *dso = pdo_short_dso(e->dso);
+	pdo_put_escaped(w, dso);
+	for (size_t k = strlen(dso); k < width; k++)
+		pdo_putc(w, ' ');
+	pdo_puts(w, e->kernel ? "  [k] " : "  [.] ");
+	put_name(w, e->symbol, e->inlined);
+	pdo_putc(w, '\n');
+}
+
+/* The rows that get chains, whose trees are built ahead on a second
+ * thread (report_ahead.h) while the rows before them are written. */
+static int start_chains(const pdo_report *r, size_t ev, const row_sort *rows, size_t nrows,
+			uint64_t chain_min, size_t **centries, report_ahead **ahead)
+{
+	*ahead = NULL;
+	*centries = malloc((nrows ? nrows : 1) * sizeof **centries);
+	if (!*centries)
+		return pdo_nomem(r->err);
 	size_t nchains = 0;
-	for (size_t r = 0; o->chains && r < nrows; r++)
-		if (rows[r].e->children >= chain_min)
-			centries[nchains++] = rows[r].i;
-	report_ahead *ahead = NULL;
-	if (nchains) {
-		ahead = report_ahead_start(p, ev, centries, nchains, o->order, chain_min);
-		if (!ahead) {
-			free(centries);
-			free(rows);
-			return -1;
-		}
-	}
-	int rc = 0;
+	for (size_t k = 0; r->o.chains && k < nrows; k++)
+		if (rows[k].e->children >= chain_min)
+			(*centries)[nchains++] = rows[k].i;
+	if (nchains == 0)
+		return 0;
+	*ahead = report_ahead_start(r->p, ev, *centries, nchains, r->o.order, chain_min);
+	return *ahead ? 0 : pdo_nomem(r->err);
+}
+
+static int put_rows(const pdo_report *r, size_t ev, const row_sort *rows, size_t nrows,
+		    size_t width)
+{
+	pd_writer *w = r->w;
+	uint64_t total = pd_profile_total(r->p, ev, SIZE_MAX);
+	uint64_t chain_min = (uint64_t)((double)total * r->o.threshold / 100.0);
+	size_t *centries;
+	report_ahead *ahead;
+	int rc = start_chains(r, ev, rows, nrows, chain_min, &centries, &ahead);
 	size_t ci = 0;
-	for (size_t r = 0; r < nrows && rc == 0; r++) {
-		const pd_flat_entry *e = rows[r].e;
-		if (!ob_reserve(b, 64))
-			break;
-		report_put_pct(b, e->children, total, 9);
-		ob_puts(b, "% ");
-		report_put_pct(b, e->self, total, 8);
-		ob_puts(b, "%  ");
-		const char *dso = report_short_dso(e->dso);
-		ob_put_escaped(b, dso);
-		for (size_t k = strlen(dso); k < width; k++)
-			rb_putc(b, ' ');
-		ob_puts(b, e->kernel ? "  [k] " : "  [.] ");
-		put_name(b, e->symbol, e->inlined);
-		rb_putc(b, '\n');
-		if (o->chains && e->children >= chain_min) {
+	for (size_t k = 0; k < nrows && rc == 0 && !w->failed; k++) {
+		const pd_flat_entry *e = rows[k].e;
+		put_row(w, e, total, width);
+		if (r->o.chains && e->children >= chain_min) {
 			pd_chain_tree *t;
-			if (report_ahead_take(ahead, ci++, &t, &err) < 0) {
-				cli_error("%s", err.message);
-				rc = -1;
+			if ((rc = report_ahead_take(ahead, ci++, &t, r->err)) < 0)
 				break;
-			}
-			rc = put_chains(b, t, total);
+			if (put_chains(w, t, total) < 0)
+				rc = pdo_nomem(r->err);
 			pd_chain_tree_free(t);
 		}
-		if (rc == 0 && report_flush_some(b) < 0)
-			rc = -1;
+		if (rc == 0)
+			pdo_flush_some(w);
 	}
 	report_ahead_free(ahead);
 	free(centries);
-	rb_putc(b, '\n');
-	free(rows);
-	return b->oom ? -1 : rc;
+	return rc;
 }
 
-int report_text(pd_profile *p, const report_opts *o, outbuf *out)
+static int put_event(const pdo_report *r, size_t ev)
 {
-	size_t nev = pd_profile_event_count(p);
+	pd_writer *w = r->w;
+	const pd_flat_entry *fl;
+	size_t n;
+	int rc = pd_profile_flat(r->p, ev, &fl, &n, r->err);
+	if (rc < 0)
+		return rc;
+	uint64_t total = pd_profile_total(r->p, ev, SIZE_MAX);
+	uint64_t row_min = (uint64_t)((double)total * r->o.percent_limit / 100.0);
+	size_t nrows, width;
+	row_sort *rows = select_rows(r, fl, n, row_min, &nrows, &width);
+	if (!rows)
+		return pdo_nomem(r->err);
+	put_event_header(w, r->p, ev, r);
+	pdo_puts(w, "# Children      Self  ");
+	pdo_puts(w, "Shared Object");
+	for (size_t k = 13; k < width; k++)
+		pdo_putc(w, ' ');
+	pdo_puts(w, "  Symbol\n#\n");
+	rc = put_rows(r, ev, rows, nrows, width);
+	pdo_putc(w, '\n');
+	free(rows);
+	return rc;
+}
+
+int pdo_report_text(const pdo_report *r)
+{
+	size_t nev = pd_profile_event_count(r->p);
 	size_t *evs = malloc((nev ? nev : 1) * sizeof *evs);
 	if (!evs)
-		return -1;
-	put_header(out, p, o);
-	size_t k = report_events(p, o, evs);
+		return pdo_nomem(r->err);
+	put_header(r->w, r->p, r);
+	size_t k = pdo_report_events(r, evs);
 	if (k == 0)
-		ob_puts(out, "# no samples\n");
+		pdo_puts(r->w, "# no samples\n");
 	int rc = 0;
-	for (size_t i = 0; i < k && rc == 0; i++)
-		rc = put_event(p, evs[i], o, out);
+	for (size_t i = 0; i < k && rc == 0 && !r->w->failed; i++)
+		rc = put_event(r, evs[i]);
 	free(evs);
-	return rc < 0 || out->oom ? -1 : 0;
+	return rc;
 }
