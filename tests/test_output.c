@@ -4,7 +4,8 @@
  * and reals against jansson (whose bytes the CLI's JSON once was, and
  * docs/report-json.md and docs/diff-json.md promise), the text escaping against a byte-at-a-time
  * reference, the name cache against the uncached paths, and the commas of
- * the public pd_json_* writer.  The UTF-8 cases and the formatting checks
+ * the public pd_json_* writer; and that a program on the public headers
+ * alone (tests/programs/diff_min.c) writes a diff as the CLI does.  The UTF-8 cases and the formatting checks
  * came from test_cli.c, where they tested the CLI's own copies.
  */
 #include "testutil.h"
@@ -358,6 +359,46 @@ START_TEST(test_json_structure)
 }
 END_TEST
 
+
+/* ------------------------------- a program on the public headers alone */
+
+/* tests/programs/diff_min.c diffs two files with the library and writes
+ * JSON or the robot's table; its bytes must be the CLI's. */
+static void check_program(const char *fmt, const char *base, const char *new_)
+{
+	char b[4096], n[4096], cmd[9000];
+	pd_test_data(b, sizeof b, base);
+	pd_test_data(n, sizeof n, new_);
+	int st1, st2;
+	snprintf(cmd, sizeof cmd, "'%s' %s '%s' '%s' 2>/dev/null", PD_DIFF_MIN_PATH, fmt, b, n);
+	char *lib = pd_test_run(cmd, &st1);
+	snprintf(cmd, sizeof cmd, "'%s' diff --format=%s '%s' '%s' 2>/dev/null", PD_CLI_PATH, fmt,
+		 b, n);
+	char *cli = pd_test_run(cmd, &st2);
+	ck_assert_ptr_nonnull(lib);
+	ck_assert_ptr_nonnull(cli);
+	ck_assert_msg(st1 == 0 && st2 == 0, "%s %s %s: status %d and %d", fmt, base, new_, st1,
+		      st2);
+	ck_assert_msg(strlen(cli) > 100, "%s %s %s: little output", fmt, base, new_);
+	ck_assert_msg(strcmp(lib, cli) == 0, "%s %s %s: the program's bytes differ from the CLI's",
+		      fmt, base, new_);
+	free(lib);
+	free(cli);
+}
+
+START_TEST(test_program_like_cli)
+{
+	static const char *const pairs[][2] = {
+		{ "fp.data", "dwarf.data" }, { "sys.data", "threads.data" },
+		{ "two.data", "fp.data" },
+	};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		check_program("json", pairs[i][0], pairs[i][1]);
+		check_program("lkp", pairs[i][0], pairs[i][1]);
+	}
+}
+END_TEST
+
 static Suite *output_suite(void)
 {
 	Suite *s = suite_create("output");
@@ -367,6 +408,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_script_strings);
 	tcase_add_test(tc, test_json_reals);
 	tcase_add_test(tc, test_json_structure);
+	tcase_add_test(tc, test_program_like_cli);
 	suite_add_tcase(s, tc);
 	return s;
 }
