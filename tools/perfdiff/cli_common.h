@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "perfdiff/perfdiff.h"
 
@@ -79,6 +80,55 @@ int cli_format_parse(const char *cmd, const char *val, unsigned allowed, const c
  * usage error, already printed for command `cmd`.
  */
 int cli_format_opt(const char *cmd, int argc, char **argv, int *i, pd_format *out);
+
+/* Text through the library's writer (perfdiff/output.h), for `dump`'s
+ * lines; errors stay in the writer until pd_writer_flush(). */
+static inline void cli_puts(pd_writer *w, const char *s)
+{
+	pd_writer_write(w, s, strlen(s));
+}
+
+static inline void cli_putc(pd_writer *w, char c)
+{
+	pd_writer_write(w, &c, 1);
+}
+
+/* A key and its value, through the library's one JSON writer. */
+static inline void cli_json_u64(pd_writer *w, const char *k, uint64_t v)
+{
+	pd_json_key(w, k);
+	pd_json_u64(w, v);
+}
+
+static inline void cli_json_i64(pd_writer *w, const char *k, int64_t v)
+{
+	pd_json_key(w, k);
+	pd_json_i64(w, v);
+}
+
+static inline void cli_json_str(pd_writer *w, const char *k, const char *v)
+{
+	pd_json_key(w, k);
+	pd_json_string(w, v);
+}
+
+static inline void cli_json_hex(pd_writer *w, const char *k, uint64_t v)
+{
+	pd_json_key(w, k);
+	pd_json_hex(w, v);
+}
+
+static inline void cli_json_bool(pd_writer *w, const char *k, bool v)
+{
+	pd_json_key(w, k);
+	pd_json_bool(w, v);
+}
+
+static inline void cli_json_null(pd_writer *w, const char *k)
+{
+	pd_json_key(w, k);
+	pd_json_null(w);
+}
 
 /* "file", "pipe", "directory". */
 const char *cli_mode_name(pd_input_mode m);
