@@ -46,14 +46,14 @@ static void key_strs(pd_writer *w, const char *k, const char *const *v, size_t n
 		     const char *first)
 {
 	pdo_json_key(w, k);
-	pd_json_begin_array(w);
+	pdo_json_open(w, '[');
 	if (!v && first)
 		v = &first, n = 1;
 	for (size_t i = 0; v && i < n; i++) {
 		pdo_json_item(w);
 		pdo_json_str(w, v[i]);
 	}
-	pd_json_end_array(w);
+	pdo_json_close(w, ']');
 }
 
 /* The net change's own test (its shift row). */
@@ -72,7 +72,7 @@ static void relation_test(pd_writer *w, const pd_diff_relation *r)
 
 static void relation_obj(pd_writer *w, const pd_diff_relation *r)
 {
-	pd_json_begin_object(w);
+	pdo_json_open(w, '{');
 	key_str(w, "kind", pd_diff_relation_kind_name(r->kind));
 	key_str(w, "base_symbol", r->base_symbol);
 	key_str(w, "new_symbol", r->new_symbol);
@@ -87,27 +87,29 @@ static void relation_obj(pd_writer *w, const pd_diff_relation *r)
 	key_real(w, "score", r->score);
 	key_str(w, "evidence", r->evidence);
 	relation_test(w, r);
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 }
 
 static void side_of_row(pd_writer *w, const char *k, const pd_diff_side *s)
 {
 	pdo_json_key(w, k);
-	pd_json_begin_object(w);
+	pdo_json_open(w, '{');
 	key_real(w, "mean", s->mean);
 	key_real(w, "stddev", s->stddev);
 	pdo_json_key(w, "runs");
-	pd_json_begin_array(w);
-	for (size_t i = 0; i < s->nruns && s->runs; i++)
-		pd_json_real(w, s->runs[i]);
-	pd_json_end_array(w);
+	pdo_json_open(w, '[');
+	for (size_t i = 0; i < s->nruns && s->runs; i++) {
+		pdo_json_item(w);
+		pdo_json_real(w, s->runs[i]);
+	}
+	pdo_json_close(w, ']');
 	key_u64(w, "present", s->present);
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 }
 
 static void row_obj(pd_writer *w, const pd_diff_row *r)
 {
-	pd_json_begin_object(w);
+	pdo_json_open(w, '{');
 	key_str(w, "metric", pd_diff_metric_name(r->metric));
 	key_str(w, "key", r->key);
 	key_str(w, "symbol", r->symbol);
@@ -124,19 +126,19 @@ static void row_obj(pd_writer *w, const pd_diff_row *r)
 	} else {
 		key_null(w, "relation");
 	}
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 }
 
 static void side_obj(const pdo_diff *v, const char *k, int side)
 {
 	pd_writer *w = v->w;
 	pdo_json_key(w, k);
-	pd_json_begin_object(w);
+	pdo_json_open(w, '{');
 	key_strs(w, "files", v->files[side], v->nfiles[side], NULL);
 	key_u64(w, "runs", v->nruns[side]);
 	key_u64(w, "samples", pd_diff_samples(v->d, side, SIZE_MAX));
 	key_u64(w, "total", pd_diff_total(v->d, side, SIZE_MAX));
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 }
 
 static void options_obj(const pdo_diff *v)
@@ -144,7 +146,7 @@ static void options_obj(const pdo_diff *v)
 	pd_writer *w = v->w;
 	const pd_diff_options *o = &v->opts;
 	pdo_json_key(w, "options");
-	pd_json_begin_object(w);
+	pdo_json_open(w, '{');
 	key_bool(w, "absolute", o->flags & PD_DIFF_ABSOLUTE);
 	key_bool(w, "align", !(o->flags & PD_DIFF_NO_ALIGN));
 	key_bool(w, "tree", o->flags & PD_DIFF_TREE_ROWS);
@@ -154,7 +156,7 @@ static void options_obj(const pdo_diff *v)
 	key_real(w, "min_change", o->min_change);
 	key_real(w, "fdr", o->fdr);
 	key_real(w, "rename_score", o->rename_score);
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 }
 
 /* A prior of the test, null when the test had none. */
@@ -173,7 +175,7 @@ static void variation_obj(pd_writer *w, const pd_diff *d)
 	double phi = 0, df = 0;
 	size_t blocks[2] = { 0, 0 };
 	pdo_json_key(w, "variation");
-	pd_json_begin_object(w);
+	pdo_json_open(w, '{');
 	bool runs = pd_diff_test_prior(d, &phi, &df, NULL);
 	key_prior(w, "runs_phi", runs, phi);
 	key_prior(w, "runs_df", runs, df);
@@ -185,26 +187,26 @@ static void variation_obj(pd_writer *w, const pd_diff *d)
 	key_real(w, "inflation", pd_diff_inflation(d));
 	key_real(w, "base_noise", pd_diff_noise(d, 0));
 	key_real(w, "new_noise", pd_diff_noise(d, 1));
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 }
 
 /* The dsos taken for one program under two names. */
 static void dso_pairs(pd_writer *w, const pd_diff *d)
 {
 	pdo_json_key(w, "dso_pairs");
-	pd_json_begin_array(w);
+	pdo_json_open(w, '[');
 	for (size_t i = 0; i < pd_diff_dso_pair_count(d); i++) {
 		const char *b = NULL, *n = NULL;
 		double sim = 0;
 		if (!pd_diff_dso_pair_at(d, i, &b, &n, &sim))
 			break;
-		pd_json_begin_object(w);
+		pdo_json_open(w, '{');
 		key_str(w, "base_dso", b);
 		key_str(w, "new_dso", n);
 		key_real(w, "similarity", sim);
-		pd_json_end_object(w);
+		pdo_json_close(w, '}');
 	}
-	pd_json_end_array(w);
+	pdo_json_close(w, ']');
 }
 
 static void rows_and_relations(const pdo_diff *v)
@@ -216,16 +218,16 @@ static void rows_and_relations(const pdo_diff *v)
 	key_u64(w, "rows_total", n);
 	key_u64(w, "rows_hidden", n - shown);
 	pdo_json_key(w, "rows");
-	pd_json_begin_array(w);
+	pdo_json_open(w, '[');
 	for (size_t i = 0; i < n && !w->failed; i++)
 		if (pdo_row_shown(v, pd_diff_row_at(v->d, i)))
 			row_obj(w, pd_diff_row_at(v->d, i));
-	pd_json_end_array(w);
+	pdo_json_close(w, ']');
 	pdo_json_key(w, "relations");
-	pd_json_begin_array(w);
+	pdo_json_open(w, '[');
 	for (size_t i = 0; i < pd_diff_relation_count(v->d) && !w->failed; i++)
 		relation_obj(w, pd_diff_relation_at(v->d, i));
-	pd_json_end_array(w);
+	pdo_json_close(w, ']');
 }
 
 int pdo_diff_json(const pdo_diff *v)
@@ -233,7 +235,7 @@ int pdo_diff_json(const pdo_diff *v)
 	static const char *const tests[] = { "moderated-t", "proportion", "blocks" };
 	pd_writer *w = v->w;
 	pd_diff_test_kind tk = pd_diff_test(v->d);
-	pd_json_begin_object(w);
+	pdo_json_open(w, '{');
 	key_str(w, "schema", SCHEMA);
 	key_str(w, "generator", "perfdiff " PD_VERSION_STRING);
 	key_str(w, "event", pd_diff_event(v->d));
@@ -245,7 +247,7 @@ int pdo_diff_json(const pdo_diff *v)
 	side_obj(v, "new", 1);
 	dso_pairs(w, v->d);
 	rows_and_relations(v);
-	pd_json_end_object(w);
-	pd_json_end(w);
+	pdo_json_close(w, '}');
+	pdo_json_end(w);
 	return 0;
 }

@@ -189,13 +189,26 @@ void pdo_json_raw(pd_writer *w, const char *text)
 	pdo_puts(w, text);
 }
 
-static int open_level(pd_writer *w, char c)
+void pdo_json_open(pd_writer *w, char c)
 {
 	pdo_json_item(w);
 	pdo_putc(w, c);
 	w->depth++;
 	if (w->depth < PDO_JSON_DEPTH)
 		w->nonempty &= ~((uint64_t)1 << w->depth);
+}
+
+void pdo_json_close(pd_writer *w, char c)
+{
+	w->depth--;
+	w->sep_done = w->after_key = false;
+	pdo_putc(w, c);
+	pdo_flush_some(w);
+}
+
+static int open_level(pd_writer *w, char c)
+{
+	pdo_json_open(w, c);
 	return w->failed;
 }
 
@@ -203,10 +216,8 @@ static int close_level(pd_writer *w, char c)
 {
 	if (w->depth == 0)
 		return PD_EINVAL;
-	w->depth--;
-	w->sep_done = w->after_key = false;
-	pdo_putc(w, c);
-	return pdo_flush_some(w);
+	pdo_json_close(w, c);
+	return w->failed;
 }
 
 int pd_json_begin_object(pd_writer *w)
@@ -318,25 +329,36 @@ int pd_json_hex_bytes(pd_writer *w, const uint8_t *p, size_t n)
 	return w->failed;
 }
 
-int pd_json_newline(pd_writer *w)
+void pdo_json_newline(pd_writer *w)
 {
-	if (!w || w->after_key)
-		return PD_EINVAL;
 	if (level_nonempty(w) && !w->sep_done)
 		pdo_putc(w, ',');
 	pdo_putc(w, '\n');
 	level_mark(w);
 	w->sep_done = true;
+}
+
+int pd_json_newline(pd_writer *w)
+{
+	if (!w || w->after_key)
+		return PD_EINVAL;
+	pdo_json_newline(w);
 	return w->failed;
+}
+
+void pdo_json_end(pd_writer *w)
+{
+	pdo_putc(w, '\n');
+	w->depth = 0;
+	w->nonempty = 0;
+	w->sep_done = w->after_key = false;
+	pdo_flush_some(w);
 }
 
 int pd_json_end(pd_writer *w)
 {
 	if (!w)
 		return PD_EINVAL;
-	pdo_putc(w, '\n');
-	w->depth = 0;
-	w->nonempty = 0;
-	w->sep_done = w->after_key = false;
-	return pdo_flush_some(w);
+	pdo_json_end(w);
+	return w->failed;
 }

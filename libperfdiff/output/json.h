@@ -38,6 +38,15 @@ void pdo_json_item(pd_writer *w);
 /* A key whose text needs no escaping (the formats' own keys). */
 void pdo_json_key(pd_writer *w, const char *key);
 
+/* Structure for the library's own formats: the public pd_json_* calls
+ * without their checks and without the call through the PLT that a
+ * function exported from a shared library costs.  `c` is '{' or '[',
+ * '}' or ']'. */
+void pdo_json_open(pd_writer *w, char c);
+void pdo_json_close(pd_writer *w, char c);
+void pdo_json_newline(pd_writer *w);
+void pdo_json_end(pd_writer *w);
+
 /* Text that is a JSON value as it is ("12.3456", "true"), after the
  * separator it needs. */
 void pdo_json_raw(pd_writer *w, const char *text);

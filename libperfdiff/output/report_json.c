@@ -65,12 +65,12 @@ typedef uint64_t (*run_value)(const void *obj, size_t run);
 static void key_runs(pd_writer *w, const char *k, size_t runs, run_value f, const void *obj)
 {
 	pdo_json_key(w, k);
-	pd_json_begin_array(w);
+	pdo_json_open(w, '[');
 	for (size_t r = 0; r < runs; r++) {
 		pdo_json_item(w);
 		pdo_json_u64(w, f(obj, r));
 	}
-	pd_json_end_array(w);
+	pdo_json_close(w, ']');
 }
 
 typedef struct ev_ref {
@@ -119,7 +119,7 @@ static uint64_t entry_self(const void *o, size_t r)
 static void put_filters(pd_writer *w, const pd_profile_options *po)
 {
 	pdo_json_key(w, "filters");
-	pd_json_begin_object(w);
+	pdo_json_open(w, '{');
 	key_str(w, "comm", po->comms);
 	key_str(w, "pid", po->pids);
 	key_str(w, "tid", po->tids);
@@ -127,7 +127,7 @@ static void put_filters(pd_writer *w, const pd_profile_options *po)
 	key_str(w, "dso", po->dsos);
 	key_time(w, "time_start_ns", po->time_start);
 	key_time(w, "time_end_ns", po->time_end);
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 }
 
 static void put_settings(const pdo_report *r)
@@ -135,7 +135,7 @@ static void put_settings(const pdo_report *r)
 	pd_writer *w = r->w;
 	const pd_profile_options *po = r->popts;
 	pdo_json_key(w, "settings");
-	pd_json_begin_object(w);
+	pdo_json_open(w, '{');
 	key_bool(w, "keep_suffixes", po->flags & PD_PROFILE_KEEP_SUFFIXES);
 	key_bool(w, "hide_unresolved", po->flags & PD_PROFILE_HIDE_UNRESOLVED);
 	key_bool(w, "perf_compat", po->session.flags & PD_SESSION_PERF_COMPAT);
@@ -143,7 +143,7 @@ static void put_settings(const pdo_report *r)
 	key_bool(w, "demangle", !(po->session.flags & PD_SESSION_NO_DEMANGLE));
 	key_num(w, "percent_limit", "%g", r->o.percent_limit);
 	put_filters(w, po);
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 }
 
 static void put_frame_fields(pd_writer *w, const char *sym, const char *dso, bool kernel,
@@ -158,8 +158,8 @@ static void put_frame_fields(pd_writer *w, const char *sym, const char *dso, boo
 
 static void put_entry(pd_writer *w, const pd_flat_entry *e, uint64_t total, size_t runs)
 {
-	pd_json_newline(w);
-	pd_json_begin_object(w);
+	pdo_json_newline(w);
+	pdo_json_open(w, '{');
 	put_frame_fields(w, e->symbol, e->dso, e->kernel, e->inlined, e->unresolved);
 	key_u64(w, "children", e->children);
 	key_u64(w, "self", e->self);
@@ -167,7 +167,7 @@ static void put_entry(pd_writer *w, const pd_flat_entry *e, uint64_t total, size
 	key_pct(w, "self_pct", e->self, total);
 	key_runs(w, "children_runs", runs, entry_children, e);
 	key_runs(w, "self_runs", runs, entry_self, e);
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 }
 
 static int put_entries(const pdo_report *r, size_t ev)
@@ -181,18 +181,18 @@ static int put_entries(const pdo_report *r, size_t ev)
 	uint64_t total = pd_profile_total(r->p, ev, SIZE_MAX);
 	uint64_t min = (uint64_t)((double)total * r->o.percent_limit / 100.0);
 	pdo_json_key(r->w, "entries");
-	pd_json_begin_array(r->w);
+	pdo_json_open(r->w, '[');
 	for (size_t i = 0; i < n && !r->w->failed; i++)
 		if ((r->o.sort_self ? fl[i].self : fl[i].children) >= min)
 			put_entry(r->w, &fl[i], total, runs);
-	pd_json_end_array(r->w);
+	pdo_json_close(r->w, ']');
 	return 0;
 }
 
 static void put_node(pd_writer *w, const pd_cct_node *n, size_t id, size_t parent, size_t runs)
 {
-	pd_json_newline(w);
-	pd_json_begin_object(w);
+	pdo_json_newline(w);
+	pdo_json_open(w, '{');
 	key_u64(w, "id", id);
 	if (parent == SIZE_MAX)
 		key_str(w, "parent", NULL);
@@ -205,7 +205,7 @@ static void put_node(pd_writer *w, const pd_cct_node *n, size_t id, size_t paren
 	key_u64(w, "total", pd_cct_total(n, SIZE_MAX));
 	key_runs(w, "self_runs", runs, node_self, n);
 	key_runs(w, "total_runs", runs, node_total, n);
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 }
 
 typedef struct tw {
@@ -261,7 +261,7 @@ static int put_tree(const pdo_report *r, size_t ev)
 	uint64_t total = pd_profile_total(r->p, ev, SIZE_MAX);
 	tree_walk t = { .min = (uint64_t)((double)total * r->o.percent_limit / 100.0) };
 	pdo_json_key(r->w, "tree");
-	pd_json_begin_array(r->w);
+	pdo_json_open(r->w, '[');
 	const pd_cct_node *n = pd_profile_root(r->p, ev);
 	size_t parent = SIZE_MAX, next_id = 0;
 	int rc = 0;
@@ -274,7 +274,7 @@ static int put_tree(const pdo_report *r, size_t ev)
 			rc = pdo_nomem(r->err);
 	}
 	free(t.st);
-	pd_json_end_array(r->w);
+	pdo_json_close(r->w, ']');
 	return rc;
 }
 
@@ -284,8 +284,8 @@ static int put_event(const pdo_report *r, size_t ev)
 	size_t runs = pd_profile_run_count(r->p);
 	int dflt = pd_profile_default_event(r->p);
 	ev_ref ref = { r->p, ev };
-	pd_json_newline(w);
-	pd_json_begin_object(w);
+	pdo_json_newline(w);
+	pdo_json_open(w, '{');
 	key_str(w, "name", pd_profile_event_name(r->p, ev));
 	key_bool(w, "default", dflt >= 0 && (size_t)dflt == ev);
 	key_u64(w, "samples", pd_profile_samples(r->p, ev, SIZE_MAX));
@@ -295,28 +295,28 @@ static int put_event(const pdo_report *r, size_t ev)
 	key_u64(w, "unresolved_period", pd_profile_unresolved(r->p, ev, SIZE_MAX));
 	key_runs(w, "unresolved_period_runs", runs, ev_unresolved, &ref);
 	key_u64(w, "nodes", pd_profile_node_count(r->p, ev));
-	pd_json_newline(w);
+	pdo_json_newline(w);
 	int rc = put_entries(r, ev);
 	if (rc == 0) {
-		pd_json_newline(w);
+		pdo_json_newline(w);
 		rc = put_tree(r, ev);
 	}
-	pd_json_end_object(w);
+	pdo_json_close(w, '}');
 	return rc;
 }
 
 static void put_runs(const pdo_report *r)
 {
 	pdo_json_key(r->w, "runs");
-	pd_json_begin_array(r->w);
+	pdo_json_open(r->w, '[');
 	for (size_t i = 0; i < pd_profile_run_count(r->p); i++) {
-		pd_json_newline(r->w);
-		pd_json_begin_object(r->w);
+		pdo_json_newline(r->w);
+		pdo_json_open(r->w, '{');
 		key_str(r->w, "path", pd_profile_run_path(r->p, i));
 		key_u64(r->w, "lost", pd_profile_lost(r->p, i));
-		pd_json_end_object(r->w);
+		pdo_json_close(r->w, '}');
 	}
-	pd_json_end_array(r->w);
+	pdo_json_close(r->w, ']');
 }
 
 int pdo_report_json(const pdo_report *r)
@@ -326,25 +326,25 @@ int pdo_report_json(const pdo_report *r)
 	size_t *evs = malloc((nev ? nev : 1) * sizeof *evs);
 	if (!evs)
 		return pdo_nomem(r->err);
-	pd_json_begin_object(w);
+	pdo_json_open(w, '{');
 	key_str(w, "schema", SCHEMA);
 	pdo_json_key(w, "version");
 	pdo_json_raw(w, SCHEMA_VERSION);
 	key_str(w, "generator", "perfdiff " PD_VERSION_STRING);
-	pd_json_newline(w);
+	pdo_json_newline(w);
 	put_settings(r);
-	pd_json_newline(w);
+	pdo_json_newline(w);
 	put_runs(r);
-	pd_json_newline(w);
+	pdo_json_newline(w);
 	pdo_json_key(w, "events");
-	pd_json_begin_array(w);
+	pdo_json_open(w, '[');
 	size_t k = pdo_report_events(r, evs);
 	int rc = 0;
 	for (size_t i = 0; i < k && rc == 0; i++)
 		rc = put_event(r, evs[i]);
 	free(evs);
-	pd_json_end_array(w);
-	pd_json_end_object(w);
-	pd_json_end(w);
+	pdo_json_close(w, ']');
+	pdo_json_close(w, '}');
+	pdo_json_end(w);
 	return rc;
 }
