@@ -1,10 +1,10 @@
 /*
- * `perfdiff diff` as text: the kernel test robot's compare table (so that
- * a comparison reads like the robot's e-mails and lines up with them),
- * then what the robot cannot say — which -X/+X pairs are one shift of
- * cost, on the rows (diff_tag.c) and below them — and what the numbers
- * rest on.  --format=lkp is the table alone, with the robot's own header
- * and no tags.
+ * pd_diff_write() as text (`perfdiff diff`): what the robot cannot say
+ * first — which -X/+X pairs are one shift of cost, with the rows each
+ * explains — then the kernel test robot's compare table of the other
+ * rows (so that a comparison reads like the robot's e-mails and lines up
+ * with them), and what the numbers rest on.  PD_FORMAT_LKP
+ * (--format=lkp) is the table alone, with the robot's own header.
  */
 #include <stdlib.h>
 #include <string.h>

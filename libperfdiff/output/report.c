@@ -1,7 +1,7 @@
 /*
  * pd_report_write(): the options of a report checked and resolved once,
- * then one writer per format (report_text.c, report_json.c,
- * report_csv.c, folded.c, report_lkp.c), and the numbers they share: a
+ * then one writer per format (report_text.c, report_json.c, csv.c,
+ * folded.c, report_lkp.c), and the numbers they share: a
  * share of the total as perf rounds it, a dso's short name.
  */
 #include <stddef.h>

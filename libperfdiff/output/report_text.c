@@ -1,9 +1,9 @@
 /*
- * `perfdiff report` text output: per event a header and a children/self
- * table in the layout of `perf report --children --stdio`, each row
- * followed by its call chains drawn as perf draws its graph: a chain that
- * continues with all of its weight goes straight down without a new
- * branch, so deep kernel paths stay narrow.
+ * pd_report_write() as text (`perfdiff report`): per event a header and
+ * a children/self table in the layout of `perf report --children --stdio`,
+ * each row followed by its call chains drawn as perf draws its graph: a
+ * chain that continues with all of its weight goes straight down without
+ * a new branch, so deep kernel paths stay narrow.
  */
 #include <inttypes.h>
 #include <stdlib.h>
