@@ -360,6 +360,55 @@ START_TEST(test_json_structure)
 END_TEST
 
 
+/* ----------------------------------------------------- the public writer */
+
+typedef struct sink {
+	char buf[4096];
+	size_t len;
+	int calls;
+	bool fail;
+} sink;
+
+static int sink_write(void *ctx, const char *buf, size_t n)
+{
+	sink *k = ctx;
+	k->calls++;
+	if (k->fail || k->len + n > sizeof k->buf)
+		return -1;
+	memcpy(k->buf + k->len, buf, n);
+	k->len += n;
+	return 0;
+}
+
+/* A callback writer gets the bytes at pd_writer_flush(); a failing
+ * callback makes every later call report PD_EIO. */
+START_TEST(test_callback_writer)
+{
+	sink k = { .len = 0 };
+	pd_writer *w;
+	pd_error err;
+	ck_assert_int_eq(pd_writer_new_callback(&w, sink_write, &k, &err), 0);
+	ck_assert_int_eq(pd_writer_printf(w, "%d-%s ", 42, "x"), 0);
+	ck_assert_int_eq(pd_writer_text(w, "a\nb"), 0);
+	ck_assert_int_eq(k.calls, 0);  /* buffered */
+	ck_assert_int_eq(pd_writer_flush(w, &err), 0);
+	ck_assert_int_eq((int)k.len, 11);
+	k.buf[k.len] = '\0';
+	ck_assert_str_eq(k.buf, "42-x a\\x0ab");
+	k.fail = true;
+	pd_writer_write(w, "y", 1);
+	ck_assert_int_eq(pd_writer_flush(w, &err), PD_EIO);
+	ck_assert_int_eq(err.code, PD_EIO);
+	ck_assert_int_eq(pd_writer_write(w, "z", 1), PD_EIO);
+	pd_writer_free(w);
+	ck_assert_int_eq(pd_writer_new_callback(&w, NULL, NULL, &err), PD_EINVAL);
+	ck_assert_int_eq(pd_format_parse("folded"), PD_FORMAT_FOLDED);
+	ck_assert_int_eq(pd_format_parse("yaml"), PD_EINVAL);
+	ck_assert_int_eq(pd_format_parse(NULL), PD_EINVAL);
+	ck_assert_str_eq(pd_format_name(PD_FORMAT_LKP), "lkp");
+}
+END_TEST
+
 /* ------------------------------- a program on the public headers alone */
 
 /* tests/programs/diff_min.c diffs two files with the library and writes
@@ -408,6 +457,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_script_strings);
 	tcase_add_test(tc, test_json_reals);
 	tcase_add_test(tc, test_json_structure);
+	tcase_add_test(tc, test_callback_writer);
 	tcase_add_test(tc, test_program_like_cli);
 	suite_add_tcase(s, tc);
 	return s;
