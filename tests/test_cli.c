@@ -3,9 +3,8 @@
  * messages, help, and `dump` / `dump --stats` output checked against the
  * library API (pd_test_read_all), against `perf report --stats` for files
  * recorded here with perf (skipped when perf is absent), and against names
- * whose bytes the test chose.  The UTF-8 helper the CLI uses for every
- * string is also tested directly with hand-made sequences, and the
- * hand-written formatting of `perfdiff script` against printf and jansson.
+ * whose bytes the test chose.  (The UTF-8 and number formatting the CLI
+ * had of its own is the library's now: test_output.c.)
  * `dump --stats` counts of unresolved samples are checked against
  * `perf script -F ip,dso` for a program deleted after its recording.
  */
@@ -18,12 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* The tool's own helpers, compiled into this test: they are not part of
- * the library, and their edge cases are easier to reach directly. */
-#include "../tools/perfdiff/utf8.c"
-#include "../tools/perfdiff/outbuf.c"
-#include "../tools/perfdiff/namecache.c"
 
 #define CORPUS_SLEEP "linux-perf-data/tests/fixtures/sleep.data"
 #define CORPUS_ZSTD "linux-perf-data/tests/fixtures/sleep.compressed.data"
@@ -746,49 +739,6 @@ START_TEST(test_bad_bytes_in_names)
 }
 END_TEST
 
-START_TEST(test_utf8_helper)
-{
-	static const struct {
-		const char *in;
-		size_t n;
-		const char *out;
-	} cases[] = {
-		{ "plain", 5, "plain" },
-		{ "caf\xC3\xA9", 5, "caf\xC3\xA9" },
-		{ "\xF0\x9F\x98\x80", 4, "\xF0\x9F\x98\x80" },   /* U+1F600 */
-		{ "a\xFF" "b", 3, "a\xEF\xBF\xBD" "b" },
-		{ "\xC0\xAF", 2, "\xEF\xBF\xBD\xEF\xBF\xBD" },     /* overlong '/' */
-		{ "\xE0\x80\xAF", 3, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" },
-		{ "\xED\xA0\x80", 3, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" }, /* surrogate */
-		{ "\xF4\x90\x80\x80", 4, /* above U+10FFFF */
-		  "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" },
-		{ "x\xE2\x82", 3, "x\xEF\xBF\xBD\xEF\xBF\xBD" }, /* cut sequence */
-		{ "\xF4\x8F\xBF\xBF", 4, "\xF4\x8F\xBF\xBF" },   /* U+10FFFF */
-		{ "", 0, "" },
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		size_t len = 99;
-		char *s = utf8_sanitize(cases[i].in, cases[i].n, &len);
-		ck_assert_ptr_nonnull(s);
-		ck_assert_msg(strcmp(s, cases[i].out) == 0, "case %zu", i);
-		ck_assert_uint_eq(len, strlen(cases[i].out));
-		ck_assert(utf8_is_valid(s, len));
-		ck_assert(utf8_is_valid(cases[i].in, cases[i].n) ==
-			  (strcmp(cases[i].in, cases[i].out) == 0));
-		free(s);
-	}
-
-	char *buf = NULL;
-	size_t blen = 0;
-	FILE *f = open_memstream(&buf, &blen);
-	ck_assert_ptr_nonnull(f);
-	utf8_fput_escaped("a\tb\\c\xC2\x85\xC3\xA9\xFF\n", f);
-	fclose(f);
-	ck_assert_str_eq(buf, "a\\x09b\\\\c\\xc2\\x85\xC3\xA9\\xff\\x0a");
-	free(buf);
-}
-END_TEST
-
 /* ------------------------------------ unresolved samples in --stats */
 
 /* A CPU-bound program for about 200 ms, compiled at test time so that no
@@ -963,186 +913,6 @@ START_TEST(test_stats_unresolved_per_dso)
 }
 END_TEST
 
-/* --------------------------------- the formatting of `perfdiff script` */
-
-static char *ob_string(outbuf *b)
-{
-	ck_assert(!b->oom);
-	char *s = malloc(b->len + 1);
-	ck_assert_ptr_nonnull(s);
-	memcpy(s, b->p, b->len);
-	s[b->len] = '\0';
-	b->len = 0;
-	return s;
-}
-
-START_TEST(test_script_numbers)
-{
-	static const uint64_t values[] = {
-		0, 1, 9, 10, 15, 16, 99, 100, 255, 256, 999, 1000, 4095, 65535,
-		123456, 999999, 1000000, 0x7fffffffu, 4294967295u, 4294967296u,
-		0xffffffff81000000u, 999999999999999999u, 1000000000000000000u,
-		INT64_MAX, (uint64_t)INT64_MAX + 1, UINT64_MAX,
-	};
-	static const unsigned widths[] = { 0, 1, 3, 5, 6, 9, 10, 16, 20, 24 };
-	outbuf b = { 0 };
-	char want[64];
-	for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-		uint64_t v = values[i];
-		for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
-			int w = (int)widths[k];
-			const struct {
-				char pad;
-				bool left;
-				const char *fmt;
-			} forms[] = {
-				{ ' ', false, "%*" PRIu64 },
-				{ '0', false, "%0*" PRIu64 },
-				{ ' ', true, "%-*" PRIu64 },
-			};
-			for (size_t f = 0; f < 3; f++) {
-				ck_assert(ob_reserve(&b, 64));
-				ob_dec_r(&b, v, (unsigned)w, forms[f].pad, forms[f].left);
-				char *got = ob_string(&b);
-				snprintf(want, sizeof want, forms[f].fmt, w, v);
-				ck_assert_msg(strcmp(got, want) == 0, "'%s' gives '%s', printf '%s'",
-					      forms[f].fmt, got, want);
-				free(got);
-			}
-			ck_assert(ob_reserve(&b, 64));
-			ob_hex_r(&b, v, (unsigned)w);
-			char *got = ob_string(&b);
-			snprintf(want, sizeof want, "%*" PRIx64, w, v);
-			ck_assert_msg(strcmp(got, want) == 0, "hex gives '%s', printf '%s'", got,
-				      want);
-			free(got);
-		}
-		ob_put_json_u64(&b, v);
-		char *got = ob_string(&b);
-		if (v <= (uint64_t)INT64_MAX)
-			snprintf(want, sizeof want, "%" PRIu64, v);
-		else
-			snprintf(want, sizeof want, "\"%" PRIu64 "\"", v);
-		ck_assert_str_eq(got, want);
-		free(got);
-		ob_put_json_hex(&b, v);
-		got = ob_string(&b);
-		snprintf(want, sizeof want, "\"0x%" PRIx64 "\"", v);
-		ck_assert_str_eq(got, want);
-		free(got);
-	}
-	ob_free(&b);
-}
-END_TEST
-
-/* What jansson writes for jo_str(s): ill-formed bytes replaced, then
- * jansson's own escaping. */
-static char *jansson_string(const char *s)
-{
-	size_t n = strlen(s), len;
-	char *clean = utf8_sanitize(s, n, &len);
-	ck_assert_ptr_nonnull(clean);
-	json_t *v = json_stringn(clean, len);
-	ck_assert_ptr_nonnull(v);
-	char *out = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	ck_assert_ptr_nonnull(out);
-	json_decref(v);
-	free(clean);
-	return out;
-}
-
-static char *fput_escaped_string(const char *s)
-{
-	char *buf = NULL;
-	size_t blen = 0;
-	FILE *f = open_memstream(&buf, &blen);
-	ck_assert_ptr_nonnull(f);
-	utf8_fput_escaped(s, f);
-	fclose(f);
-	return buf;
-}
-
-/* ob_put_escaped / ob_put_json_str and their cached forms against
- * utf8_fput_escaped and jansson, for every single byte and for long
- * strings with multi-byte and ill-formed sequences at every position
- * around utf8_fput_escaped's chunk boundary. */
-static void check_string(outbuf *b, name_cache *nc, const char *s)
-{
-	char *want = fput_escaped_string(s);
-	ob_put_escaped(b, s);
-	char *got = ob_string(b);
-	ck_assert_msg(strcmp(got, want) == 0, "escaped text differs for a %zu-byte string",
-		      strlen(s));
-	free(got);
-	for (int pass = 0; pass < 2; pass++) { /* a miss, then a hit */
-		ob_put_name(b, nc, s);
-		got = ob_string(b);
-		ck_assert_msg(strcmp(got, want) == 0, "cached text differs");
-		free(got);
-	}
-	free(want);
-
-	want = jansson_string(s);
-	ob_put_json_str(b, s);
-	got = ob_string(b);
-	ck_assert_msg(strcmp(got, want) == 0, "JSON '%s', jansson '%s'", got, want);
-	free(got);
-	for (int pass = 0; pass < 2; pass++) {
-		ob_put_json_name(b, nc, s);
-		got = ob_string(b);
-		ck_assert_msg(strcmp(got, want) == 0, "cached JSON '%s', jansson '%s'", got,
-			      want);
-		free(got);
-	}
-	free(want);
-}
-
-START_TEST(test_script_strings)
-{
-	outbuf b = { 0 };
-	name_cache *nc = calloc(1, sizeof *nc);
-	ck_assert_ptr_nonnull(nc);
-	/* distinct buffers: the cache is keyed by address */
-	static char single[255][4];
-	for (int c = 1; c < 256; c++) {
-		snprintf(single[c - 1], sizeof single[c - 1], "a%cz", c);
-		check_string(&b, nc, single[c - 1]);
-	}
-	static const char *pieces[] = {
-		"\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xFF", "\xE2\x82",
-		"\xC2\x85", "\\", "\"", "\x7F", "\x01", "\n", "x",
-	};
-	for (size_t p = 0; p < sizeof pieces / sizeof pieces[0]; p++)
-		for (size_t at = 1016; at <= 1028; at++) {
-			char *s = malloc(2100);
-			ck_assert_ptr_nonnull(s);
-			memset(s, 'a', at);
-			strcpy(s + at, pieces[p]);
-			size_t l = strlen(s);
-			memset(s + l, 'b', 1500 - l);
-			s[1500] = '\0';
-			check_string(&b, nc, s);
-			free(s);
-		}
-	/* a run of continuation bytes across the boundary */
-	char *s = malloc(1200);
-	ck_assert_ptr_nonnull(s);
-	memset(s, 'a', 1200);
-	memset(s + 1018, 0x80, 12);
-	s[1199] = '\0';
-	check_string(&b, nc, s);
-	free(s);
-
-	ob_put_json_str(&b, NULL);
-	ob_put_json_name(&b, nc, NULL);
-	char *got = ob_string(&b);
-	ck_assert_str_eq(got, "nullnull");
-	free(got);
-	free(nc);
-	ob_free(&b);
-}
-END_TEST
-
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -1158,10 +928,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, test_corrupt_record);
 	tcase_add_test(tc, test_stdin_and_compressed_corpus);
 	tcase_add_test(tc, test_bad_bytes_in_names);
-	tcase_add_test(tc, test_utf8_helper);
 	tcase_add_test(tc, test_stats_unresolved_per_dso);
-	tcase_add_test(tc, test_script_numbers);
-	tcase_add_test(tc, test_script_strings);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -627,7 +627,7 @@ START_TEST(test_json)
 	snprintf(args, sizeof args, COMPAT " --format=json --time %s '%s'", L.win, L.fp);
 	char *out = report_ok(args);
 	json_t *j = load_json(out);
-	ck_assert_str_eq(json_string_value(json_object_get(j, "schema")), "perfdiff-report");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "schema")), "perfdiff.report/1");
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "version")), 1);
 	json_t *settings = json_object_get(j, "settings");
 	ck_assert(json_is_true(json_object_get(settings, "perf_compat")));

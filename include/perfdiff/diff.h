@@ -334,6 +334,18 @@ PD_EXTERN(void) pd_diff_free(pd_diff *d);
 /** The event compared, by the base's name ("cpu-clock:ppp"). */
 PD_EXTERN(const char *) pd_diff_event(const pd_diff *d);
 
+/** The profile of a side (`side` 0 = base, 1 = new) the diff was made
+ * from; NULL for another side.  The diff does not own it. */
+PD_EXTERN(const pd_profile *) pd_diff_profile(const pd_diff *d, int side);
+
+/**
+ * The options the diff was made with, copied to `out`, with a negative
+ * min_change replaced by the default of the mode that the test used (so
+ * that an output can say what "significant" meant).  `event` points into
+ * the diff.
+ */
+PD_EXTERN(void) pd_diff_options_get(const pd_diff *d, pd_diff_options *out);
+
 /** The test used for p-values. */
 PD_EXTERN(pd_diff_test_kind) pd_diff_test(const pd_diff *d);
 

@@ -8,6 +8,7 @@
  *   profile.h  samples → calling-context trees, self/children/calltrace
  *   report.h   profiles → the kernel test robot's perf-profile keys
  *   diff.h     two profiles → aligned trees, explained shifts, significance
+ *   output.h   profiles, diffs and samples → text, JSON, CSV, folded, lkp
  * Conventions for errors, versions and exports: common.h.
  */
 #ifndef PERFDIFF_PERFDIFF_H
@@ -19,5 +20,6 @@
 #include "profile.h"
 #include "report.h"
 #include "diff.h"
+#include "output.h"
 
 #endif

@@ -450,6 +450,25 @@ static uint64_t side_sum(const pd_diff *d, int side, size_t run, const uint64_t 
 	return s;
 }
 
+const pd_profile *pd_diff_profile(const pd_diff *d, int side)
+{
+	return d && (side == 0 || side == 1) ? d->prof[side] : NULL;
+}
+
+void pd_diff_options_get(const pd_diff *d, pd_diff_options *out)
+{
+	if (!out)
+		return;
+	if (!d) {
+		pd_diff_options_init(out);
+		return;
+	}
+	*out = d->opts;
+	/* as rowstats.c's min_change() applies it */
+	if (out->min_change < 0)
+		out->min_change = (out->flags & PD_DIFF_ABSOLUTE) ? 5.0 : 0.1;
+}
+
 uint64_t pd_diff_total(const pd_diff *d, int side, size_t run)
 {
 	if (!d || (side != 0 && side != 1))

@@ -56,15 +56,16 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name,
 	return 1;
 }
 
-bool cli_parse_format(const char *s, enum cli_format *out)
+int cli_format_parse(const char *cmd, const char *val, unsigned allowed, const char *names,
+		     pd_format *out)
 {
-	if (strcmp(s, "text") == 0)
-		*out = CLI_FORMAT_TEXT;
-	else if (strcmp(s, "json") == 0)
-		*out = CLI_FORMAT_JSON;
-	else
-		return false;
-	return true;
+	int f = pd_format_parse(val);
+	if (f < 0 || !(allowed & CLI_FORMAT_BIT(f))) {
+		cli_usage_error(cmd, "unknown format '%s' (use %s)", val, names);
+		return -1;
+	}
+	*out = (pd_format)f;
+	return 0;
 }
 
 int cli_value_opt_match(const cli_value_opt *opts, size_t n, const char *cmd,
@@ -96,8 +97,7 @@ int cli_value_opt_last(const cli_value_opt *opts, size_t n, const char *cmd,
 	return m;
 }
 
-int cli_format_opt(const char *cmd, int argc, char **argv, int *i,
-		   enum cli_format *out)
+int cli_format_opt(const char *cmd, int argc, char **argv, int *i, pd_format *out)
 {
 	const char *val;
 	int m = cli_opt_value(argc, argv, i, "--format", &val);
@@ -105,10 +105,9 @@ int cli_format_opt(const char *cmd, int argc, char **argv, int *i,
 		cli_usage_error(cmd, "option '--format' needs a value (text or json)");
 		return -1;
 	}
-	if (m > 0 && !cli_parse_format(val, out)) {
-		cli_usage_error(cmd, "unknown format '%s' (use text or json)", val);
+	if (m > 0 && cli_format_parse(cmd, val, CLI_FORMAT_BIT(PD_FORMAT_TEXT) |
+				      CLI_FORMAT_BIT(PD_FORMAT_JSON), "text or json", out) < 0)
 		return -1;
-	}
 	return m;
 }
 

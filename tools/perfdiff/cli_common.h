@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "perfdiff/perfdiff.h"
 
@@ -17,11 +18,6 @@ enum cli_exit {
 	CLI_EXIT_OK = 0,       /* read to the end, no warnings */
 	CLI_EXIT_WARNINGS = 1, /* read to the end (or a cut), with warnings */
 	CLI_EXIT_ERROR = 2,    /* usage error, open failure, corrupt input */
-};
-
-enum cli_format {
-	CLI_FORMAT_TEXT,
-	CLI_FORMAT_JSON,
 };
 
 /* "perfdiff: <message>\n" on stderr. */
@@ -66,16 +62,73 @@ int cli_value_opt_match(const cli_value_opt *opts, size_t n, const char *cmd,
 int cli_value_opt_last(const cli_value_opt *opts, size_t n, const char *cmd,
 		       int argc, char **argv, int *i, int *kind, const char **value);
 
-/* "text" / "json"; false for anything else. */
-bool cli_parse_format(const char *s, enum cli_format *out);
+/* A bit per pd_format, for the formats a command takes. */
+#define CLI_FORMAT_BIT(f) (1u << (f))
+
+/*
+ * The value of --format, parsed once into the library's pd_format
+ * (output.h) for every command: 0 with *out set when it names one of the
+ * formats in `allowed`, else -1 after a usage error for command `cmd`
+ * that lists `names` ("text or json").
+ */
+int cli_format_parse(const char *cmd, const char *val, unsigned allowed, const char *names,
+		     pd_format *out);
 
 /*
  * --format=text|json, for the commands that have just these two (`dump`,
  * `script`).  1: taken, *out set; 0: argv[*i] is not --format; -1: a
  * usage error, already printed for command `cmd`.
  */
-int cli_format_opt(const char *cmd, int argc, char **argv, int *i,
-		   enum cli_format *out);
+int cli_format_opt(const char *cmd, int argc, char **argv, int *i, pd_format *out);
+
+/* Text through the library's writer (perfdiff/output.h), for `dump`'s
+ * lines; errors stay in the writer until pd_writer_flush(). */
+static inline void cli_puts(pd_writer *w, const char *s)
+{
+	pd_writer_write(w, s, strlen(s));
+}
+
+static inline void cli_putc(pd_writer *w, char c)
+{
+	pd_writer_write(w, &c, 1);
+}
+
+/* A key and its value, through the library's one JSON writer. */
+static inline void cli_json_u64(pd_writer *w, const char *k, uint64_t v)
+{
+	pd_json_key(w, k);
+	pd_json_u64(w, v);
+}
+
+static inline void cli_json_i64(pd_writer *w, const char *k, int64_t v)
+{
+	pd_json_key(w, k);
+	pd_json_i64(w, v);
+}
+
+static inline void cli_json_str(pd_writer *w, const char *k, const char *v)
+{
+	pd_json_key(w, k);
+	pd_json_string(w, v);
+}
+
+static inline void cli_json_hex(pd_writer *w, const char *k, uint64_t v)
+{
+	pd_json_key(w, k);
+	pd_json_hex(w, v);
+}
+
+static inline void cli_json_bool(pd_writer *w, const char *k, bool v)
+{
+	pd_json_key(w, k);
+	pd_json_bool(w, v);
+}
+
+static inline void cli_json_null(pd_writer *w, const char *k)
+{
+	pd_json_key(w, k);
+	pd_json_null(w);
+}
 
 /* "file", "pipe", "directory". */
 const char *cli_mode_name(pd_input_mode m);

@@ -1,9 +1,9 @@
 /*
  * `perfdiff diff [options] BASE NEW` and `perfdiff diff [options] BASE...
  * -- NEW...` (also without the word `diff`): the runs of each side folded
- * into one profile per side, compared by the diff engine, printed by one
- * of the writers of diff_text.c, diff_json.c and diff_csv.c, or, with
- * --format=folded, as a differential flame graph's input (diff_folded.c).
+ * into one profile per side, compared by the diff engine and written by
+ * the library (pd_diff_write(), or with --format=folded
+ * pd_diff_write_folded(), a differential flame graph's input).
  * The exit status is that of diff(1) rather than that of `report`, so that
  * scripts can gate on it: 0 compared (warnings only on stderr), 1 a
  * significant change above --fail-on, 2 trouble.
@@ -178,7 +178,7 @@ typedef struct cli_diff {
 	char **side_opts[2];       /* those options, "--kallsyms=V" */
 	size_t nside_opts[2];
 	pd_diff_options dopts;
-	enum diff_format format;
+	pd_format format;
 	const char **paths[2];
 	size_t npaths[2];
 	bool all;
@@ -220,19 +220,11 @@ static int apply_value(cli_diff *c, opt_kind kind, const char *val)
 	double v;
 	switch (kind) {
 	case OPT_FORMAT:
-		if (strcmp(val, "text") == 0)
-			c->format = DIFF_TEXT;
-		else if (strcmp(val, "lkp") == 0)
-			c->format = DIFF_LKP;
-		else if (strcmp(val, "json") == 0)
-			c->format = DIFF_JSON;
-		else if (strcmp(val, "csv") == 0)
-			c->format = DIFF_CSV;
-		else if (strcmp(val, "folded") == 0)
-			c->format = DIFF_FOLDED;
-		else
-			return cli_usage_error(CMD,
-				"unknown format '%s' (use text, lkp, json, csv or folded)", val);
+		if (cli_format_parse(CMD, val, CLI_FORMAT_BIT(PD_FORMAT_TEXT) |
+				     CLI_FORMAT_BIT(PD_FORMAT_LKP) | CLI_FORMAT_BIT(PD_FORMAT_JSON) |
+				     CLI_FORMAT_BIT(PD_FORMAT_CSV) | CLI_FORMAT_BIT(PD_FORMAT_FOLDED),
+				     "text, lkp, json, csv or folded", &c->format) < 0)
+			return CLI_EXIT_ERROR;
 		break;
 	case OPT_FAIL_ON:
 		if (!parse_double(val, 0, HUGE_VAL, &v))
@@ -396,12 +388,12 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 	cli_profile_opts_finish(&c->po);
 	/* folded runs no comparison: options of the comparison would be
 	 * silently lost, and --fail-on's exit status with them */
-	if (c->format == DIFF_FOLDED && (c->fail_on_set || c->lkp_keys))
+	if (c->format == PD_FORMAT_FOLDED && (c->fail_on_set || c->lkp_keys))
 		return cli_usage_error(CMD, "%s does not go with --format=folded",
 				       c->fail_on_set ? "--fail-on" : "--lkp-keys");
-	if (c->weight_set && c->format != DIFF_FOLDED)
+	if (c->weight_set && c->format != PD_FORMAT_FOLDED)
 		return cli_usage_error(CMD, "--weight goes with --format=folded");
-	if (c->format == DIFF_LKP || c->lkp_keys) {
+	if (c->format == PD_FORMAT_LKP || c->lkp_keys) {
 		pd_lkp_profile_options(&c->po.popts);
 		c->dopts.flags |= PD_DIFF_LKP_KEYS;
 	}
@@ -496,7 +488,7 @@ static int report_side(side_job *j, diff_warnings *w)
 static bool fails(const pd_diff *d, double points)
 {
 	for (size_t i = 0; i < pd_diff_row_count(d); i++) {
-		const pd_diff_row *r = diff_row(d, i);
+		const pd_diff_row *r = pd_diff_row_at(d, i);
 		if (r->relation && r->metric != PD_DIFF_SHIFT)
 			continue;
 		if (r->significant && (r->change > points || -r->change > points))
@@ -505,22 +497,51 @@ static bool fails(const pd_diff *d, double points)
 	return false;
 }
 
-/* --format=folded: the stacks of both sides, no comparison. */
-static int run_folded(cli_diff *c, pd_profile *const p[2], int st)
+/* Write to standard output with `write` (pd_diff_write() or
+ * pd_diff_write_folded()'s call); 0, or -1 after printing the error. */
+typedef int (*diff_writer)(pd_writer *w, const void *what, const pd_diff_write_options *o,
+			   pd_error *err);
+
+static int write_out(cli_diff *c, diff_writer write, const void *what, const char *noun)
 {
-	size_t ev[2];
-	pd_error err;
-	if (pd_diff_events(p[0], p[1], c->po.event, ev, &err) < 0) {
-		cli_error("%s", err.message);
-		return CLI_EXIT_ERROR;
+	pd_diff_write_options o;
+	pd_diff_write_options_init(&o);
+	o.format = c->format;
+	o.all = c->all;
+	o.event = c->po.event;
+	o.weight_samples = c->weight_samples;
+	for (int side = 0; side < 2; side++) {
+		o.files[side] = c->paths[side];
+		o.nfiles[side] = c->npaths[side];
 	}
-	errno = 0;
-	int wrc = diff_write_folded(p, ev, c->weight_samples, stdout);
-	if (wrc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
-		wrc = -1;
-	if (wrc == -1)
-		cli_error("cannot write the stacks: %s", errno ? strerror(errno) : "out of memory");
-	return wrc < 0 ? CLI_EXIT_ERROR : st;
+	pd_writer *w;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	int rc = pd_writer_new_file(&w, stdout, &err);
+	if (rc == 0) {
+		rc = write(w, what, &o, &err);
+		if (rc == 0)
+			rc = pd_writer_flush(w, &err);
+		pd_writer_free(w);
+	}
+	if (rc == PD_EIO || rc == PD_ENOMEM)
+		cli_error("cannot write the %s: %s", noun, err.message);
+	else if (rc < 0)
+		cli_error("%s", err.message);
+	return rc < 0 ? -1 : 0;
+}
+
+static int write_diff(pd_writer *w, const void *d, const pd_diff_write_options *o,
+		      pd_error *err)
+{
+	return pd_diff_write(w, d, o, err);
+}
+
+static int write_folded(pd_writer *w, const void *p, const pd_diff_write_options *o,
+			pd_error *err)
+{
+	pd_profile *const *sides = p;
+	return pd_diff_write_folded(w, sides[0], sides[1], o, err);
 }
 
 static int run(cli_diff *c)
@@ -568,8 +589,9 @@ static int run(cli_diff *c)
 	}
 	diff_warnings_flush(&w);
 	diff_warnings_free(&w);
-	if (c->format == DIFF_FOLDED) {
-		st = run_folded(c, p, st);
+	if (c->format == PD_FORMAT_FOLDED) {
+		if (write_out(c, write_folded, p, "stacks") < 0)
+			st = CLI_EXIT_ERROR;
 		pd_profile_free(p[0]);
 		pd_profile_free(p[1]);
 		return st;
@@ -583,40 +605,8 @@ static int run(cli_diff *c)
 		pd_profile_free(p[1]);
 		return CLI_EXIT_ERROR;
 	}
-	diff_view v;
-	memset(&v, 0, sizeof v);
-	v.d = d;
-	v.opts = &c->dopts;
-	for (int side = 0; side < 2; side++) {
-		v.files[side] = c->paths[side];
-		v.nfiles[side] = c->npaths[side];
-		v.nruns[side] = pd_profile_run_count(p[side]);
-	}
-	v.all = c->all;
-	pd_lkp_event_name(pd_diff_event(d), v.event, sizeof v.event);
-	int wrc;
-	errno = 0;
-	switch (c->format) {
-	case DIFF_LKP:
-		wrc = diff_write_lkp(&v, stdout);
-		break;
-	case DIFF_JSON:
-		wrc = diff_write_json(&v, stdout);
-		break;
-	case DIFF_CSV:
-		wrc = diff_write_csv(&v, stdout);
-		break;
-	default:
-		wrc = diff_write_text(&v, stdout);
-		break;
-	}
-	if (wrc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
-		wrc = -1;
-	if (wrc < 0) {
-		cli_error("cannot write the comparison: %s",
-			  errno ? strerror(errno) : "out of memory");
+	if (write_out(c, write_diff, d, "comparison") < 0)
 		st = CLI_EXIT_ERROR;
-	}
 	if (st == CLI_EXIT_OK && c->fail_on_set && fails(d, c->fail_on))
 		st = 1;
 	pd_diff_free(d);
@@ -629,7 +619,7 @@ int cmd_diff(int argc, char **argv)
 {
 	cli_diff c;
 	memset(&c, 0, sizeof c);
-	c.format = DIFF_TEXT;
+	c.format = PD_FORMAT_TEXT;
 	cli_profile_opts_init(&c.po);
 	pd_diff_options_init(&c.dopts);
 	int st = parse_args(argc, argv, &c);

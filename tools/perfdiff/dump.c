@@ -5,19 +5,20 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dump.h"
-#include "json_out.h"
 
 typedef struct dump_opts {
 	bool stats;
 	bool no_symbols;
 	bool ordered;
-	enum cli_format format;
+	pd_format format;
 	const char *path;
+	pd_writer *out;       /* standard output, through the library's writer */
 } dump_opts;
 
 void dump_usage(FILE *f)
@@ -138,10 +139,12 @@ static int print_record(const dump_opts *o, const pd_reader *r,
 			const pd_record *rec)
 {
 	bool dir = pd_reader_header(r)->mode == PD_MODE_DIRECTORY;
-	if (o->format == CLI_FORMAT_JSON)
-		return jo_emit(dump_record_json(r, rec, dir), stdout);
-	dump_record_text(stdout, r, rec, dir);
-	return 0;
+	if (o->format == PD_FORMAT_JSON)
+		dump_record_json(o->out, r, rec, dir);
+	else
+		dump_record_text(o->out, r, rec, dir);
+	/* 0, or the writer's sticky error */
+	return pd_writer_write(o->out, "", 0);
 }
 
 static const char *error_text(const pd_error *err)
@@ -152,10 +155,11 @@ static const char *error_text(const pd_error *err)
 	return s ? s : "unknown error";
 }
 
-static int finish_output(void)
+static int finish_output(const dump_opts *o)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		cli_error("error writing output: %s", strerror(errno));
+	pd_error err;
+	if (pd_writer_flush(o->out, &err) < 0) {
+		cli_error("error writing output: %s", err.message);
 		return -1;
 	}
 	return 0;
@@ -167,13 +171,10 @@ static int report(const dump_opts *o, const pd_reader *r,
 		  const stats_times *times, bool read_error,
 		  const pd_error *err, const stats_symbols *sym, bool out_failed)
 {
-	if (o->stats && !out_failed &&
-	    stats_print(stdout, o->format, o->path, r, times,
-			read_error ? error_text(err) : NULL, sym) < 0) {
-		cli_error("cannot write the statistics");
-		out_failed = true;
-	}
-	if (finish_output() < 0)
+	if (o->stats && !out_failed)
+		stats_print(o->out, o->format, o->path, r, times,
+			    read_error ? error_text(err) : NULL, sym);
+	if (finish_output(o) < 0)
 		out_failed = true;
 
 	size_t nw = pd_reader_warning_count(r);
@@ -188,10 +189,10 @@ static int report(const dump_opts *o, const pd_reader *r,
 
 static int open_failed(const dump_opts *o, const pd_error *err)
 {
-	if (o->stats && o->format == CLI_FORMAT_JSON)
-		stats_print(stdout, o->format, o->path, NULL, NULL,
+	if (o->stats && o->format == PD_FORMAT_JSON)
+		stats_print(o->out, o->format, o->path, NULL, NULL,
 			    error_text(err), NULL);
-	finish_output();
+	finish_output(o);
 	cli_print_pd_error(o->path, err);
 	return CLI_EXIT_ERROR;
 }
@@ -258,12 +259,9 @@ static int stats_one_pass(const dump_opts *o)
 	return st;
 }
 
-int cmd_dump(int argc, char **argv)
+static int run(dump_opts o)
 {
-	dump_opts o = { .format = CLI_FORMAT_TEXT };
-	int st = parse_args(argc, argv, &o);
-	if (st >= 0)
-		return st;
+	int st;
 	bool symbols = o.stats && !o.no_symbols;
 	const char *again = symbols ? reread_path(o.path) : NULL;
 	if (symbols && !again)
@@ -297,9 +295,9 @@ int cmd_dump(int argc, char **argv)
 		if (o.stats) {
 			stats_times_add(&times, rec);
 		} else if (print_record(&o, r, rec) < 0) {
-			cli_error("cannot write record: %s",
-				  ferror(stdout) ? strerror(errno)
-						 : "out of memory");
+			pd_error werr;
+			pd_writer_flush(o.out, &werr);
+			cli_error("cannot write record: %s", werr.message);
 			out_failed = true;
 			break;
 		}
@@ -316,5 +314,21 @@ int cmd_dump(int argc, char **argv)
 	}
 	stats_symbols_free(&sym);
 	pd_reader_free(r);
+	return st;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	dump_opts o = { .format = PD_FORMAT_TEXT };
+	int st = parse_args(argc, argv, &o);
+	if (st >= 0)
+		return st;
+	pd_error err;
+	if (pd_writer_new_file(&o.out, stdout, &err) < 0) {
+		cli_error("%s", err.message);
+		return CLI_EXIT_ERROR;
+	}
+	st = run(o);
+	pd_writer_free(o.out);
 	return st;
 }

@@ -6,7 +6,6 @@
 #ifndef PERFDIFF_CLI_DUMP_H
 #define PERFDIFF_CLI_DUMP_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -35,11 +34,11 @@ void rec_stream_label(uint32_t stream, char *buf, size_t n);
 /* ---- dump_text.c / dump_json.c ---- */
 
 /* One line for `rec`; `show_stream` adds the stream column (directories). */
-void dump_record_text(FILE *f, const pd_reader *r, const pd_record *rec,
+void dump_record_text(pd_writer *w, const pd_reader *r, const pd_record *rec,
 		      bool show_stream);
-/* One object for `rec` (NULL when memory runs out). */
-json_t *dump_record_json(const pd_reader *r, const pd_record *rec,
-			 bool show_stream);
+/* One JSON line for `rec`. */
+void dump_record_json(pd_writer *w, const pd_reader *r, const pd_record *rec,
+		      bool show_stream);
 
 /* ---- stats.c ---- */
 
@@ -88,14 +87,13 @@ int stats_symbols_run(pd_session *s, stats_symbols *out, stats_times *times,
 void stats_symbols_free(stats_symbols *sym);
 
 /*
- * Print the --stats report for what `r` has read.  `r` is NULL when the
+ * Write the --stats report for what `r` has read.  `r` is NULL when the
  * input could not be opened (JSON then still gives an object with the
  * error).  `error` is the message of the error that stopped reading, or
  * NULL.  `sym` is NULL when symbols were not resolved (--no-symbols).
- * Returns -1 on a write or memory failure.
+ * A write or memory failure stays in `w` until pd_writer_flush().
  */
-int stats_print(FILE *f, enum cli_format fmt, const char *path,
-		const pd_reader *r, const stats_times *t, const char *error,
-		const stats_symbols *sym);
+void stats_print(pd_writer *w, pd_format fmt, const char *path, const pd_reader *r,
+		 const stats_times *t, const char *error, const stats_symbols *sym);
 
 #endif

@@ -11,19 +11,18 @@
 #include <stdio.h>
 
 #include "dump.h"
-#include "utf8.h"
 
-static void put_time(FILE *f, const pd_record *rec)
+static void put_time(pd_writer *w, const pd_record *rec)
 {
 	uint64_t t;
 	if (rec_time(rec, &t))
-		fprintf(f, " %6" PRIu64 ".%09" PRIu64, t / 1000000000u,
+		pd_writer_printf(w, " %6" PRIu64 ".%09" PRIu64, t / 1000000000u,
 			t % 1000000000u);
 	else
-		fprintf(f, " %16s", "-");
+		pd_writer_printf(w, " %16s", "-");
 }
 
-static void put_pid_tid(FILE *f, const pd_record *rec)
+static void put_pid_tid(pd_writer *w, const pd_record *rec)
 {
 	int32_t pid, tid;
 	char buf[32];
@@ -31,143 +30,143 @@ static void put_pid_tid(FILE *f, const pd_record *rec)
 		snprintf(buf, sizeof buf, "%" PRId32 "/%" PRId32, pid, tid);
 	else
 		snprintf(buf, sizeof buf, "-/-");
-	fprintf(f, " %13s", buf);
+	pd_writer_printf(w, " %13s", buf);
 }
 
-static void put_str(FILE *f, const char *key, const char *s)
+static void put_str(pd_writer *w, const char *key, const char *s)
 {
-	fprintf(f, " %s", key);
-	utf8_fput_escaped(s ? s : "?", f);
+	pd_writer_printf(w, " %s", key);
+	pd_writer_text(w, s ? s : "?");
 }
 
-static void put_hex(FILE *f, const uint8_t *p, size_t n)
+static void put_hex(pd_writer *w, const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%02x", p[i]);
+		pd_writer_printf(w, "%02x", p[i]);
 }
 
-static void sample_fields(FILE *f, const pd_reader *r, const pd_record *rec)
+static void sample_fields(pd_writer *w, const pd_reader *r, const pd_record *rec)
 {
 	const pd_sample *s = &rec->u.sample;
 	uint64_t st = s->sample_type;
-	put_str(f, "", rec_event_name(r, rec));
+	put_str(w, "", rec_event_name(r, rec));
 	if (st & PD_SAMPLE_CPU)
-		fprintf(f, " cpu=%" PRIu32, s->cpu);
-	fprintf(f, " %s", rec_cpumode_name(rec->misc));
+		pd_writer_printf(w, " cpu=%" PRIu32, s->cpu);
+	pd_writer_printf(w, " %s", rec_cpumode_name(rec->misc));
 	if (st & PD_SAMPLE_IP)
-		fprintf(f, " ip=0x%" PRIx64, s->ip);
-	fprintf(f, " period=%" PRIu64, s->period);
+		pd_writer_printf(w, " ip=0x%" PRIx64, s->ip);
+	pd_writer_printf(w, " period=%" PRIu64, s->period);
 	if (st & PD_SAMPLE_ADDR)
-		fprintf(f, " addr=0x%" PRIx64, s->addr);
+		pd_writer_printf(w, " addr=0x%" PRIx64, s->addr);
 	if (st & PD_SAMPLE_CALLCHAIN)
-		fprintf(f, " callchain=%" PRIu64, s->callchain_nr);
+		pd_writer_printf(w, " callchain=%" PRIu64, s->callchain_nr);
 	if (st & PD_SAMPLE_BRANCH_STACK)
-		fprintf(f, " branches=%" PRIu64, s->branch_nr);
+		pd_writer_printf(w, " branches=%" PRIu64, s->branch_nr);
 	if (st & PD_SAMPLE_RAW)
-		fprintf(f, " raw=%" PRIu32, s->raw_size);
+		pd_writer_printf(w, " raw=%" PRIu32, s->raw_size);
 	if (st & PD_SAMPLE_STACK_USER)
-		fprintf(f, " ustack=%" PRIu64, s->stack_user_dyn_size);
+		pd_writer_printf(w, " ustack=%" PRIu64, s->stack_user_dyn_size);
 	if (st & (PD_SAMPLE_WEIGHT | PD_SAMPLE_WEIGHT_STRUCT))
-		fprintf(f, " weight=%" PRIu64, s->weight);
+		pd_writer_printf(w, " weight=%" PRIu64, s->weight);
 	if (rec->attr < 0)
-		fputs(" unattributed", f);
+		cli_puts(w, " unattributed");
 }
 
-static void mmap_fields(FILE *f, const pd_record *rec)
+static void mmap_fields(pd_writer *w, const pd_record *rec)
 {
 	const pd_mmap *m = &rec->u.mmap;
-	fprintf(f, " 0x%" PRIx64 "-0x%" PRIx64 " pgoff=0x%" PRIx64, m->addr,
+	pd_writer_printf(w, " 0x%" PRIx64 "-0x%" PRIx64 " pgoff=0x%" PRIx64, m->addr,
 		m->addr + m->len, m->pgoff);
 	if (rec->type == PD_RECORD_MMAP2) {
 		/* perf's /proc/PID/maps style: r-xp */
-		fprintf(f, " %c%c%c%c", m->prot & 1 ? 'r' : '-',
+		pd_writer_printf(w, " %c%c%c%c", m->prot & 1 ? 'r' : '-',
 			m->prot & 2 ? 'w' : '-', m->prot & 4 ? 'x' : '-',
 			m->flags & 1 ? 's' : 'p');
 		if (rec->misc & PD_MISC_MMAP_BUILD_ID) {
-			fputs(" build_id=", f);
-			put_hex(f, m->build_id, m->build_id_size);
+			cli_puts(w, " build_id=");
+			put_hex(w, m->build_id, m->build_id_size);
 		} else {
-			fprintf(f, " dev=%x:%x ino=%" PRIu64, m->maj, m->min,
+			pd_writer_printf(w, " dev=%x:%x ino=%" PRIu64, m->maj, m->min,
 				m->ino);
 		}
 	}
 	if (rec->misc & PD_MISC_MMAP_DATA)
-		fputs(" data", f);
-	put_str(f, "", m->filename);
+		cli_puts(w, " data");
+	put_str(w, "", m->filename);
 }
 
-static void details(FILE *f, const pd_reader *r, const pd_record *rec)
+static void details(pd_writer *w, const pd_reader *r, const pd_record *rec)
 {
 	switch (rec->type) {
 	case PD_RECORD_SAMPLE:
-		sample_fields(f, r, rec);
+		sample_fields(w, r, rec);
 		break;
 	case PD_RECORD_MMAP:
 	case PD_RECORD_MMAP2:
-		mmap_fields(f, rec);
+		mmap_fields(w, rec);
 		break;
 	case PD_RECORD_COMM:
-		put_str(f, "comm=", rec->u.comm.comm);
+		put_str(w, "comm=", rec->u.comm.comm);
 		if (rec->u.comm.exec)
-			fputs(" exec", f);
+			cli_puts(w, " exec");
 		break;
 	case PD_RECORD_FORK:
 	case PD_RECORD_EXIT:
-		fprintf(f, " pid=%" PRId32 " ppid=%" PRId32 " tid=%" PRId32
+		pd_writer_printf(w, " pid=%" PRId32 " ppid=%" PRId32 " tid=%" PRId32
 			   " ptid=%" PRId32,
 			(int32_t)rec->u.task.pid, (int32_t)rec->u.task.ppid,
 			(int32_t)rec->u.task.tid, (int32_t)rec->u.task.ptid);
 		break;
 	case PD_RECORD_LOST:
-		fprintf(f, " id=%" PRIu64 " lost=%" PRIu64, rec->u.lost.id,
+		pd_writer_printf(w, " id=%" PRIu64 " lost=%" PRIu64, rec->u.lost.id,
 			rec->u.lost.lost);
 		break;
 	case PD_RECORD_LOST_SAMPLES:
-		fprintf(f, " lost=%" PRIu64, rec->u.lost.lost);
+		pd_writer_printf(w, " lost=%" PRIu64, rec->u.lost.lost);
 		break;
 	case PD_RECORD_THROTTLE:
 	case PD_RECORD_UNTHROTTLE:
-		fprintf(f, " id=%" PRIu64 " stream_id=%" PRIu64,
+		pd_writer_printf(w, " id=%" PRIu64 " stream_id=%" PRIu64,
 			rec->u.throttle.id, rec->u.throttle.stream_id);
 		break;
 	case PD_RECORD_KSYMBOL:
-		fprintf(f, " 0x%" PRIx64 " len=%" PRIu32 " ksym_type=%u%s",
+		pd_writer_printf(w, " 0x%" PRIx64 " len=%" PRIu32 " ksym_type=%u%s",
 			rec->u.ksymbol.addr, rec->u.ksymbol.len,
 			rec->u.ksymbol.ksym_type,
 			rec->u.ksymbol.flags & 1 ? " unregister" : "");
-		put_str(f, "", rec->u.ksymbol.name);
+		put_str(w, "", rec->u.ksymbol.name);
 		break;
 	case PD_RECORD_BPF_EVENT:
-		fprintf(f, " %s id=%" PRIu32 " tag=",
+		pd_writer_printf(w, " %s id=%" PRIu32 " tag=",
 			rec->u.bpf_event.type == 1   ? "load"
 			: rec->u.bpf_event.type == 2 ? "unload"
 						     : "unknown",
 			rec->u.bpf_event.id);
-		put_hex(f, rec->u.bpf_event.tag, sizeof rec->u.bpf_event.tag);
+		put_hex(w, rec->u.bpf_event.tag, sizeof rec->u.bpf_event.tag);
 		break;
 	case PD_RECORD_SWITCH:
 	case PD_RECORD_SWITCH_CPU_WIDE:
-		fprintf(f, " %s%s", rec->u.sw.out ? "out" : "in",
+		pd_writer_printf(w, " %s%s", rec->u.sw.out ? "out" : "in",
 			rec->u.sw.preempt ? " preempt" : "");
 		if (rec->type == PD_RECORD_SWITCH_CPU_WIDE)
-			fprintf(f, " next_prev=%" PRId32 "/%" PRId32,
+			pd_writer_printf(w, " next_prev=%" PRId32 "/%" PRId32,
 				(int32_t)rec->u.sw.next_prev_pid,
 				(int32_t)rec->u.sw.next_prev_tid);
 		break;
 	case PD_RECORD_NAMESPACES:
-		fprintf(f, " nr=%" PRIu64, rec->u.namespaces.nr);
+		pd_writer_printf(w, " nr=%" PRIu64, rec->u.namespaces.nr);
 		break;
 	case PD_RECORD_CGROUP:
-		fprintf(f, " id=%" PRIu64, rec->u.cgroup.id);
-		put_str(f, "", rec->u.cgroup.path);
+		pd_writer_printf(w, " id=%" PRIu64, rec->u.cgroup.id);
+		put_str(w, "", rec->u.cgroup.path);
 		break;
 	case PD_RECORD_AUX:
-		fprintf(f, " offset=0x%" PRIx64 " size=%" PRIu64 " flags=0x%" PRIx64,
+		pd_writer_printf(w, " offset=0x%" PRIx64 " size=%" PRIu64 " flags=0x%" PRIx64,
 			rec->u.aux.aux_offset, rec->u.aux.aux_size,
 			rec->u.aux.flags);
 		break;
 	case PD_RECORD_AUXTRACE:
-		fprintf(f, " size=%" PRIu64 " offset=0x%" PRIx64
+		pd_writer_printf(w, " size=%" PRIu64 " offset=0x%" PRIx64
 			   " ref=0x%" PRIx64 " idx=%" PRIu32 " tid=%" PRId32
 			   " cpu=%" PRId32,
 			rec->u.auxtrace.size, rec->u.auxtrace.offset,
@@ -179,37 +178,37 @@ static void details(FILE *f, const pd_reader *r, const pd_record *rec)
 		uint64_t id = rec->u.feature.feature;
 		const char *n = id <= 0xffff ? pd_feature_name((unsigned)id) : NULL;
 		if (n)
-			fprintf(f, " %s", n);
+			pd_writer_printf(w, " %s", n);
 		else
-			fprintf(f, " feature=%" PRIu64, id);
+			pd_writer_printf(w, " feature=%" PRIu64, id);
 		break;
 	}
 	case PD_RECORD_COMPRESSED:
 	case PD_RECORD_COMPRESSED2:
-		fprintf(f, " data_size=%" PRIu64, rec->u.compressed.data_size);
+		pd_writer_printf(w, " data_size=%" PRIu64, rec->u.compressed.data_size);
 		break;
 	default:
 		if (!pd_record_type_name(rec->type))
-			fprintf(f, " type=%" PRIu32, rec->type);
+			pd_writer_printf(w, " type=%" PRIu32, rec->type);
 		break;
 	}
 }
 
-void dump_record_text(FILE *f, const pd_reader *r, const pd_record *rec,
+void dump_record_text(pd_writer *w, const pd_reader *r, const pd_record *rec,
 		      bool show_stream)
 {
 	char off[24], size[16];
 	snprintf(off, sizeof off, "0x%" PRIx64, rec->offset);
 	snprintf(size, sizeof size, "0x%" PRIx32, rec->size);
-	fprintf(f, "%10s [%6s] %c", off, size, rec->from_compressed ? 'z' : '.');
+	pd_writer_printf(w, "%10s [%6s] %c", off, size, rec->from_compressed ? 'z' : '.');
 	if (show_stream) {
 		char label[24];
 		rec_stream_label(rec->stream, label, sizeof label);
-		fprintf(f, " %-7s", label);
+		pd_writer_printf(w, " %-7s", label);
 	}
-	put_time(f, rec);
-	put_pid_tid(f, rec);
-	fprintf(f, " %s", rec_type_name(rec->type));
-	details(f, r, rec);
-	fputc('\n', f);
+	put_time(w, rec);
+	put_pid_tid(w, rec);
+	pd_writer_printf(w, " %s", rec_type_name(rec->type));
+	details(w, r, rec);
+	cli_putc(w, '\n');
 }

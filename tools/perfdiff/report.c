@@ -3,8 +3,9 @@
  * folded into one profile (children, self and the calling-context tree of
  * every event) and printed as a table like `perf report --children` with
  * call chains under each row, or as JSON, CSV or collapsed stacks.
- * Options map onto pd_profile_options; the exit status tells a clean read
- * (0) from one with warnings (1) and from an error (2).
+ * Options map onto pd_profile_options and pd_report_write_options; the
+ * library writes every format (perfdiff/output.h).  The exit status tells
+ * a clean read (0) from one with warnings (1) and from an error (2).
  */
 #include <errno.h>
 #include <math.h>
@@ -13,7 +14,6 @@
 
 #include "cli_profile_opts.h"
 #include "report.h"
-#include "report_lkp.h"
 
 #define CMD "report"
 
@@ -48,8 +48,8 @@ void report_usage(FILE *f)
 "Options:\n"
 "  --format=FMT       text (default), json, csv, folded or lkp\n"
 "                     json: see docs/report-json.md (schema\n"
-"                     'perfdiff-report', version 1): runs, events, rows\n"
-"                     and the calling-context tree, with per-run values\n"
+"                     'perfdiff.report/1'): runs, events, rows and the\n"
+"                     calling-context tree, with per-run values\n"
 "                     csv: one line per row: event,symbol,dso,level,inlined,\n"
 "                     children_pct,self_pct,children,self, then\n"
 "                     children_N,self_N for each run N\n"
@@ -99,12 +99,11 @@ void report_usage(FILE *f)
 /* ------------------------------------------------------------- options */
 
 typedef struct cli_report {
-	report_opts ro;
+	pd_report_write_options ro;
 	cli_profile_opts po;       /* filters, naming, lookup, --event */
 	const char **paths;
 	size_t npaths;
 	bool threshold_set;
-	bool lkp, mean;            /* --format=lkp (report_lkp.h), --mean */
 } cli_report;
 
 static bool parse_pct(const char *s, double *out)
@@ -135,23 +134,14 @@ static const cli_value_opt value_opts[] = {
 /* Returns -1 to continue, else an exit status. */
 static int apply_value(cli_report *c, opt_kind kind, const char *val)
 {
-	report_opts *ro = &c->ro;
+	pd_report_write_options *ro = &c->ro;
 	switch (kind) {
 	case OPT_FORMAT:
-		c->lkp = strcmp(val, "lkp") == 0;
-		if (c->lkp)
-			break;
-		if (strcmp(val, "text") == 0)
-			ro->format = REPORT_TEXT;
-		else if (strcmp(val, "json") == 0)
-			ro->format = REPORT_JSON;
-		else if (strcmp(val, "csv") == 0)
-			ro->format = REPORT_CSV;
-		else if (strcmp(val, "folded") == 0)
-			ro->format = REPORT_FOLDED;
-		else
-			return cli_usage_error(CMD,
-				"unknown format '%s' (use text, json, csv, folded or lkp)", val);
+		if (cli_format_parse(CMD, val, CLI_FORMAT_BIT(PD_FORMAT_TEXT) |
+				     CLI_FORMAT_BIT(PD_FORMAT_JSON) | CLI_FORMAT_BIT(PD_FORMAT_CSV) |
+				     CLI_FORMAT_BIT(PD_FORMAT_FOLDED) | CLI_FORMAT_BIT(PD_FORMAT_LKP),
+				     "text, json, csv, folded or lkp", &ro->format) < 0)
+			return CLI_EXIT_ERROR;
 		break;
 	case OPT_ORDER:
 		if (strcmp(val, "caller") == 0)
@@ -219,7 +209,7 @@ static int parse_args(int argc, char **argv, cli_report *c)
 			return CLI_EXIT_OK;
 		}
 		if (strcmp(a, "--mean") == 0) {
-			c->mean = true;
+			c->ro.mean = true;
 			continue;
 		}
 		if (strcmp(a, "--no-chains") == 0) {
@@ -248,78 +238,11 @@ static int parse_args(int argc, char **argv, cli_report *c)
 	if (!c->threshold_set && c->ro.percent_limit > 0)
 		c->ro.threshold = c->ro.percent_limit;
 	cli_profile_opts_finish(&c->po);
-	if (c->mean && !c->lkp)
+	if (c->ro.mean && c->ro.format != PD_FORMAT_LKP)
 		return cli_usage_error(CMD, "--mean goes with --format=lkp");
-	if (c->lkp)
+	if (c->ro.format == PD_FORMAT_LKP)
 		pd_lkp_profile_options(&c->po.popts);
 	return -1;
-}
-
-/* ------------------------------------------------------------- helpers */
-
-size_t report_events(const pd_profile *p, const report_opts *o, size_t *evs)
-{
-	if (o->event >= 0) {
-		evs[0] = (size_t)o->event;
-		return 1;
-	}
-	size_t n = 0;
-	for (size_t i = 0; i < pd_profile_event_count(p); i++)
-		if (pd_profile_samples(p, i, SIZE_MAX) > 0)
-			evs[n++] = i;
-	return n;
-}
-
-uint64_t report_hundredths(uint64_t v, uint64_t total)
-{
-	if (!total)
-		return 0;
-	/* the share as perf computes it, rounded as printf("%.2f") rounds:
-	 * to nearest, ties to even (1 sample in 800 is 0.12, as in perf) */
-	double y = 100.0 * (double)v / (double)total * 100.0;
-	uint64_t t = (uint64_t)y;  /* libm-free rint() for y >= 0 */
-	double frac = y - (double)t;
-	if (frac > 0.5 || (frac == 0.5 && (t & 1)))
-		t++;
-	return t;
-}
-
-void report_put_pct(outbuf *b, uint64_t v, uint64_t total, unsigned width)
-{
-	/* by hand: one row and chain line each, hundreds of thousands */
-	char tmp[32];
-	char *end = tmp + sizeof tmp, *p = end;
-	uint64_t h = report_hundredths(v, total);
-	*--p = (char)('0' + h % 10);
-	*--p = (char)('0' + h / 10 % 10);
-	*--p = '.';
-	uint64_t whole = h / 100;
-	do
-		*--p = (char)('0' + whole % 10);
-	while ((whole /= 10) && p > tmp);
-	size_t n = (size_t)(end - p);
-	if (!ob_reserve(b, n + width))
-		return;
-	for (size_t i = n; i < width; i++)
-		ob_putc_r(b, ' ');
-	ob_putn_r(b, p, n);
-}
-
-int report_flush_some(outbuf *b)
-{
-	if (b->oom)
-		return -1;
-	return ob_flush_if(b, stdout, REPORT_FLUSH_AT);
-}
-
-const char *report_short_dso(const char *dso)
-{
-	if (!dso)
-		return "[unknown]";
-	if (dso[0] == '[')
-		return dso;
-	const char *s = strrchr(dso, '/');
-	return s && s[1] ? s + 1 : dso;
 }
 
 /* ------------------------------------------------------------- running */
@@ -331,6 +254,29 @@ static void print_warnings(const pd_profile *p, size_t *shown)
 		if (w)
 			cli_warning("%s", w);
 	}
+}
+
+/* The profile to standard output in the chosen format; 0, or -1 after
+ * printing the error. */
+static int write_report(cli_report *c, pd_profile *p)
+{
+	pd_writer *w;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	int rc = pd_writer_new_file(&w, stdout, &err);
+	if (rc == 0) {
+		c->ro.files = c->paths;
+		c->ro.nfiles = c->npaths;
+		rc = pd_report_write(w, p, &c->ro, &err);
+		if (rc == 0)
+			rc = pd_writer_flush(w, &err);
+		pd_writer_free(w);
+	}
+	if (rc == PD_EIO || rc == PD_ENOMEM)
+		cli_error("cannot write the report: %s", err.message);
+	else if (rc < 0)
+		cli_error("%s", err.message);
+	return rc < 0 ? -1 : 0;
 }
 
 static int run(cli_report *c)
@@ -368,51 +314,8 @@ static int run(cli_report *c)
 			pd_profile_free(p);
 			return CLI_EXIT_ERROR;
 		}
-	} else if (c->ro.format == REPORT_FOLDED) {
-		c->ro.event = pd_profile_default_event(p);
 	}
-	if (c->lkp) {
-		report_lkp_options lo = {
-			.event = c->ro.event >= 0 ? (size_t)c->ro.event : PD_LKP_ALL_EVENTS,
-			.mean = c->mean,
-			.files = c->paths,
-			.nfiles = c->npaths,
-		};
-		memset(&err, 0, sizeof err);
-		int lrc = report_lkp(stdout, p, &lo, &err);
-		if (lrc < 0)
-			cli_error("%s", err.message);
-		else if (fflush(stdout) != 0 || ferror(stdout)) {
-			cli_error("cannot write the report: %s", strerror(errno));
-			lrc = -1;
-		}
-		pd_profile_free(p);
-		if (lrc < 0 || read_error)
-			return CLI_EXIT_ERROR;
-		return shown ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
-	}
-	outbuf out = { 0 };
-	int wrc;
-	switch (c->ro.format) {
-	case REPORT_JSON:
-		wrc = report_json(p, &c->ro, &out);
-		break;
-	case REPORT_CSV:
-		wrc = report_csv(p, &c->ro, &out);
-		break;
-	case REPORT_FOLDED:
-		wrc = c->ro.event >= 0 ? report_folded(p, &c->ro, &out) : 0;
-		break;
-	default:
-		wrc = report_text(p, &c->ro, &out);
-		break;
-	}
-	if (wrc == 0 && (ob_flush(&out, stdout) < 0 || fflush(stdout) != 0 || ferror(stdout)))
-		wrc = -1;
-	if (wrc < 0)
-		cli_error("cannot write the report: %s",
-			  out.oom ? "out of memory" : strerror(errno));
-	ob_free(&out);
+	int wrc = write_report(c, p);
 	pd_profile_free(p);
 	if (wrc < 0 || read_error)
 		return CLI_EXIT_ERROR;
@@ -423,12 +326,8 @@ int cmd_report(int argc, char **argv)
 {
 	cli_report c;
 	memset(&c, 0, sizeof c);
-	c.ro.format = REPORT_TEXT;
-	c.ro.order = PD_CHAIN_CALLER;
-	c.ro.chains = true;
-	c.ro.threshold = 0.5;
-	c.ro.event = -1;
-	c.ro.popts = &c.po.popts;
+	pd_report_write_options_init(&c.ro);
+	c.ro.profile_options = &c.po.popts;
 	cli_profile_opts_init(&c.po);
 	int st = parse_args(argc, argv, &c);
 	if (st < 0) {

@@ -29,8 +29,7 @@ typedef struct name_list {
 } name_list;
 
 typedef struct script_opts {
-	enum cli_format format;
-	script_text_opts text;
+	pd_script_write_options out;
 	pd_session_options session;
 	const char *path;
 	id_list pids, tids, cpus;
@@ -240,18 +239,18 @@ static int parse_option(script_opts *o, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
 	if (strcmp(a, "--full-source-path") == 0) {
-		o->text.full_path = true;
+		o->out.full_path = true;
 		return 1;
 	}
 	if (strcmp(a, "--ns") == 0) {
-		o->text.ns = true;
+		o->out.ns = true;
 		return 1;
 	}
 	if (strcmp(a, "--srcline") == 0) {
 		o->session.flags |= PD_SESSION_SRCLINE;
 		return 1;
 	}
-	int m = cli_format_opt(CMD, argc, argv, i, &o->format);
+	int m = cli_format_opt(CMD, argc, argv, i, &o->out.format);
 	if (m == 0)
 		m = cli_session_opts_parse(&o->session, CMD, argc, argv, i);
 	if (m != 0)
@@ -293,9 +292,9 @@ static int parse_args(int argc, char **argv, script_opts *o)
 	if (!o->path)
 		return cli_usage_error(CMD,
 			"script needs a FILE (or '-' for standard input)");
-	o->text.srcline = (o->session.flags & PD_SESSION_SRCLINE) != 0;
+	o->out.srcline = (o->session.flags & PD_SESSION_SRCLINE) != 0;
 	/* text shows an inline frame's line only with --srcline */
-	if (o->format == CLI_FORMAT_TEXT)
+	if (o->out.format == PD_FORMAT_TEXT)
 		o->session.flags |= PD_SESSION_NO_INLINE_LINES;
 	/* read and unwind on while the kernel's symbol table loads */
 	o->session.flags |= PD_SESSION_READ_AHEAD;
@@ -304,90 +303,85 @@ static int parse_args(int argc, char **argv, script_opts *o)
 
 /* ------------------------------------------------------------- running */
 
-/* Output goes out in blocks of about this size: one write per many
- * samples, while the buffer stays small. */
-#define FLUSH_AT (256u * 1024u)
-
 /* Print the session's warnings from `*shown` on.  The samples before them
  * are written first, so that where both go to one terminal a warning
  * shows up near the samples it concerns. */
-static int flush_warnings(const pd_session *s, size_t *shown, outbuf *out)
+static int flush_warnings(const pd_session *s, size_t *shown, pd_writer *w, pd_error *err)
 {
 	size_t n = pd_session_warning_count(s);
 	if (*shown == n)
 		return 0;
-	int rc = ob_flush(out, stdout);
-	if (fflush(stdout) != 0)
-		rc = -1;
+	int rc = pd_writer_flush(w, err);
 	for (; *shown < n; (*shown)++) {
-		const char *w = pd_session_warning(s, *shown);
-		if (w)
-			cli_warning("%s", w);
+		const char *msg = pd_session_warning(s, *shown);
+		if (msg)
+			cli_warning("%s", msg);
 	}
 	return rc;
 }
 
-static void format_sample(const script_opts *o, const pd_reader *r,
-			  const pd_resolved_sample *rs, outbuf *out,
-			  name_cache *nc)
+/* The sample's event's PD_SAMPLE_* bits, for the filters. */
+static uint64_t sample_type(const pd_reader *r, const pd_resolved_sample *rs)
 {
-	const pd_attr *attr = rs->attr >= 0 ? pd_reader_attr(r, (size_t)rs->attr)
-					    : NULL;
-	const char *event = attr ? attr->name : NULL;
-	uint64_t st = rs->record ? rs->record->u.sample.sample_type
-				 : attr ? attr->sample_type : 0;
-	if (!wanted(o, rs, st))
-		return;
-	if (o->format == CLI_FORMAT_JSON)
-		script_json_sample(out, nc, rs, event, st);
-	else
-		script_text_sample(out, nc, &o->text, rs, event, st);
+	if (rs->record)
+		return rs->record->u.sample.sample_type;
+	const pd_attr *attr = rs->attr >= 0 ? pd_reader_attr(r, (size_t)rs->attr) : NULL;
+	return attr ? attr->sample_type : 0;
 }
 
-static void write_failed(const outbuf *out)
+/* Every wanted sample of `s` to `w`.  0 at the end of the input, 1 when
+ * writing failed (*werr says why), else the session's error (in *rerr). */
+static int write_samples(script_opts *o, pd_session *s, pd_script_writer *sw, pd_writer *w,
+			 size_t *shown, pd_error *rerr, pd_error *werr)
 {
-	cli_error("cannot write samples: %s",
-		  out->oom ? "out of memory" : strerror(errno));
+	const pd_reader *r = pd_session_reader(s);
+	const pd_resolved_sample *rs;
+	int rc;
+	while ((rc = pd_session_next(s, &rs, rerr)) == 0) {
+		if (wanted(o, rs, sample_type(r, rs)) &&
+		    pd_script_write_sample(sw, rs, werr) < 0)
+			return 1;
+		if (flush_warnings(s, shown, w, werr) < 0)
+			return 1;
+	}
+	/* what came before a read error is written all the same */
+	if (pd_writer_flush(w, werr) < 0)
+		return 1;
+	return rc == PD_ITEROVER ? 0 : rc;
+}
+
+/* Run the samples of `s` through a script writer to standard output; as
+ * write_samples(). */
+static int write_all(script_opts *o, pd_session *s, size_t *shown, pd_error *rerr,
+		     pd_error *werr)
+{
+	pd_writer *w = NULL;
+	pd_script_writer *sw = NULL;
+	int rc = pd_writer_new_file(&w, stdout, werr);
+	if (rc == 0)
+		rc = pd_script_writer_new(&sw, w, s, &o->out, werr);
+	rc = rc < 0 ? 1 : write_samples(o, s, sw, w, shown, rerr, werr);
+	pd_script_writer_free(sw);
+	pd_writer_free(w);
+	return rc;
 }
 
 static int run(script_opts *o)
 {
 	pd_session *s = NULL;
-	pd_error err;
+	pd_error err, werr;
 	memset(&err, 0, sizeof err);
+	memset(&werr, 0, sizeof werr);
 	if (pd_session_open(&s, o->path, &o->session, &err) < 0) {
 		cli_print_pd_error(o->path, &err);
 		return CLI_EXIT_ERROR;
 	}
-	const pd_reader *r = pd_session_reader(s);
-	/* Freed with the session: the names it caches are the session's. */
-	name_cache *nc = calloc(1, sizeof *nc);
-	if (!nc) {
-		cli_error("out of memory");
-		pd_session_free(s);
-		return CLI_EXIT_ERROR;
-	}
-	outbuf out = { 0 };
 	size_t shown = 0;
-	bool out_failed = false;
-	const pd_resolved_sample *rs;
-	int rc;
-	while ((rc = pd_session_next(s, &rs, &err)) == 0) {
-		format_sample(o, r, rs, &out, nc);
-		if (out.oom || ob_flush_if(&out, stdout, FLUSH_AT) < 0 ||
-		    flush_warnings(s, &shown, &out) < 0) {
-			write_failed(&out);
-			out_failed = true;
-			break;
-		}
-	}
-	bool read_error = !out_failed && rc != PD_ITEROVER;
-	if (!out_failed && (ob_flush(&out, stdout) < 0 || fflush(stdout) != 0 ||
-			    ferror(stdout))) {
-		write_failed(&out);
-		out_failed = true;
-	}
-	ob_free(&out);
+	int rc = write_all(o, s, &shown, &err, &werr);
+	bool out_failed = rc == 1, read_error = rc < 0;
+	if (out_failed)
+		cli_error("cannot write samples: %s", werr.message);
+	const pd_reader *r = pd_session_reader(s);
 	size_t nrw = pd_reader_warning_count(r);
 	for (size_t i = 0; i < nrw; i++)
 		cli_warning("%s", pd_reader_warning(r, i));
@@ -399,7 +393,6 @@ static int run(script_opts *o)
 	}
 	if (read_error)
 		cli_print_pd_error(o->path, &err);
-	free(nc);
 	pd_session_free(s);
 
 	if (out_failed || read_error)
@@ -409,7 +402,9 @@ static int run(script_opts *o)
 
 int cmd_script(int argc, char **argv)
 {
-	script_opts o = { .format = CLI_FORMAT_TEXT };
+	script_opts o;
+	memset(&o, 0, sizeof o);
+	pd_script_write_options_init(&o.out);
 	pd_session_options_init(&o.session);
 	int st = parse_args(argc, argv, &o);
 	if (st < 0)

@@ -9,8 +9,6 @@
 #include <string.h>
 
 #include "dump.h"
-#include "json_out.h"
-#include "utf8.h"
 
 void stats_times_add(stats_times *t, const pd_record *rec)
 {
@@ -74,332 +72,361 @@ static bool sample_range(const pd_header_info *h, const stats_times *t,
 
 /* ------------------------------------------------------------------ text */
 
-static void text_str(FILE *f, const char *label, const char *s)
+static void text_str(pd_writer *w, const char *label, const char *s)
 {
-	fprintf(f, "%-22s", label);
-	utf8_fput_escaped(s ? s : "(absent)", f);
-	fputc('\n', f);
+	pd_writer_printf(w, "%-22s", label);
+	pd_writer_text(w, s ? s : "(absent)");
+	cli_putc(w, '\n');
 }
 
-static void text_time(FILE *f, uint64_t t)
+static void text_time(pd_writer *w, uint64_t t)
 {
-	fprintf(f, "%" PRIu64 ".%09" PRIu64, t / 1000000000u, t % 1000000000u);
+	pd_writer_printf(w, "%" PRIu64 ".%09" PRIu64, t / 1000000000u, t % 1000000000u);
 }
 
-static void text_header(FILE *f, const pd_header_info *h, const stats_times *t)
+static void text_header(pd_writer *w, const pd_header_info *h, const stats_times *t)
 {
-	fprintf(f, "%-22s%s\n", "mode:", cli_mode_name(h->mode));
-	fprintf(f, "%-22s%s%s\n", "byte order:", byte_order(h),
+	pd_writer_printf(w, "%-22s%s\n", "mode:", cli_mode_name(h->mode));
+	pd_writer_printf(w, "%-22s%s%s\n", "byte order:", byte_order(h),
 		h->v1 ? " (PERFFILE v1)" : "");
-	text_str(f, "perf version:", h->version);
-	text_str(f, "hostname:", h->hostname);
-	text_str(f, "os release:", h->osrelease);
-	text_str(f, "arch:", h->arch);
+	text_str(w, "perf version:", h->version);
+	text_str(w, "hostname:", h->hostname);
+	text_str(w, "os release:", h->osrelease);
+	text_str(w, "arch:", h->arch);
 	if (h->nr_cpus_available || h->nr_cpus_online)
-		fprintf(f, "%-22s%" PRIu32 " online, %" PRIu32 " available\n",
+		pd_writer_printf(w, "%-22s%" PRIu32 " online, %" PRIu32 " available\n",
 			"cpus:", h->nr_cpus_online, h->nr_cpus_available);
 	else
-		fprintf(f, "%-22s(absent)\n", "cpus:");
-	fprintf(f, "%-22s", "cmdline:");
+		pd_writer_printf(w, "%-22s(absent)\n", "cpus:");
+	pd_writer_printf(w, "%-22s", "cmdline:");
 	if (!h->cmdline_nr)
-		fputs("(absent)", f);
+		cli_puts(w, "(absent)");
 	for (size_t i = 0; i < h->cmdline_nr; i++) {
 		if (i)
-			fputc(' ', f);
-		utf8_fput_escaped(h->cmdline[i] ? h->cmdline[i] : "", f);
+			cli_putc(w, ' ');
+		pd_writer_text(w, h->cmdline[i] ? h->cmdline[i] : "");
 	}
-	fputc('\n', f);
+	cli_putc(w, '\n');
 	if (h->compressed)
-		fprintf(f, "%-22syes (type %" PRIu32 ", level %" PRIu32 ")\n",
+		pd_writer_printf(w, "%-22syes (type %" PRIu32 ", level %" PRIu32 ")\n",
 			"compressed:", h->comp_type, h->comp_level);
 	else
-		fprintf(f, "%-22sno\n", "compressed:");
+		pd_writer_printf(w, "%-22sno\n", "compressed:");
 	uint64_t first, last;
 	const char *src;
-	fprintf(f, "%-22s", "sample time:");
+	pd_writer_printf(w, "%-22s", "sample time:");
 	if (sample_range(h, t, &first, &last, &src)) {
-		text_time(f, first);
-		fputs(" .. ", f);
-		text_time(f, last);
-		fprintf(f, " (from %s)\n", src);
+		text_time(w, first);
+		cli_puts(w, " .. ");
+		text_time(w, last);
+		pd_writer_printf(w, " (from %s)\n", src);
 	} else {
-		fputs("(none)\n", f);
+		cli_puts(w, "(none)\n");
 	}
 }
 
-static void text_count(FILE *f, const char *name, uint64_t n, uint64_t total)
+static void text_count(pd_writer *w, const char *name, uint64_t n, uint64_t total)
 {
-	fprintf(f, "%20s records: %10" PRIu64, name, n);
+	pd_writer_printf(w, "%20s records: %10" PRIu64, name, n);
 	if (total)
-		fprintf(f, "  (%4.1f%%)", 100.0 * (double)n / (double)total);
-	fputc('\n', f);
+		pd_writer_printf(w, "  (%4.1f%%)", 100.0 * (double)n / (double)total);
+	cli_putc(w, '\n');
 }
 
-static void text_counts(FILE *f, const pd_reader *r)
+static void text_counts(pd_writer *w, const pd_reader *r)
 {
 	const pd_reader_stats *s = pd_reader_stats_get(r);
-	fputs("\nrecords:\n", f);
-	fprintf(f, "%20s records: %10" PRIu64 "\n", "TOTAL", s->records);
+	cli_puts(w, "\nrecords:\n");
+	pd_writer_printf(w, "%20s records: %10" PRIu64 "\n", "TOTAL", s->records);
 	for (uint32_t i = 0; i < 128; i++) {
 		const char *n = pd_record_type_name(i);
 		if (n && s->by_type[i])
-			text_count(f, n, s->by_type[i], s->records);
+			text_count(w, n, s->by_type[i], s->records);
 	}
 	uint64_t unk = unknown_count(s);
 	if (unk)
-		text_count(f, "UNKNOWN", unk, s->records);
-	fprintf(f, "%29s %10" PRIu64 "\n", "from compressed records:",
+		text_count(w, "UNKNOWN", unk, s->records);
+	pd_writer_printf(w, "%29s %10" PRIu64 "\n", "from compressed records:",
 		s->compressed_inner);
 
-	fputs("\nsamples per event:\n", f);
+	cli_puts(w, "\nsamples per event:\n");
 	size_t na = pd_reader_attr_count(r);
 	for (size_t i = 0; i < na; i++) {
 		const pd_attr *a = pd_reader_attr(r, i);
-		fputs("  ", f);
-		utf8_fput_escaped(a && a->name ? a->name : "?", f);
-		fprintf(f, ": %" PRIu64 "\n", pd_reader_attr_samples(r, i));
+		cli_puts(w, "  ");
+		pd_writer_text(w, a && a->name ? a->name : "?");
+		pd_writer_printf(w, ": %" PRIu64 "\n", pd_reader_attr_samples(r, i));
 	}
-	fprintf(f, "%-22s%" PRIu64 "\n", "unattributed samples:",
+	pd_writer_printf(w, "%-22s%" PRIu64 "\n", "unattributed samples:",
 		s->unattributed);
-	fprintf(f, "%-22s%" PRIu64 "\n", "total samples:",
+	pd_writer_printf(w, "%-22s%" PRIu64 "\n", "total samples:",
 		s->by_type[PD_RECORD_SAMPLE]);
 
-	fputc('\n', f);
-	fprintf(f, "%-22s%" PRIu64 " (sum of LOST records)\n", "lost:", s->lost);
-	fprintf(f, "%-22s%" PRIu64 " (sum of LOST_SAMPLES records)\n",
+	cli_putc(w, '\n');
+	pd_writer_printf(w, "%-22s%" PRIu64 " (sum of LOST records)\n", "lost:", s->lost);
+	pd_writer_printf(w, "%-22s%" PRIu64 " (sum of LOST_SAMPLES records)\n",
 		"lost samples:", s->lost_samples);
-	fprintf(f, "%-22s%" PRIu64 "\n", "out of order:", s->out_of_order);
-	fprintf(f, "%-22s%" PRIu64 "\n", "bytes read:", s->bytes_read);
+	pd_writer_printf(w, "%-22s%" PRIu64 "\n", "out of order:", s->out_of_order);
+	pd_writer_printf(w, "%-22s%" PRIu64 "\n", "bytes read:", s->bytes_read);
 	if (s->bytes_decompressed)
-		fprintf(f, "%-22s%" PRIu64 "\n", "bytes decompressed:",
+		pd_writer_printf(w, "%-22s%" PRIu64 "\n", "bytes decompressed:",
 			s->bytes_decompressed);
 
 	size_t nw = pd_reader_warning_count(r);
-	fprintf(f, "%-22s%zu\n", "warnings:", nw);
+	pd_writer_printf(w, "%-22s%zu\n", "warnings:", nw);
 	for (size_t i = 0; i < nw; i++) {
-		fputs("  ", f);
-		const char *w = pd_reader_warning(r, i);
-		utf8_fput_escaped(w ? w : "", f);
-		fputc('\n', f);
+		cli_puts(w, "  ");
+		const char *msg = pd_reader_warning(r, i);
+		pd_writer_text(w, msg ? msg : "");
+		cli_putc(w, '\n');
 	}
 }
 
 /* A titled list of per-dso sample counts, most first, or "(none)". */
-static void text_dso_counts(FILE *f, const char *title, const stats_unresolved *v, size_t n)
+static void text_dso_counts(pd_writer *w, const char *title, const stats_unresolved *v, size_t n)
 {
-	fprintf(f, "%s\n", title);
+	pd_writer_printf(w, "%s\n", title);
 	if (!n)
-		fputs("  (none)\n", f);
+		cli_puts(w, "  (none)\n");
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%12" PRIu64 "  ", v[i].samples);
-		utf8_fput_escaped(v[i].dso, f);
-		fputc('\n', f);
+		pd_writer_printf(w, "%12" PRIu64 "  ", v[i].samples);
+		pd_writer_text(w, v[i].dso);
+		cli_putc(w, '\n');
 	}
 }
 
 /* Stacks of --call-graph dwarf samples that the unwinder could not follow
  * to their outermost frame, by the dso where it stopped. */
-static void text_truncated(FILE *f, const stats_symbols *sym)
+static void text_truncated(pd_writer *w, const stats_symbols *sym)
 {
 	uint64_t cut = 0;
 	for (size_t i = 0; i < sym->ntruncated; i++)
 		cut += sym->truncated[i].samples;
-	fprintf(f, "%-22s%" PRIu64 " samples, %" PRIu64 " truncated",
+	pd_writer_printf(w, "%-22s%" PRIu64 " samples, %" PRIu64 " truncated",
 		"user stacks unwound:", sym->unwound, cut);
 	if (sym->unwound)
-		fprintf(f, " (%.1f%%)", 100.0 * (double)cut / (double)sym->unwound);
-	fputc('\n', f);
-	text_dso_counts(f, "truncated stacks per dso:", sym->truncated, sym->ntruncated);
+		pd_writer_printf(w, " (%.1f%%)", 100.0 * (double)cut / (double)sym->unwound);
+	cli_putc(w, '\n');
+	text_dso_counts(w, "truncated stacks per dso:", sym->truncated, sym->ntruncated);
 }
 
 /* The session delivers every attributed sample (an unattributed one has no
  * event to lay it out by); `samples` counts those. */
-static void text_symbols(FILE *f, const stats_symbols *sym)
+static void text_symbols(pd_writer *w, const stats_symbols *sym)
 {
 	uint64_t total = sym->samples;
-	fputc('\n', f);
-	fprintf(f, "%-22s%" PRIu64 " of %" PRIu64 " samples symbolized",
+	cli_putc(w, '\n');
+	pd_writer_printf(w, "%-22s%" PRIu64 " of %" PRIu64 " samples symbolized",
 		"leaf symbol named:", sym->resolved, total);
 	if (total)
-		fprintf(f, " (%.1f%%)", 100.0 * (double)sym->resolved / (double)total);
-	fputc('\n', f);
-	text_dso_counts(f, "unresolved samples per dso:", sym->unresolved, sym->nunresolved);
-	text_truncated(f, sym);
-	fprintf(f, "%-22s%zu\n", "symbol warnings:", sym->nwarnings);
+		pd_writer_printf(w, " (%.1f%%)", 100.0 * (double)sym->resolved / (double)total);
+	cli_putc(w, '\n');
+	text_dso_counts(w, "unresolved samples per dso:", sym->unresolved, sym->nunresolved);
+	text_truncated(w, sym);
+	pd_writer_printf(w, "%-22s%zu\n", "symbol warnings:", sym->nwarnings);
 	for (size_t i = 0; i < sym->nwarnings; i++) {
-		fputs("  ", f);
-		utf8_fput_escaped(sym->warnings[i], f);
-		fputc('\n', f);
+		cli_puts(w, "  ");
+		pd_writer_text(w, sym->warnings[i]);
+		cli_putc(w, '\n');
 	}
 	if (sym->error)
-		text_str(f, "symbols error:", sym->error);
+		text_str(w, "symbols error:", sym->error);
 }
 
-static void stats_text(FILE *f, const char *path, const pd_reader *r,
+static void stats_text(pd_writer *w, const char *path, const pd_reader *r,
 		       const stats_times *t, const char *error,
 		       const stats_symbols *sym)
 {
-	text_str(f, "file:", path);
+	text_str(w, "file:", path);
 	if (r) {
-		text_header(f, pd_reader_header(r), t);
-		text_counts(f, r);
+		text_header(w, pd_reader_header(r), t);
+		text_counts(w, r);
 		if (sym)
-			text_symbols(f, sym);
+			text_symbols(w, sym);
 	}
 	/* Reading stopped here: the counts above cover what came before. */
 	if (error)
-		text_str(f, "error:", error);
+		text_str(w, "error:", error);
 }
 
 /* ------------------------------------------------------------------ json */
 
-static void json_header(json_t *o, const pd_header_info *h,
-			const stats_times *t)
+static void json_sample_time(pd_writer *w, const pd_header_info *h, const stats_times *t)
 {
-	jo_set(o, "mode", json_string(cli_mode_name(h->mode)));
-	jo_set(o, "byte_order", json_string(byte_order(h)));
-	jo_set(o, "perf_version", jo_str(h->version));
-	jo_set(o, "hostname", jo_str(h->hostname));
-	jo_set(o, "osrelease", jo_str(h->osrelease));
-	jo_set(o, "arch", jo_str(h->arch));
-	jo_set(o, "nr_cpus_online", json_integer(h->nr_cpus_online));
-	jo_set(o, "nr_cpus_available", json_integer(h->nr_cpus_available));
-	json_t *cmd = json_array();
-	for (size_t i = 0; cmd && i < h->cmdline_nr; i++)
-		json_array_append_new(cmd, jo_str(h->cmdline[i]));
-	jo_set(o, "cmdline", cmd);
-	jo_set(o, "compressed", json_boolean(h->compressed));
 	uint64_t first, last;
 	const char *src;
-	if (sample_range(h, t, &first, &last, &src)) {
-		json_t *st = json_object();
-		if (st) {
-			jo_set(st, "first", jo_u64(first));
-			jo_set(st, "last", jo_u64(last));
-			jo_set(st, "source", json_string(src));
-		}
-		jo_set(o, "sample_time", st);
-	} else {
-		jo_set(o, "sample_time", json_null());
+	if (!sample_range(h, t, &first, &last, &src)) {
+		cli_json_null(w, "sample_time");
+		return;
 	}
+	pd_json_key(w, "sample_time");
+	pd_json_begin_object(w);
+	cli_json_u64(w, "first", first);
+	cli_json_u64(w, "last", last);
+	cli_json_str(w, "source", src);
+	pd_json_end_object(w);
 }
 
-static void json_counts(json_t *o, const pd_reader *r)
+static void json_header(pd_writer *w, const pd_header_info *h, const stats_times *t)
 {
-	const pd_reader_stats *s = pd_reader_stats_get(r);
-	jo_set(o, "samples", jo_u64(s->by_type[PD_RECORD_SAMPLE]));
-	jo_set(o, "total_records", jo_u64(s->records));
-	json_t *recs = json_object();
-	for (uint32_t i = 0; recs && i < 128; i++) {
+	cli_json_str(w, "mode", cli_mode_name(h->mode));
+	cli_json_str(w, "byte_order", byte_order(h));
+	cli_json_str(w, "perf_version", h->version);
+	cli_json_str(w, "hostname", h->hostname);
+	cli_json_str(w, "osrelease", h->osrelease);
+	cli_json_str(w, "arch", h->arch);
+	cli_json_i64(w, "nr_cpus_online", h->nr_cpus_online);
+	cli_json_i64(w, "nr_cpus_available", h->nr_cpus_available);
+	pd_json_key(w, "cmdline");
+	pd_json_begin_array(w);
+	for (size_t i = 0; i < h->cmdline_nr; i++)
+		pd_json_string(w, h->cmdline[i]);
+	pd_json_end_array(w);
+	cli_json_bool(w, "compressed", h->compressed);
+	json_sample_time(w, h, t);
+}
+
+static void json_records(pd_writer *w, const pd_reader_stats *s)
+{
+	pd_json_key(w, "records");
+	pd_json_begin_object(w);
+	for (uint32_t i = 0; i < 128; i++) {
 		const char *n = pd_record_type_name(i);
 		if (n && s->by_type[i])
-			jo_set(recs, n, jo_u64(s->by_type[i]));
+			cli_json_u64(w, n, s->by_type[i]);
 	}
 	uint64_t unk = unknown_count(s);
-	if (recs && unk)
-		jo_set(recs, "UNKNOWN", jo_u64(unk));
-	jo_set(o, "records", recs);
-	jo_set(o, "compressed_inner", jo_u64(s->compressed_inner));
+	if (unk)
+		cli_json_u64(w, "UNKNOWN", unk);
+	pd_json_end_object(w);
+}
 
-	json_t *ev = json_array();
+static void json_events(pd_writer *w, const pd_reader *r)
+{
+	pd_json_key(w, "events");
+	pd_json_begin_array(w);
 	size_t na = pd_reader_attr_count(r);
-	for (size_t i = 0; ev && i < na; i++) {
+	for (size_t i = 0; i < na; i++) {
 		const pd_attr *a = pd_reader_attr(r, i);
-		json_t *e = json_object();
-		if (!e || !a) {
-			json_decref(e);
+		if (!a)
 			continue;
-		}
-		jo_set(e, "name", jo_str(a->name));
-		jo_set(e, "samples", jo_u64(pd_reader_attr_samples(r, i)));
-		jo_set(e, "type", json_integer(a->type));
-		jo_set(e, "config", jo_hex(a->config));
-		json_array_append_new(ev, e);
+		pd_json_begin_object(w);
+		cli_json_str(w, "name", a->name);
+		cli_json_u64(w, "samples", pd_reader_attr_samples(r, i));
+		cli_json_i64(w, "type", a->type);
+		cli_json_hex(w, "config", a->config);
+		pd_json_end_object(w);
 	}
-	jo_set(o, "events", ev);
-	jo_set(o, "unattributed", jo_u64(s->unattributed));
-	jo_set(o, "lost", jo_u64(s->lost));
-	jo_set(o, "lost_samples", jo_u64(s->lost_samples));
-	jo_set(o, "out_of_order", jo_u64(s->out_of_order));
-	jo_set(o, "bytes_read", jo_u64(s->bytes_read));
-	jo_set(o, "bytes_decompressed", jo_u64(s->bytes_decompressed));
+	pd_json_end_array(w);
+}
 
-	json_t *w = json_array();
-	size_t nw = pd_reader_warning_count(r);
-	for (size_t i = 0; w && i < nw; i++)
-		json_array_append_new(w, jo_str(pd_reader_warning(r, i)));
-	jo_set(o, "warnings", w);
+/* An array of strings under `key`; get(i) gives string i. */
+static void json_strings(pd_writer *w, const char *key, size_t n,
+			 const char *(*get)(const void *, size_t), const void *obj)
+{
+	pd_json_key(w, key);
+	pd_json_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		pd_json_string(w, get(obj, i));
+	pd_json_end_array(w);
+}
+
+static const char *reader_warning(const void *r, size_t i)
+{
+	return pd_reader_warning(r, i);
+}
+
+static void json_counts(pd_writer *w, const pd_reader *r)
+{
+	const pd_reader_stats *s = pd_reader_stats_get(r);
+	cli_json_u64(w, "samples", s->by_type[PD_RECORD_SAMPLE]);
+	cli_json_u64(w, "total_records", s->records);
+	json_records(w, s);
+	cli_json_u64(w, "compressed_inner", s->compressed_inner);
+	json_events(w, r);
+	cli_json_u64(w, "unattributed", s->unattributed);
+	cli_json_u64(w, "lost", s->lost);
+	cli_json_u64(w, "lost_samples", s->lost_samples);
+	cli_json_u64(w, "out_of_order", s->out_of_order);
+	cli_json_u64(w, "bytes_read", s->bytes_read);
+	cli_json_u64(w, "bytes_decompressed", s->bytes_decompressed);
+	json_strings(w, "warnings", pd_reader_warning_count(r), reader_warning, r);
 }
 
 /* [{dso, samples}], in the order given (most samples first). */
-static json_t *json_dso_counts(const stats_unresolved *c, size_t n)
+static void json_dso_counts(pd_writer *w, const char *key, const stats_unresolved *c,
+			    size_t n)
 {
-	json_t *a = json_array();
-	for (size_t i = 0; a && i < n; i++) {
-		json_t *e = json_object();
-		if (!e)
-			continue;
-		jo_set(e, "dso", jo_str(c[i].dso));
-		jo_set(e, "samples", jo_u64(c[i].samples));
-		json_array_append_new(a, e);
+	pd_json_key(w, key);
+	pd_json_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		pd_json_begin_object(w);
+		cli_json_str(w, "dso", c[i].dso);
+		cli_json_u64(w, "samples", c[i].samples);
+		pd_json_end_object(w);
 	}
-	return a;
+	pd_json_end_array(w);
 }
 
-static void json_symbols(json_t *o, const stats_symbols *sym)
+static const char *symbol_warning(const void *sym, size_t i)
 {
-	jo_set(o, "samples_symbolized", jo_u64(sym->samples));
-	jo_set(o, "samples_resolved", jo_u64(sym->resolved));
-	jo_set(o, "unresolved", json_dso_counts(sym->unresolved, sym->nunresolved));
-	jo_set(o, "unwound_samples", jo_u64(sym->unwound));
-	jo_set(o, "truncated", json_dso_counts(sym->truncated, sym->ntruncated));
-	json_t *w = json_array();
-	for (size_t i = 0; w && i < sym->nwarnings; i++)
-		json_array_append_new(w, jo_str(sym->warnings[i]));
-	jo_set(o, "symbol_warnings", w);
-	jo_set(o, "symbols_error", jo_str(sym->error));
+	return ((const stats_symbols *)sym)->warnings[i];
+}
+
+static void json_symbols(pd_writer *w, const stats_symbols *sym)
+{
+	cli_json_u64(w, "samples_symbolized", sym->samples);
+	cli_json_u64(w, "samples_resolved", sym->resolved);
+	json_dso_counts(w, "unresolved", sym->unresolved, sym->nunresolved);
+	cli_json_u64(w, "unwound_samples", sym->unwound);
+	json_dso_counts(w, "truncated", sym->truncated, sym->ntruncated);
+	json_strings(w, "symbol_warnings", sym->nwarnings, symbol_warning, sym);
+	cli_json_str(w, "symbols_error", sym->error);
 }
 
 /* The same keys when nothing could be read, so scripts need no special case. */
-static void json_empty(json_t *o)
+static void json_empty(pd_writer *w)
 {
-	jo_set(o, "mode", json_null());
-	jo_set(o, "samples", json_integer(0));
-	jo_set(o, "total_records", json_integer(0));
-	jo_set(o, "records", json_object());
-	jo_set(o, "events", json_array());
-	jo_set(o, "lost", json_integer(0));
-	jo_set(o, "lost_samples", json_integer(0));
-	jo_set(o, "unattributed", json_integer(0));
-	jo_set(o, "warnings", json_array());
+	cli_json_null(w, "mode");
+	cli_json_i64(w, "samples", 0);
+	cli_json_i64(w, "total_records", 0);
+	pd_json_key(w, "records");
+	pd_json_begin_object(w);
+	pd_json_end_object(w);
+	pd_json_key(w, "events");
+	pd_json_begin_array(w);
+	pd_json_end_array(w);
+	cli_json_i64(w, "lost", 0);
+	cli_json_i64(w, "lost_samples", 0);
+	cli_json_i64(w, "unattributed", 0);
+	pd_json_key(w, "warnings");
+	pd_json_begin_array(w);
+	pd_json_end_array(w);
 }
 
-static int stats_json(FILE *f, const char *path, const pd_reader *r,
-		      const stats_times *t, const char *error,
-		      const stats_symbols *sym)
+static void stats_json(pd_writer *w, const char *path, const pd_reader *r,
+		       const stats_times *t, const char *error, const stats_symbols *sym)
 {
-	json_t *o = json_object();
-	if (!o)
-		return -1;
-	jo_set(o, "file", jo_str(path));
-	jo_set(o, "error", jo_str(error));
+	pd_json_begin_object(w);
+	cli_json_str(w, "file", path);
+	cli_json_str(w, "error", error);
 	if (r) {
-		json_header(o, pd_reader_header(r), t);
-		json_counts(o, r);
+		json_header(w, pd_reader_header(r), t);
+		json_counts(w, r);
 		if (sym)
-			json_symbols(o, sym);
+			json_symbols(w, sym);
 	} else {
-		json_empty(o);
+		json_empty(w);
 	}
-	return jo_emit(o, f);
+	pd_json_end_object(w);
+	pd_json_end(w);
 }
 
-int stats_print(FILE *f, enum cli_format fmt, const char *path,
-		const pd_reader *r, const stats_times *t, const char *error,
-		const stats_symbols *sym)
+void stats_print(pd_writer *w, pd_format fmt, const char *path, const pd_reader *r,
+		 const stats_times *t, const char *error, const stats_symbols *sym)
 {
-	if (fmt == CLI_FORMAT_JSON)
-		return stats_json(f, path, r, t, error, sym);
-	stats_text(f, path, r, t, error, sym);
-	return ferror(f) ? -1 : 0;
+	if (fmt == PD_FORMAT_JSON)
+		stats_json(w, path, r, t, error, sym);
+	else
+		stats_text(w, path, r, t, error, sym);
 }

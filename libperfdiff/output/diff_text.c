@@ -1,32 +1,33 @@
 /*
- * `perfdiff diff` as text: the kernel test robot's compare table (so that
- * a comparison reads like the robot's e-mails and lines up with them),
- * then what the robot cannot say — which -X/+X pairs are one shift of
- * cost, on the rows (diff_tag.c) and below them — and what the numbers
- * rest on.  --format=lkp is the table alone, with the robot's own header
- * and no tags.
+ * pd_diff_write() as text (`perfdiff diff`): what the robot cannot say
+ * first — which -X/+X pairs are one shift of cost, with the rows each
+ * explains — then the kernel test robot's compare table of the other
+ * rows (so that a comparison reads like the robot's e-mails and lines up
+ * with them), and what the numbers rest on.  PD_FORMAT_LKP
+ * (--format=lkp) is the table alone, with the robot's own header.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff_cli.h"
-#include "report.h"
-#include "utf8.h"
+#include "internal.h"
 
-/* `s` escaped for a terminal line (utf8_fput_escaped's rules), malloc'd. */
+/* `s` escaped for a terminal line (pdo_escape_to()'s rules), malloc'd. */
 static char *escaped(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 	char *e = malloc(4 * n + 1);
 	if (!e)
 		return NULL;
-	e[n ? utf8_escape_to(e, s, n) : 0] = '\0';
+	e[n ? pdo_escape_to(e, s, n) : 0] = '\0';
 	return e;
 }
 
-char *diff_row_key(const diff_view *v, const pd_diff_row *r)
+/* "perf-profile.<metric>.<event>.<key>" (with PD_DIFF_ABSOLUTE
+ * "perf-rate.…", whose change the robot's layout prints as relative),
+ * malloc'd; NULL when memory runs out. */
+static char *row_key(const pdo_diff *v, const pd_diff_row *r)
 {
-	const char *prefix = v->opts->flags & PD_DIFF_ABSOLUTE ? "perf-rate" : "perf-profile";
+	const char *prefix = v->opts.flags & PD_DIFF_ABSOLUTE ? "perf-rate" : "perf-profile";
 	const char *metric = pd_diff_metric_name(r->metric);
 	const char *key = r->key ? r->key : "";
 	size_t n = strlen(prefix) + strlen(metric ? metric : "") + strlen(v->event) +
@@ -66,7 +67,7 @@ static bool *shared_keys(const pd_diff *d)
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++)
-		refs[i] = (row_ref){ diff_row(d, i), i };
+		refs[i] = (row_ref){ pd_diff_row_at(d, i), i };
 	qsort(refs, n, sizeof *refs, cmp_metric_key);
 	for (size_t i = 1; i < n; i++)
 		if (cmp_metric_key(&refs[i - 1], &refs[i]) == 0)
@@ -78,10 +79,10 @@ static bool *shared_keys(const pd_diff *d)
 /* One table row, with the dso when `with_dso`, and when `marks` the
  * relation's tag and a "(n.s.)" mark (--all); no newline.  -1 when
  * memory runs out. */
-static int put_row(const diff_view *v, const pd_diff_row *r, bool with_dso, bool marks,
-		   FILE *f)
+static int put_row(const pdo_diff *v, const pd_diff_row *r, bool with_dso, bool marks,
+		   pd_writer *w)
 {
-	char *key = diff_row_key(v, r);
+	char *key = row_key(v, r);
 	char *ekey = key ? escaped(key) : NULL;
 	free(key);
 	if (!ekey)
@@ -95,32 +96,31 @@ static int put_row(const diff_view *v, const pd_diff_row *r, bool with_dso, bool
 	}
 	pd_diff_format_lkp_row(line, need + 1, r->base.mean, r->base.stddev, r->new.mean,
 			       r->new.stddev, ekey);
-	fputs(line, f);
+	pdo_puts(w, line);
 	free(line);
 	free(ekey);
 	if (with_dso && r->dso) {
-		const char *sd = report_short_dso(r->dso);
-		char *dso = escaped(sd);
-		if (!dso)
-			return -1;
+		const char *sd = pdo_short_dso(r->dso);
 		/* "[kernel.kallsyms]" is bracketed already */
-		fprintf(f, sd[0] == '[' ? " %s" : " [%s]", dso);
-		free(dso);
+		pdo_puts(w, sd[0] == '[' ? " " : " [");
+		pdo_put_escaped(w, sd);
+		if (sd[0] != '[')
+			pdo_putc(w, ']');
 	}
 	if (marks && v->all && !r->significant)
-		fputs("  (n.s.)", f);
+		pdo_puts(w, "  (n.s.)");
 	return 0;
 }
 
-static void put_perf_header(FILE *f)
+static void put_perf_header(pd_writer *w)
 {
 	/* the robot's, trailing blanks included */
-	fputs("         %stddev     %change         %stddev\n"
-	      "             \\          |                \\  \n", f);
+	pdo_puts(w, "         %stddev     %change         %stddev\n"
+	      "             \\          |                \\  \n");
 }
 
 /* The robot's column title: the side's file names, cut to the column. */
-static void put_title(const diff_view *v, int side, int width, FILE *f)
+static void put_title(const pdo_diff *v, int side, int width, pd_writer *w)
 {
 	char buf[64];
 	size_t len = 0;
@@ -134,34 +134,34 @@ static void put_title(const diff_view *v, int side, int width, FILE *f)
 			buf[len++] = (*c > ' ' && *c < 0x7f) ? *c : '?';
 	}
 	buf[len] = '\0';
-	fprintf(f, "%*s ", width, buf);
+	pdo_printf(w, "%*s ", width, buf);
 }
 
 /* The columns' titles: which side is which, by name and by file. */
-static void put_labels(const diff_view *v, FILE *f)
+static void put_labels(const pdo_diff *v, pd_writer *w)
 {
-	fprintf(f, "%16s %27s\n", "BASE", "NEW");
-	put_title(v, 0, 16, f);
-	put_title(v, 1, 27, f);
-	fputs("\n---------------- --------------------------- \n", f);
-	put_perf_header(f);
+	pdo_printf(w, "%16s %27s\n", "BASE", "NEW");
+	put_title(v, 0, 16, w);
+	put_title(v, 1, 27, w);
+	pdo_puts(w, "\n---------------- --------------------------- \n");
+	put_perf_header(w);
 }
 
 /* The robot's table (--format=lkp): its rows by significance alone. */
-static bool dv_lkp_shown(const diff_view *v, const pd_diff_row *r)
+static bool dv_lkp_shown(const pdo_diff *v, const pd_diff_row *r)
 {
 	return (v->all || r->significant) && r->metric != PD_DIFF_SHIFT;
 }
 
 /* A row of the main table: shown and not part of an explained shift,
  * which lists its own rows. */
-static bool in_table(const diff_view *v, const pd_diff_row *r)
+static bool in_table(const pdo_diff *v, const pd_diff_row *r)
 {
-	return dv_shown(v, r) && !r->relation;
+	return pdo_row_shown(v, r) && !r->relation;
 }
 
 /* The table's rows; *shown counts them.  -1 when memory runs out. */
-static int put_rows(const diff_view *v, bool text, size_t *shown, FILE *f)
+static int put_rows(const pdo_diff *v, bool text, size_t *shown, pd_writer *w)
 {
 	size_t n = pd_diff_row_count(v->d);
 	bool *dup = text ? shared_keys(v->d) : NULL;
@@ -170,77 +170,77 @@ static int put_rows(const diff_view *v, bool text, size_t *shown, FILE *f)
 	*shown = 0;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const pd_diff_row *r = diff_row(v->d, i);
+		const pd_diff_row *r = pd_diff_row_at(v->d, i);
 		if (text ? !in_table(v, r) : !dv_lkp_shown(v, r))
 			continue;
 		if ((*shown)++ == 0)
-			text ? put_labels(v, f) : put_perf_header(f);
+			text ? put_labels(v, w) : put_perf_header(w);
 		/* "[unknown]" alone says nothing: which dso it is in does */
 		bool unknown = r->symbol && strcmp(r->symbol, "[unknown]") == 0;
-		rc = put_row(v, r, (dup && dup[i]) || (text && unknown), text, f);
-		fputc('\n', f);
+		rc = put_row(v, r, (dup && dup[i]) || (text && unknown), text, w);
+		pdo_putc(w, '\n');
 	}
 	free(dup);
 	return rc;
 }
 
 /* "a + b + c" of a relation side, escaped. */
-static void put_symbols(const char *const *syms, size_t n, const char *first, FILE *f)
+static void put_symbols(const char *const *syms, size_t n, const char *first, pd_writer *w)
 {
 	if (!syms || n == 0) {
-		utf8_fput_escaped(first ? first : "?", f);
+		pdo_put_escaped(w, first ? first : "?");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (i)
-			fputs(" + ", f);
-		utf8_fput_escaped(syms[i] ? syms[i] : "?", f);
+			pdo_puts(w, " + ");
+		pdo_put_escaped(w, syms[i] ? syms[i] : "?");
 	}
 }
 
 /* As the robot prints a change: "%.2g" once it is huge (a relative change
  * from 0, with --absolute). */
-static void put_change(double x, FILE *f)
+static void put_change(double x, pd_writer *w)
 {
-	fprintf(f, x < 100000 && x > -100000 ? "%+.1f" : "%+.2g", x);
+	pdo_printf(w, x < 100000 && x > -100000 ? "%+.1f" : "%+.2g", x);
 }
 
-static void put_relation_line(const pd_diff_relation *rel, FILE *f)
+static void put_relation_line(const pd_diff_relation *rel, pd_writer *w)
 {
-	fputs("  ", f);
+	pdo_puts(w, "  ");
 	if (rel->kind == PD_REL_MOVED) {
-		utf8_fput_escaped(rel->base_symbol ? rel->base_symbol : "?", f);
-		fputs(": ", f);
-		utf8_fput_escaped(rel->base_parent ? rel->base_parent : "[root]", f);
-		fputs(" -> ", f);
-		utf8_fput_escaped(rel->new_parent ? rel->new_parent : "[root]", f);
+		pdo_put_escaped(w, rel->base_symbol ? rel->base_symbol : "?");
+		pdo_puts(w, ": ");
+		pdo_put_escaped(w, rel->base_parent ? rel->base_parent : "[root]");
+		pdo_puts(w, " -> ");
+		pdo_put_escaped(w, rel->new_parent ? rel->new_parent : "[root]");
 	} else {
-		put_symbols(rel->base_symbols, rel->nbase_symbols, rel->base_symbol, f);
-		fputs(" -> ", f);
-		put_symbols(rel->new_symbols, rel->nnew_symbols, rel->new_symbol, f);
+		put_symbols(rel->base_symbols, rel->nbase_symbols, rel->base_symbol, w);
+		pdo_puts(w, " -> ");
+		put_symbols(rel->new_symbols, rel->nnew_symbols, rel->new_symbol, w);
 	}
 	const char *kind = pd_diff_relation_kind_name(rel->kind);
-	fprintf(f, " (%s)  ", kind ? kind : "?");
-	put_change(rel->base_change, f);
-	fputs(" -> ", f);
-	put_change(rel->new_change, f);
-	fputs("  net ", f);
-	put_change(rel->net, f);
+	pdo_printf(w, " (%s)  ", kind ? kind : "?");
+	put_change(rel->base_change, w);
+	pdo_puts(w, " -> ");
+	put_change(rel->new_change, w);
+	pdo_puts(w, "  net ");
+	put_change(rel->net, w);
 	if (rel->row && !rel->row->significant)
-		fputs("  (n.s.)", f);
-	fputc('\n', f);
+		pdo_puts(w, "  (n.s.)");
+	pdo_putc(w, '\n');
 	if (rel->evidence && rel->evidence[0]) {
-		fputs("      ", f);
-		utf8_fput_escaped(rel->evidence, f);
-		fputc('\n', f);
+		pdo_puts(w, "      ");
+		pdo_put_escaped(w, rel->evidence);
+		pdo_putc(w, '\n');
 	}
 }
 
 /* A row of shift `rel` printed under it: by default the flat rows of its
  * own symbols (its halves), with --all every row it explains. */
-static bool half_of(const diff_view *v, const pd_diff_relation *rel, const pd_diff_row *r)
+static bool half_of(const pdo_diff *v, const pd_diff_relation *rel, const pd_diff_row *r)
 {
-	if (r->relation != rel || r->metric == PD_DIFF_SHIFT || !dv_shown(v, r))
+	if (r->relation != rel || r->metric == PD_DIFF_SHIFT || !pdo_row_shown(v, r))
 		return false;
 	if (v->all)
 		return true;
@@ -257,31 +257,31 @@ static bool half_of(const diff_view *v, const pd_diff_relation *rel, const pd_di
 
 /* The shift, then the rows it explains (*rows counts them); the others
  * it explains counted. */
-static int put_relation(const diff_view *v, const pd_diff_relation *rel, size_t *rows,
-			FILE *f)
+static int put_relation(const pdo_diff *v, const pd_diff_relation *rel, size_t *rows,
+			pd_writer *w)
 {
-	put_relation_line(rel, f);
+	put_relation_line(rel, w);
 	size_t n = pd_diff_row_count(v->d), more = 0;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const pd_diff_row *r = diff_row(v->d, i);
+		const pd_diff_row *r = pd_diff_row_at(v->d, i);
 		if (half_of(v, rel, r)) {
-			rc = put_row(v, r, r->symbol && strcmp(r->symbol, "[unknown]") == 0, false, f);
-			fputc('\n', f);
+			rc = put_row(v, r, r->symbol && strcmp(r->symbol, "[unknown]") == 0, false, w);
+			pdo_putc(w, '\n');
 			(*rows)++;
 		} else if (r->relation == rel && r->metric != PD_DIFF_SHIFT) {
 			more++;
 		}
 	}
 	if (more)
-		fprintf(f, "      (%zu more row%s through it: --all lists them)\n", more,
+		pdo_printf(w, "      (%zu more row%s through it: --all lists them)\n", more,
 			more == 1 ? "" : "s");
 	return rc;
 }
 
 /* Seconds when the event's period is time (ns): what "total period"
  * means to a reader of a cpu-clock profile; 0 otherwise. */
-static double period_seconds(const diff_view *v, uint64_t period)
+static double period_seconds(const pdo_diff *v, uint64_t period)
 {
 	const char *ev = pd_diff_event(v->d);
 	size_t n = ev ? strcspn(ev, ":") : 0;
@@ -290,27 +290,27 @@ static double period_seconds(const diff_view *v, uint64_t period)
 	return ns ? (double)period / 1e9 : 0;
 }
 
-static void put_side(const diff_view *v, int side, FILE *f)
+static void put_side(const pdo_diff *v, int side, pd_writer *w)
 {
 	size_t runs = v->nruns[side];
-	fprintf(f, "%s %zu run%s (", side ? "new: " : "base:", runs, runs == 1 ? "" : "s");
+	pdo_printf(w, "%s %zu run%s (", side ? "new: " : "base:", runs, runs == 1 ? "" : "s");
 	for (size_t i = 0; i < v->nfiles[side]; i++) {
 		if (i)
-			fputs(", ", f);
-		utf8_fput_escaped(v->files[side][i], f);
+			pdo_puts(w, ", ");
+		pdo_put_escaped(w, v->files[side][i]);
 	}
 	uint64_t total = pd_diff_total(v->d, side, SIZE_MAX);
-	fprintf(f, "), %llu samples, total period %llu",
+	pdo_printf(w, "), %llu samples, total period %llu",
 		(unsigned long long)pd_diff_samples(v->d, side, SIZE_MAX),
 		(unsigned long long)total);
 	double sec = period_seconds(v, total);
 	if (sec > 0)
-		fprintf(f, " (%.2f s of CPU time)", sec);
-	fputc('\n', f);
+		pdo_printf(w, " (%.2f s of CPU time)", sec);
+	pdo_putc(w, '\n');
 }
 
 /* Which variance the test used, in words. */
-static void put_test(const diff_view *v, FILE *f)
+static void put_test(const pdo_diff *v, pd_writer *w)
 {
 	double phi0, d0, bphi = 0, bd0 = 0;
 	size_t blocks[2] = { 0, 0 };
@@ -318,17 +318,17 @@ static void put_test(const diff_view *v, FILE *f)
 	switch (pd_diff_test(v->d)) {
 	case PD_DIFF_TEST_MODERATED_T:
 		pd_diff_test_prior(v->d, &phi0, &d0, NULL);
-		fprintf(f,
+		pdo_printf(w,
 			"test: moderated t-test over the runs of each side (run-to-run variation,\n"
 			"      each row's shrunk toward all rows': %.2fx sampling variance, %.1f df)\n",
 			phi0, d0);
 		if (have_blocks)
-			fprintf(f,
+			pdo_printf(w,
 				"      never below the variation within each run's time blocks (%.2fx)\n",
 				bphi);
 		break;
 	case PD_DIFF_TEST_BLOCKS:
-		fprintf(f,
+		pdo_printf(w,
 			"test: moderated t-test over each run's time blocks (%zu and %zu blocks):\n"
 			"      the variation within the runs, bursts of other load included (%.2fx\n"
 			"      sampling variance, %.1f df); one run a side cannot show the variation\n"
@@ -336,98 +336,98 @@ static void put_test(const diff_view *v, FILE *f)
 			blocks[0], blocks[1], bphi, bd0);
 		break;
 	default:
-		fputs("test: two-proportion z-test on the sample counts: with one run on a\n"
+		pdo_puts(w, "test: two-proportion z-test on the sample counts: with one run on a\n"
 		      "      side and no time blocks only sampling noise is covered, not the\n"
-		      "      variation within or between runs (record several runs per side)\n",
-		      f);
+		      "      variation within or between runs (record several runs per side)\n");
 	}
 	double infl = pd_diff_inflation(v->d);
 	if (infl > 1)
-		fprintf(f, "      the rows vary %.2fx more than that as a whole: every variance\n"
+		pdo_printf(w, "      the rows vary %.2fx more than that as a whole: every variance\n"
 			   "      raised by that factor (genomic control)\n", infl);
-	if (!(v->opts->flags & PD_DIFF_NO_ALIGN))
-		fprintf(f, "shifts: costs beyond 3 sd of each side's own variation (%.2fx and %.2fx\n"
+	if (!(v->opts.flags & PD_DIFF_NO_ALIGN))
+		pdo_printf(w, "shifts: costs beyond 3 sd of each side's own variation (%.2fx and %.2fx\n"
 			   "      sampling variance within runs)\n",
 			pd_diff_noise(v->d, 0), pd_diff_noise(v->d, 1));
 }
 
-static void put_footer(const diff_view *v, size_t shown, size_t rels_hidden, FILE *f)
+static void put_footer(const pdo_diff *v, size_t shown, size_t rels_hidden, pd_writer *w)
 {
-	bool abs_mode = v->opts->flags & PD_DIFF_ABSOLUTE;
-	put_side(v, 0, f);
-	put_side(v, 1, f);
-	fputs("event: ", f);
-	utf8_fput_escaped(pd_diff_event(v->d), f);
-	fputc('\n', f);
+	bool abs_mode = v->opts.flags & PD_DIFF_ABSOLUTE;
+	put_side(v, 0, w);
+	put_side(v, 1, w);
+	pdo_puts(w, "event: ");
+	pdo_put_escaped(w, pd_diff_event(v->d));
+	pdo_putc(w, '\n');
 	/* programs compared under two names: rows name them by the base's */
 	const char *bd, *nd;
 	double sim;
 	for (size_t i = 0; pd_diff_dso_pair_at(v->d, i, &bd, &nd, &sim); i++) {
-		fputs("dso: ", f);
-		utf8_fput_escaped(bd, f);
-		fputs(" ~ ", f);
-		utf8_fput_escaped(nd, f);
-		fprintf(f, " (%.0f %% of symbol names shared)\n", 100 * sim);
+		pdo_puts(w, "dso: ");
+		pdo_put_escaped(w, bd);
+		pdo_puts(w, " ~ ");
+		pdo_put_escaped(w, nd);
+		pdo_printf(w, " (%.0f %% of symbol names shared)\n", 100 * sim);
 	}
-	put_test(v, f);
-	fprintf(f, "significant: Benjamini-Hochberg q-value <= %g and |change| >= %g %s\n",
-		v->opts->fdr, v->opts->min_change, abs_mode ? "%" : "points");
+	put_test(v, w);
+	pdo_printf(w, "significant: Benjamini-Hochberg q-value <= %g and |change| >= %g %s\n",
+		v->opts.fdr, v->opts.min_change, abs_mode ? "%" : "points");
 	size_t n = pd_diff_row_count(v->d);
 	if (shown < n)
-		fprintf(f, "%zu of %zu rows not shown: not significant, or through a shift "
+		pdo_printf(w, "%zu of %zu rows not shown: not significant, or through a shift "
 			"(--all shows them)\n", n - shown, n);
 	if (rels_hidden)
-		fprintf(f, "%zu explained shift%s of rows that did not change significantly, "
+		pdo_printf(w, "%zu explained shift%s of rows that did not change significantly, "
 			"not shown\n", rels_hidden, rels_hidden == 1 ? "" : "s");
 }
 
-/* The explained shifts that are listed (dv_rel_listed), each with the
+/* The explained shifts that are listed (pdo_rel_listed), each with the
  * rows it explains; *listed counts them, *rows the rows printed. */
-static int put_relations(const diff_view *v, size_t *listed, size_t *rows, FILE *f)
+static int put_relations(const pdo_diff *v, size_t *listed, size_t *rows, pd_writer *w)
 {
 	size_t nrel = pd_diff_relation_count(v->d);
 	*listed = *rows = 0;
 	for (size_t i = 0; i < nrel; i++) {
-		const pd_diff_relation *rel = diff_relation(v->d, i);
-		if (!dv_rel_listed(v, rel))
+		const pd_diff_relation *rel = pd_diff_relation_at(v->d, i);
+		if (!pdo_rel_listed(v, rel))
 			continue;
 		if ((*listed)++ == 0)
-			fputs("explained shifts (base -> new, the changes of each side's children\n"
+			pdo_puts(w, "explained shifts (base -> new, the changes of each side's children\n"
 			      "row and the net change once the cost is carried across; a shift is\n"
-			      "significant by its net change, and so are the rows it explains):\n",
-			      f);
-		if (put_relation(v, rel, rows, f) < 0)
+			      "significant by its net change, and so are the rows it explains):\n");
+		if (put_relation(v, rel, rows, w) < 0)
 			return -1;
 		(*rows)++;  /* its shift row, as its first line */
 	}
 	if (*listed)
-		fputc('\n', f);
+		pdo_putc(w, '\n');
 	return 0;
 }
 
-int diff_write_text(const diff_view *v, FILE *f)
+int pdo_diff_text(const pdo_diff *v)
 {
+	pd_writer *w = v->w;
 	size_t shown, listed, explained;
-	if (put_relations(v, &listed, &explained, f) < 0 || put_rows(v, true, &shown, f) < 0)
-		return -1;
+	if (put_relations(v, &listed, &explained, w) < 0 || put_rows(v, true, &shown, w) < 0)
+		return pdo_nomem(v->err);
 	if (shown == 0)
-		fputs(listed ? "no other significant change\n" : "no significant change\n", f);
-	fputc('\n', f);
-	put_footer(v, shown + explained, pd_diff_relation_count(v->d) - listed, f);
-	return ferror(f) ? -1 : 0;
+		pdo_puts(w, listed ? "no other significant change\n" : "no significant change\n");
+	pdo_putc(w, '\n');
+	put_footer(v, shown + explained, pd_diff_relation_count(v->d) - listed, w);
+	return 0;
 }
 
-int diff_write_lkp(const diff_view *v, FILE *f)
+int pdo_diff_lkp(const pdo_diff *v)
 {
+	pd_writer *w = v->w;
 	/* widths: the robot's ABS_WIDTH + ERR_WIDTH, then + REL_WIDTH + 1 */
-	put_title(v, 0, 16, f);
-	put_title(v, 1, 27, f);
-	fputc('\n', f);
-	fputs("---------------- --------------------------- \n", f);
+	put_title(v, 0, 16, w);
+	put_title(v, 1, 27, w);
+	pdo_putc(w, '\n');
+	pdo_puts(w, "---------------- --------------------------- \n");
 	size_t shown;
-	if (put_rows(v, false, &shown, f) < 0)
-		return -1;
+	if (put_rows(v, false, &shown, w) < 0)
+		return pdo_nomem(v->err);
 	if (shown == 0)
-		put_perf_header(f);
-	return ferror(f) ? -1 : 0;
+		put_perf_header(w);
+	return 0;
 }

@@ -1,6 +1,6 @@
 /*
- * `perfdiff script` writes the same few thousand symbol, dso and file names
- * millions of times.  The session keeps those strings at fixed addresses
+ * `perfdiff script` (pd_script_write_sample()) writes the same few
+ * thousand symbol, dso and file names millions of times.  The session keeps those strings at fixed addresses
  * until pd_session_free() (session.h), so what a name needs — its length
  * and whether it can be copied as is — is worked out once per address and
  * looked up by pointer afterwards.  Collisions simply replace the entry: a
@@ -9,19 +9,20 @@
  * Only strings with that lifetime may be looked up (not the comm, which
  * can change at each sample).
  */
-#ifndef PERFDIFF_CLI_NAMECACHE_H
-#define PERFDIFF_CLI_NAMECACHE_H
+#ifndef PD_OUTPUT_NAMECACHE_H
+#define PD_OUTPUT_NAMECACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "outbuf.h"
+#include "json.h"
+#include "utf8.h"
 
 typedef struct name_info {
 	const char *s;
 	uint32_t len;
-	bool text_plain;  /* utf8_escape_to() would copy it unchanged */
+	bool text_plain;  /* pdo_escape_to() would copy it unchanged */
 	bool json_plain;  /* a JSON string of it needs no escapes */
 } name_info;
 
@@ -43,26 +44,26 @@ static inline const name_info *name_cache_get(name_cache *c, const char *s)
 	return e;
 }
 
-/* ob_put_escaped(b, s) for a name with the session's lifetime. */
-static inline void ob_put_name(outbuf *b, name_cache *c, const char *s)
+/* pdo_put_escaped(w, s) for a name with the session's lifetime. */
+static inline void pdo_put_name(pd_writer *w, name_cache *c, const char *s)
 {
 	const name_info *e = name_cache_get(c, s);
 	if (e->text_plain)
-		ob_putn(b, s, e->len);
+		pdo_putn(w, s, e->len);
 	else
-		ob_put_escaped(b, s);
+		pdo_put_escaped(w, s);
 }
 
-/* ob_put_json_str(b, s) for a name with the session's lifetime (or NULL). */
-static inline void ob_put_json_name(outbuf *b, name_cache *c, const char *s)
+/* pdo_json_str(w, s) for a name with the session's lifetime (or NULL). */
+static inline void pdo_json_name(pd_writer *w, name_cache *c, const char *s)
 {
 	const name_info *e = s ? name_cache_get(c, s) : NULL;
-	if (e && e->json_plain && ob_reserve(b, (size_t)e->len + 2)) {
-		ob_putc_r(b, '"');
-		ob_putn_r(b, s, e->len);
-		ob_putc_r(b, '"');
+	if (e && e->json_plain && pdo_reserve(w, (size_t)e->len + 2)) {
+		pdo_putc_r(w, '"');
+		pdo_putn_r(w, s, e->len);
+		pdo_putc_r(w, '"');
 	} else {
-		ob_put_json_str(b, s);
+		pdo_json_str(w, s);
 	}
 }
 

@@ -1,0 +1,367 @@
+/*
+ * perfdiff/output.h — every format perfdiff prints, for any program.
+ *
+ * The `perfdiff` command line tool is option parsing around these calls:
+ * what it prints for `report`, `diff` and `script` is written here, byte
+ * for byte, so a Python binding, an HTML report or a CI gate gets the same
+ * JSON, CSV, folded stacks, text tables and kernel-test-robot keys without
+ * re-implementing them.
+ *
+ * Overview
+ * --------
+ * 1. Make a pd_writer: to a FILE (pd_writer_new_file()) or to a callback
+ *    (pd_writer_new_callback()) that receives the bytes in large blocks.
+ * 2. Write with it:
+ *      pd_report_write()         a profile (profile.h): text like
+ *                                `perf report --children`, JSON, CSV,
+ *                                folded stacks, the robot's lkp keys
+ *      pd_diff_write()           a comparison (diff.h): text with explained
+ *                                shifts first, the robot's compare table
+ *                                (lkp), JSON, CSV
+ *      pd_diff_write_folded()    two profiles as a differential flame
+ *                                graph's input (no comparison needed)
+ *      pd_script_write_sample()  one sample (session.h) at a time, like
+ *                                `perf script` or as a JSON line
+ *      pd_json_*, pd_writer_text()  the JSON and text escaping the formats
+ *                                use, for a program's own records
+ * 3. pd_writer_flush() to push out what is buffered and learn whether
+ *    every write succeeded, then pd_writer_free().
+ *
+ *     pd_writer *w;
+ *     pd_error err;
+ *     pd_report_write_options ro;
+ *     pd_report_write_options_init(&ro);
+ *     ro.format = PD_FORMAT_JSON;
+ *     if (pd_writer_new_file(&w, stdout, &err) == 0) {
+ *         if (pd_report_write(w, profile, &ro, &err) == 0)
+ *             pd_writer_flush(w, &err);
+ *         pd_writer_free(w);
+ *     }
+ *
+ * Errors
+ * ------
+ * As everywhere in libperfdiff (common.h): 0 or a negative PD_E* code, and
+ * `err` filled when it is not NULL.  A writer's errors are sticky: once an
+ * allocation or a write has failed, later writes are dropped and every
+ * call returns the same code (PD_ENOMEM, or PD_EIO for a failed write;
+ * the message of pd_writer_flush() says why, "output: No space left on
+ * device").  So a caller may write a whole document and check once.
+ *
+ * Options structs
+ * ---------------
+ * Each has `version` first: fill it with the matching *_init(), which sets
+ * the current PD_*_VERSION and the defaults, then change fields.  A struct
+ * of an older version (a program built against an older header) is
+ * accepted: the fields it lacks take their defaults.  A version of 0 or
+ * newer than the library's is PD_EINVAL.
+ *
+ * Formats and schemas
+ * -------------------
+ * JSON is compact, one document per call (one line per sample for
+ * script), strings are well-formed UTF-8 (ill-formed bytes of perf.data
+ * names become U+FFFD), integers above INT64_MAX and addresses are
+ * strings.  Each JSON document names its schema as "perfdiff.<kind>/<n>":
+ * "perfdiff.report/1" (docs/report-json.md) and "perfdiff.diff/1"
+ * (docs/diff-json.md); a change that could break a reader raises n.  CSV
+ * is RFC 4180 with CRLF line ends.  Text escapes control characters and
+ * ill-formed UTF-8 as \xNN (pd_writer_text()).
+ *
+ * Threads: a writer is used by one thread at a time; different writers
+ * are independent.  pd_report_write() in text format builds call chains
+ * on a second thread while it writes.
+ */
+#ifndef PERFDIFF_OUTPUT_H
+#define PERFDIFF_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common.h"
+#include "diff.h"
+#include "profile.h"
+#include "session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ================================================================ formats */
+
+/** An output format.  Which commands take which is said at each writer. */
+typedef enum pd_format {
+	PD_FORMAT_TEXT = 0,   /**< for people: perf's layouts */
+	PD_FORMAT_JSON = 1,   /**< compact JSON, schemas in docs/ */
+	PD_FORMAT_CSV = 2,    /**< RFC 4180, CRLF line ends */
+	PD_FORMAT_FOLDED = 3, /**< collapsed stacks, flamegraph.pl's input */
+	PD_FORMAT_LKP = 4,    /**< the kernel test robot's layouts (report.h) */
+} pd_format;
+
+/**
+ * The format named `name` ("text", "json", "csv", "folded", "lkp"), or
+ * PD_EINVAL (negative) for anything else, NULL included.
+ */
+PD_EXTERN(int) pd_format_parse(const char *name);
+
+/** The name pd_format_parse() takes for `f`; NULL for no format. */
+PD_EXTERN(const char *) pd_format_name(pd_format f);
+
+/* ================================================================ writer */
+
+/**
+ * Where a callback writer's bytes go: all `n` bytes of `buf` (n > 0),
+ * which are only valid during the call.  Return 0, or anything else to
+ * fail the writer (PD_EIO from then on).
+ */
+typedef int (*pd_write_fn)(void *ctx, const char *buf, size_t n);
+
+/** A buffered output: formats write into it, it writes out in blocks of
+ * about 256 KiB. */
+typedef struct pd_writer pd_writer;
+
+/**
+ * A writer to `f`, which must stay open until pd_writer_free().
+ * pd_writer_flush() also fflush()es `f` and checks ferror().
+ * @return 0, PD_EINVAL (no `out` or `f`) or PD_ENOMEM
+ */
+PD_EXTERN(int) pd_writer_new_file(pd_writer **out, FILE *f, pd_error *err);
+
+/**
+ * A writer that hands its bytes to `fn` with `ctx`.
+ * @return 0, PD_EINVAL (no `out` or `fn`) or PD_ENOMEM
+ */
+PD_EXTERN(int) pd_writer_new_callback(pd_writer **out, pd_write_fn fn, void *ctx,
+				      pd_error *err);
+
+/**
+ * Write out everything buffered.  Output also goes out by itself in
+ * blocks while a format writes, so call this at the end, or where the
+ * bytes must be out now (before printing a warning to the same terminal).
+ * @return 0, or the writer's sticky error (PD_ENOMEM, PD_EIO) with the
+ *         reason in `err`
+ */
+PD_EXTERN(int) pd_writer_flush(pd_writer *w, pd_error *err);
+
+/** Free the writer.  What is still buffered is dropped: call
+ * pd_writer_flush() first.  NULL is allowed. */
+PD_EXTERN(void) pd_writer_free(pd_writer *w);
+
+/** Append `n` bytes as they are.  0 or the sticky error. */
+PD_EXTERN(int) pd_writer_write(pd_writer *w, const void *buf, size_t n);
+
+/** Append printf() output.  0 or the sticky error. */
+PD_EXTERN(int) pd_writer_printf(pd_writer *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * Append `s` safe for one line of a terminal, as every text format
+ * writes names: printable UTF-8 as it is; control characters (C0, DEL,
+ * C1), bytes that are not well-formed UTF-8 and '\' as \xNN and \\.
+ * 0 or the sticky error.
+ */
+PD_EXTERN(int) pd_writer_text(pd_writer *w, const char *s);
+
+/* ================================================================ JSON */
+
+/*
+ * The JSON writer every format uses, for a program that writes its own
+ * records next to libperfdiff's (the CLI's `dump` does).  The writer
+ * tracks nesting (up to 64 levels) and puts the commas; a value comes
+ * after pd_json_key() inside an object, alone inside an array or at the
+ * top.  pd_json_end() closes a top-level document with a newline, so
+ * several documents make JSON lines.  Each call returns 0 or the sticky
+ * error; PD_EINVAL for a call out of place where that is cheap to see
+ * (closing at the top level).
+ *
+ *     pd_json_begin_object(w);
+ *     pd_json_key(w, "pid");   pd_json_u64(w, 42);
+ *     pd_json_key(w, "comm");  pd_json_string(w, comm);
+ *     pd_json_end_object(w);
+ *     pd_json_end(w);          // {"pid":42,"comm":"..."}\n
+ */
+PD_EXTERN(int) pd_json_begin_object(pd_writer *w);
+PD_EXTERN(int) pd_json_end_object(pd_writer *w);
+PD_EXTERN(int) pd_json_begin_array(pd_writer *w);
+PD_EXTERN(int) pd_json_end_array(pd_writer *w);
+/** A key of the open object, escaped as a string. */
+PD_EXTERN(int) pd_json_key(pd_writer *w, const char *key);
+/** A string: ill-formed UTF-8 bytes become U+FFFD; NULL writes null. */
+PD_EXTERN(int) pd_json_string(pd_writer *w, const char *s);
+/** A number up to INT64_MAX; above, a string of its digits (JSON readers
+ * that read numbers as doubles or int64 would lose it). */
+PD_EXTERN(int) pd_json_u64(pd_writer *w, uint64_t v);
+PD_EXTERN(int) pd_json_i64(pd_writer *w, int64_t v);
+/** A real, with 17 significant digits and always a '.' or an exponent
+ * ("100.0", "1e-5"); null when NaN or infinite. */
+PD_EXTERN(int) pd_json_real(pd_writer *w, double x);
+PD_EXTERN(int) pd_json_bool(pd_writer *w, bool v);
+PD_EXTERN(int) pd_json_null(pd_writer *w);
+/** An address as the string "0x1f2e" (lower case). */
+PD_EXTERN(int) pd_json_hex(pd_writer *w, uint64_t v);
+/** `n` bytes as a string of lower-case hex digit pairs (a build-id). */
+PD_EXTERN(int) pd_json_hex_bytes(pd_writer *w, const uint8_t *p, size_t n);
+/** Put the next key or value of the open object or array on a new line
+ * (the comma, if one is due, stays at the end of this line). */
+PD_EXTERN(int) pd_json_newline(pd_writer *w);
+/** End a top-level document: a newline; the writer is at the top again. */
+PD_EXTERN(int) pd_json_end(pd_writer *w);
+
+/* ================================================================ report */
+
+/** Options of pd_report_write().  Initialise with pd_report_write_options_init(). */
+typedef struct pd_report_write_options {
+	unsigned int version;
+	pd_format format;        /**< text (default), json, csv, folded or lkp */
+	int event;               /**< event index; -1 (default): every event with samples;
+	                              folded: then the default event
+	                              (pd_profile_default_event()), nothing without one;
+	                              lkp: then every event under the first one's
+	                              name, the robot's way (PD_LKP_ALL_EVENTS) */
+	pd_chain_order order;    /**< text: chains under each row (default caller) */
+	bool chains;             /**< text: call chains under each row (default true) */
+	double threshold;        /**< text: % of the event total a chain node needs
+	                              (default 0.5) */
+	double percent_limit;    /**< % a row (text, json, csv) and a JSON tree node
+	                              need (default 0) */
+	bool sort_self;          /**< rows by self instead of children; the limit
+	                              applies to self then */
+	bool weight_samples;     /**< folded: sample counts, not periods */
+	bool mean;               /**< lkp: one block of each key's mean over the runs */
+	const char *const *files; /**< lkp with several runs: the name of run i for
+	                              its "# NAME" header (NULL: "# run N") */
+	size_t nfiles;
+	const pd_profile_options *profile_options; /**< as the profile was built: the
+	                              text header and the JSON "settings" describe it;
+	                              NULL: pd_profile_options_init()'s */
+} pd_report_write_options;
+
+#define PD_REPORT_WRITE_OPTIONS_VERSION 1
+
+/** Fill `o` with the defaults. */
+PD_EXTERN(void) pd_report_write_options_init(pd_report_write_options *o);
+
+/**
+ * Write profile `p` in `o->format` (NULL `o`: the defaults):
+ *   text    per event a header, the children/self table of
+ *           `perf report --children --stdio` and the call chains under
+ *           each row, drawn as perf draws them
+ *   json    schema "perfdiff.report/1" (docs/report-json.md): settings,
+ *           runs, per event totals, rows and the calling-context tree
+ *   csv     event,symbol,dso,level,inlined,children_pct,self_pct,
+ *           children,self, then children_N,self_N for each run N
+ *   folded  "comm;root;...;leaf WEIGHT" per distinct stack of one event
+ *   lkp     the robot's perf-profile keys ("self.cycles-pp.f: 12.05"),
+ *           report.h: the profile must be built with
+ *           pd_lkp_profile_options(); several runs: each run's keys
+ *           under a "# NAME" line, or with `mean` their means
+ * The profile is not changed but builds its views on first use, hence
+ * not const.
+ * @return 0; PD_EINVAL (bad options or event); the profile's error; or
+ *         the writer's sticky error
+ */
+PD_EXTERN(int) pd_report_write(pd_writer *w, pd_profile *p, const pd_report_write_options *o,
+			       pd_error *err);
+
+/* ================================================================ diff */
+
+/** Options of pd_diff_write() and pd_diff_write_folded().  Initialise
+ * with pd_diff_write_options_init(). */
+typedef struct pd_diff_write_options {
+	unsigned int version;
+	pd_format format;        /**< text (default), lkp, json or csv */
+	bool all;                /**< every row, not only the significant ones and those
+	                              of the listed shifts */
+	const char *const *files[2]; /**< the file names of each side (0 base, 1 new),
+	                              for the columns' titles and the footer; NULL: the
+	                              runs' paths (pd_profile_run_path()) */
+	size_t nfiles[2];
+	const char *event;       /**< pd_diff_write_folded(): the event, as
+	                              pd_diff_events() takes it (NULL: the default) */
+	bool weight_samples;     /**< pd_diff_write_folded(): sample counts, not periods */
+} pd_diff_write_options;
+
+#define PD_DIFF_WRITE_OPTIONS_VERSION 1
+
+/** Fill `o` with the defaults. */
+PD_EXTERN(void) pd_diff_write_options_init(pd_diff_write_options *o);
+
+/**
+ * Write comparison `d` in `o->format` (NULL `o`: the defaults):
+ *   text  the explained shifts (base -> new, with the rows each explains),
+ *         then the robot's compare table of the other shown rows, then
+ *         what the numbers rest on (runs, event, test, significance)
+ *   lkp   the robot's compare table alone, as its e-mails show it
+ *   json  schema "perfdiff.diff/1" (docs/diff-json.md)
+ *   csv   one line per shown row, the fields of the JSON rows and the
+ *         value of every run
+ * A row is shown when it is significant, explained by a listed shift, or
+ * with `all`.  The diff's profiles must still exist.
+ * @return 0, PD_EINVAL (bad options, a format a diff has not) or the
+ *         writer's sticky error
+ */
+PD_EXTERN(int) pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write_options *o,
+			     pd_error *err);
+
+/**
+ * The collapsed stacks of a differential flame graph, as FlameGraph's
+ * difffolded.pl writes them: "comm;root;...;leaf BASE NEW", one line per
+ * distinct stack of either side of `o->event`, each value the mean of the
+ * side's periods (or sample counts) over its runs ("12", "12.5"), sorted
+ * by stack.  No comparison is made: a flame graph shows every stack.
+ * @return 0, PD_EINVAL (an event missing on a side), the profiles' error
+ *         or the writer's sticky error
+ */
+PD_EXTERN(int) pd_diff_write_folded(pd_writer *w, pd_profile *base, pd_profile *new_,
+				    const pd_diff_write_options *o, pd_error *err);
+
+/* ================================================================ script */
+
+/** Options of a pd_script_writer.  Initialise with pd_script_write_options_init(). */
+typedef struct pd_script_write_options {
+	unsigned int version;
+	pd_format format;        /**< text (default) or json */
+	bool srcline;            /**< text: a "  file:line" line under each frame (the
+	                              session needs PD_SESSION_SRCLINE for the lines) */
+	bool full_path;          /**< text: srcline with the file's full path */
+	bool ns;                 /**< text: times with nanoseconds (perf script --ns) */
+} pd_script_write_options;
+
+#define PD_SCRIPT_WRITE_OPTIONS_VERSION 1
+
+/** Fill `o` with the defaults. */
+PD_EXTERN(void) pd_script_write_options_init(pd_script_write_options *o);
+
+/** Writes the samples of one session (it remembers the session's names,
+ * which live as long as the session). */
+typedef struct pd_script_writer pd_script_writer;
+
+/**
+ * A writer of the samples of session `s` to `w`.  Free it before the
+ * session.
+ * @return 0, PD_EINVAL (bad options or format) or PD_ENOMEM
+ */
+PD_EXTERN(int) pd_script_writer_new(pd_script_writer **out, pd_writer *w, const pd_session *s,
+				    const pd_script_write_options *o, pd_error *err);
+
+/**
+ * Write sample `rs` (from pd_session_next() of the writer's session):
+ *   text  perf 6.1's `perf script` layout: "COMM PID/TID [CPU] SECS.USECS:
+ *         PERIOD EVENT:", then "\t<addr> sym+0xoff (dso)" per frame and a
+ *         blank line; an event without call chains has the leaf on the
+ *         header line
+ *   json  one line: {"comm","pid","tid","cpu","time","period","event",
+ *         "frames":[{"addr","dso_addr","symbol","raw_symbol","offset",
+ *         "dso","inlined","srcfile","line","unit"}]}, absent facts null
+ * @return 0 or the writer's sticky error
+ */
+PD_EXTERN(int) pd_script_write_sample(pd_script_writer *sw, const pd_resolved_sample *rs,
+				      pd_error *err);
+
+/** Free the script writer (not its pd_writer).  NULL is allowed. */
+PD_EXTERN(void) pd_script_writer_free(pd_script_writer *sw);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

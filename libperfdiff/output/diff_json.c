@@ -1,0 +1,253 @@
+/*
+ * pd_diff_write() in JSON: schema "perfdiff.diff/1", documented in
+ * docs/diff-json.md.  One compact document with a newline, keys in the
+ * order below; the bytes are those the CLI wrote when it built the
+ * document with jansson (json.h says how numbers are printed).
+ */
+#include "internal.h"
+
+#define SCHEMA "perfdiff.diff/1"
+
+static void key_str(pd_writer *w, const char *k, const char *v)
+{
+	pdo_json_key(w, k);
+	pdo_json_item(w);
+	pdo_json_str(w, v);
+}
+
+static void key_real(pd_writer *w, const char *k, double x)
+{
+	pdo_json_key(w, k);
+	pdo_json_item(w);
+	pdo_json_real(w, x);
+}
+
+static void key_bool(pd_writer *w, const char *k, bool v)
+{
+	pdo_json_key(w, k);
+	pdo_json_raw(w, v ? "true" : "false");
+}
+
+static void key_u64(pd_writer *w, const char *k, uint64_t v)
+{
+	pdo_json_key(w, k);
+	pdo_json_item(w);
+	pdo_json_u64(w, v);
+}
+
+static void key_null(pd_writer *w, const char *k)
+{
+	pdo_json_key(w, k);
+	pdo_json_raw(w, "null");
+}
+
+/* An array of the strings `v`, or of `first` alone when there is no `v`. */
+static void key_strs(pd_writer *w, const char *k, const char *const *v, size_t n,
+		     const char *first)
+{
+	pdo_json_key(w, k);
+	pdo_json_open(w, '[');
+	if (!v && first)
+		v = &first, n = 1;
+	for (size_t i = 0; v && i < n; i++) {
+		pdo_json_item(w);
+		pdo_json_str(w, v[i]);
+	}
+	pdo_json_close(w, ']');
+}
+
+/* The net change's own test (its shift row). */
+static void relation_test(pd_writer *w, const pd_diff_relation *r)
+{
+	key_bool(w, "significant", r->row && r->row->significant);
+	if (r->row) {
+		key_real(w, "p_value", r->row->p_value);
+		key_real(w, "q_value", r->row->q_value);
+	} else {
+		key_null(w, "p_value");
+		key_null(w, "q_value");
+	}
+	key_bool(w, "rows_significant", r->rows_significant);
+}
+
+static void relation_obj(pd_writer *w, const pd_diff_relation *r)
+{
+	pdo_json_open(w, '{');
+	key_str(w, "kind", pd_diff_relation_kind_name(r->kind));
+	key_str(w, "base_symbol", r->base_symbol);
+	key_str(w, "new_symbol", r->new_symbol);
+	key_strs(w, "base_symbols", r->base_symbols, r->nbase_symbols, r->base_symbol);
+	key_strs(w, "new_symbols", r->new_symbols, r->nnew_symbols, r->new_symbol);
+	key_str(w, "base_parent", r->base_parent);
+	key_str(w, "new_parent", r->new_parent);
+	key_str(w, "dso", r->dso);
+	key_real(w, "base_change", r->base_change);
+	key_real(w, "new_change", r->new_change);
+	key_real(w, "net", r->net);
+	key_real(w, "score", r->score);
+	key_str(w, "evidence", r->evidence);
+	relation_test(w, r);
+	pdo_json_close(w, '}');
+}
+
+static void side_of_row(pd_writer *w, const char *k, const pd_diff_side *s)
+{
+	pdo_json_key(w, k);
+	pdo_json_open(w, '{');
+	key_real(w, "mean", s->mean);
+	key_real(w, "stddev", s->stddev);
+	pdo_json_key(w, "runs");
+	pdo_json_open(w, '[');
+	for (size_t i = 0; i < s->nruns && s->runs; i++) {
+		pdo_json_item(w);
+		pdo_json_real(w, s->runs[i]);
+	}
+	pdo_json_close(w, ']');
+	key_u64(w, "present", s->present);
+	pdo_json_close(w, '}');
+}
+
+static void row_obj(pd_writer *w, const pd_diff_row *r)
+{
+	pdo_json_open(w, '{');
+	key_str(w, "metric", pd_diff_metric_name(r->metric));
+	key_str(w, "key", r->key);
+	key_str(w, "symbol", r->symbol);
+	key_str(w, "dso", r->dso);
+	side_of_row(w, "base", &r->base);
+	side_of_row(w, "new", &r->new);
+	key_real(w, "change", r->change);
+	key_bool(w, "significant", r->significant);
+	key_real(w, "p_value", r->p_value);
+	key_real(w, "q_value", r->q_value);
+	if (r->relation) {
+		pdo_json_key(w, "relation");
+		relation_obj(w, r->relation);
+	} else {
+		key_null(w, "relation");
+	}
+	pdo_json_close(w, '}');
+}
+
+static void side_obj(const pdo_diff *v, const char *k, int side)
+{
+	pd_writer *w = v->w;
+	pdo_json_key(w, k);
+	pdo_json_open(w, '{');
+	key_strs(w, "files", v->files[side], v->nfiles[side], NULL);
+	key_u64(w, "runs", v->nruns[side]);
+	key_u64(w, "samples", pd_diff_samples(v->d, side, SIZE_MAX));
+	key_u64(w, "total", pd_diff_total(v->d, side, SIZE_MAX));
+	pdo_json_close(w, '}');
+}
+
+static void options_obj(const pdo_diff *v)
+{
+	pd_writer *w = v->w;
+	const pd_diff_options *o = &v->opts;
+	pdo_json_key(w, "options");
+	pdo_json_open(w, '{');
+	key_bool(w, "absolute", o->flags & PD_DIFF_ABSOLUTE);
+	key_bool(w, "align", !(o->flags & PD_DIFF_NO_ALIGN));
+	key_bool(w, "tree", o->flags & PD_DIFF_TREE_ROWS);
+	key_bool(w, "lkp_keys", o->flags & PD_DIFF_LKP_KEYS);
+	key_bool(w, "all", v->all);
+	key_u64(w, "depth", o->depth);
+	key_real(w, "min_change", o->min_change);
+	key_real(w, "fdr", o->fdr);
+	key_real(w, "rename_score", o->rename_score);
+	pdo_json_close(w, '}');
+}
+
+/* A prior of the test, null when the test had none. */
+static void key_prior(pd_writer *w, const char *k, bool have, double x)
+{
+	if (have)
+		key_real(w, k, x);
+	else
+		key_null(w, k);
+}
+
+/* The priors of the test: the runs' and the time blocks' variation, as
+ * multiples of sampling variance, with their degrees of freedom. */
+static void variation_obj(pd_writer *w, const pd_diff *d)
+{
+	double phi = 0, df = 0;
+	size_t blocks[2] = { 0, 0 };
+	pdo_json_key(w, "variation");
+	pdo_json_open(w, '{');
+	bool runs = pd_diff_test_prior(d, &phi, &df, NULL);
+	key_prior(w, "runs_phi", runs, phi);
+	key_prior(w, "runs_df", runs, df);
+	bool blk = pd_diff_block_prior(d, &phi, &df, NULL, blocks);
+	key_prior(w, "blocks_phi", blk, phi);
+	key_prior(w, "blocks_df", blk, df);
+	key_u64(w, "base_blocks", blocks[0]);
+	key_u64(w, "new_blocks", blocks[1]);
+	key_real(w, "inflation", pd_diff_inflation(d));
+	key_real(w, "base_noise", pd_diff_noise(d, 0));
+	key_real(w, "new_noise", pd_diff_noise(d, 1));
+	pdo_json_close(w, '}');
+}
+
+/* The dsos taken for one program under two names. */
+static void dso_pairs(pd_writer *w, const pd_diff *d)
+{
+	pdo_json_key(w, "dso_pairs");
+	pdo_json_open(w, '[');
+	for (size_t i = 0; i < pd_diff_dso_pair_count(d); i++) {
+		const char *b = NULL, *n = NULL;
+		double sim = 0;
+		if (!pd_diff_dso_pair_at(d, i, &b, &n, &sim))
+			break;
+		pdo_json_open(w, '{');
+		key_str(w, "base_dso", b);
+		key_str(w, "new_dso", n);
+		key_real(w, "similarity", sim);
+		pdo_json_close(w, '}');
+	}
+	pdo_json_close(w, ']');
+}
+
+static void rows_and_relations(const pdo_diff *v)
+{
+	pd_writer *w = v->w;
+	size_t n = pd_diff_row_count(v->d), shown = 0;
+	for (size_t i = 0; i < n; i++)
+		shown += pdo_row_shown(v, pd_diff_row_at(v->d, i));
+	key_u64(w, "rows_total", n);
+	key_u64(w, "rows_hidden", n - shown);
+	pdo_json_key(w, "rows");
+	pdo_json_open(w, '[');
+	for (size_t i = 0; i < n && !w->failed; i++)
+		if (pdo_row_shown(v, pd_diff_row_at(v->d, i)))
+			row_obj(w, pd_diff_row_at(v->d, i));
+	pdo_json_close(w, ']');
+	pdo_json_key(w, "relations");
+	pdo_json_open(w, '[');
+	for (size_t i = 0; i < pd_diff_relation_count(v->d) && !w->failed; i++)
+		relation_obj(w, pd_diff_relation_at(v->d, i));
+	pdo_json_close(w, ']');
+}
+
+int pdo_diff_json(const pdo_diff *v)
+{
+	static const char *const tests[] = { "moderated-t", "proportion", "blocks" };
+	pd_writer *w = v->w;
+	pd_diff_test_kind tk = pd_diff_test(v->d);
+	pdo_json_open(w, '{');
+	key_str(w, "schema", SCHEMA);
+	key_str(w, "generator", "perfdiff " PD_VERSION_STRING);
+	key_str(w, "event", pd_diff_event(v->d));
+	key_str(w, "lkp_event", v->event);
+	key_str(w, "test", tests[(unsigned)tk < 3 ? tk : 1]);
+	variation_obj(w, v->d);
+	options_obj(v);
+	side_obj(v, "base", 0);
+	side_obj(v, "new", 1);
+	dso_pairs(w, v->d);
+	rows_and_relations(v);
+	pdo_json_close(w, '}');
+	pdo_json_end(w);
+	return 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * Format names (one enum for every command, so `--format` is parsed once)
+ * and the version rule of the options structs: a struct of an older
+ * version is copied as far as that version went, over the defaults.
+ */
+#include "internal.h"
+
+#include "util/util.h"
+
+static const char *const names[] = {
+	[PD_FORMAT_TEXT] = "text", [PD_FORMAT_JSON] = "json", [PD_FORMAT_CSV] = "csv",
+	[PD_FORMAT_FOLDED] = "folded", [PD_FORMAT_LKP] = "lkp",
+};
+
+#define NNAMES (sizeof names / sizeof names[0])
+
+int pd_format_parse(const char *name)
+{
+	for (size_t i = 0; name && i < NNAMES; i++)
+		if (strcmp(name, names[i]) == 0)
+			return (int)i;
+	return PD_EINVAL;
+}
+
+const char *pd_format_name(pd_format f)
+{
+	return (unsigned)f < NNAMES ? names[f] : NULL;
+}
+
+int pdo_options_copy(void *out, const void *in, const size_t *sizes, unsigned current,
+		     const char *what, pd_error *err)
+{
+	unsigned v = *(const unsigned *)in;
+	if (v == 0 || v > current)
+		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
+				    "%s version %u, this library knows 1 to %u", what, v, current);
+	/* the defaults are in `out`: keep those of fields added since v */
+	memcpy(out, in, sizes[v]);
+	*(unsigned *)out = current;
+	return 0;
+}
+
+int pdo_format_check(pd_format f, unsigned allowed, const char *what, pd_error *err)
+{
+	if ((unsigned)f < NNAMES && (allowed >> f & 1))
+		return 0;
+	const char *name = pd_format_name(f);
+	if (name)
+		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
+				    "%s has no %s format", what, name);
+	return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET, "%s: no format %d", what,
+			    (int)f);
+}
+
+int pdo_nomem(pd_error *err)
+{
+	return pd_error_set(err, PD_ENOMEM, "output", PD_NO_OFFSET, "out of memory");
+}
