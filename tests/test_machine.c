@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session/machine.h"
+#include "machine/machine.h"
 
 #define R 1u
 #define W 2u

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "../reader/bpf_info.h"
-#include "../session/machine.h"
+#include "../machine/machine.h"
 
 typedef struct pd_bpf_lines pd_bpf_lines;
 

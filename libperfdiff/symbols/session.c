@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../session/machine.h"
+#include "../machine/machine.h"
 #include "../unwind/lbr.h"
 #include "../unwind/unwind.h"
 #include "chain_memo.h"

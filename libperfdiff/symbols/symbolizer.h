@@ -11,7 +11,7 @@
 
 #include "perfdiff/common.h"
 #include "perfdiff/session.h"
-#include "../session/machine.h"
+#include "../machine/machine.h"
 
 typedef struct pd_symbolizer_config {
 	const char *symfs;        /* prefix for every path looked up, or NULL */

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "perfdiff/session.h"
-#include "../session/machine.h"
+#include "../machine/machine.h"
 
 /* What a back end needs from the session.  Both callbacks answer for the
  * state of the address space at the time of the sample being unwound. */

@@ -1,11 +1,11 @@
 /*
- * Parts of the address-space model shared between the files of session/:
+ * Parts of the address-space model shared between the files of machine/:
  * the per-address-space interval set (maps.c), the string and dso-identity
  * interning with the header's build-id index (dsos.c) and the KSYMBOL table
  * (ksyms.c).  machine.c ties them to processes and threads.
  */
-#ifndef PD_SESSION_INTERNAL_H
-#define PD_SESSION_INTERNAL_H
+#ifndef PD_MACHINE_INTERNAL_H
+#define PD_MACHINE_INTERNAL_H
 
 #include "machine.h"
 #include "../util/u64map.h"

@@ -3,9 +3,11 @@
  * maps and KSYMBOL ranges, rebuilt by replaying side-band records in
  * timestamp order.  Knows nothing about symbols: it says which map (and so
  * which dso and file offset) an address falls in; symbols/ names it.
+ * This header is the machine stage's interface (docs/architecture.md):
+ * symbols/, unwind/ and session/ build on it; internal.h stays inside.
  */
-#ifndef PD_SESSION_MACHINE_H
-#define PD_SESSION_MACHINE_H
+#ifndef PD_MACHINE_MACHINE_H
+#define PD_MACHINE_MACHINE_H
 
 #include "perfdiff/reader.h"
 #include "../util/util.h"
