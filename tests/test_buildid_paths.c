@@ -16,7 +16,7 @@
  *     at the same address.  A stripped-copy sample taken before `app`
  *     was mapped may stay [unknown] (the other path is not known yet);
  *     the copy starts first, so that both kinds are there, and a session
- *     that kept its chains' frames from before (symbols/chain_memo.h)
+ *     that kept its chains' frames from before (session/chain_memo.h)
  *     would leave them all [unknown].
  */
 #include "testutil.h"

@@ -1,5 +1,5 @@
 /*
- * The session's memo of named call chains (symbols/chain_memo.h): a chain
+ * The session's memo of named call chains (session/chain_memo.h): a chain
  * is found again only under the very key it was kept with (every word of
  * the chain, the sample's ip, pid, cpumode and fields, and the three
  * generations), its frames come back as kept, the memory it holds stays
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbols/chain_memo.h"
+#include "session/chain_memo.h"
 
 #define FIELDS (PD_SAMPLE_IP | PD_SAMPLE_CALLCHAIN)
 

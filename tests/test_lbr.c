@@ -350,7 +350,7 @@ START_TEST(test_lbr_perfparser)
 END_TEST
 
 /* The session builds the same chains (unwind/lbr.c wired into
- * symbols/session.c). */
+ * session/session.c). */
 START_TEST(test_lbr_session)
 {
 	char data[4200];

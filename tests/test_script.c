@@ -1134,7 +1134,7 @@ typedef struct chain_words {
  * One pid execs a second image whose code sits at the first one's
  * addresses (setarch -R): the same call chain, word for word, means
  * hot_one before the exec and hot_two after it.  A session that keeps
- * the frames of chains it has named (symbols/chain_memo.h) must not hand
+ * the frames of chains it has named (session/chain_memo.h) must not hand
  * the first image's names to the second: every frame is compared with
  * perf script, and the recording must really hold such a repeated chain.
  */

@@ -43,7 +43,7 @@
 #include <unistd.h>
 
 #include "perfdiff/session.h"
-#include "symbols/session_defer.h" /* internal: the read-ahead's cap and count */
+#include "session/session.h" /* internal: the read-ahead's cap and count */
 
 #define WORKLOAD_DIR PD_TEST_DATA_DIR "/../workloads"
 #define PATHMAX 4096

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "session/session.h"
 #include "symbols/symfacts.h"
 #include "util/u64map.h"
 

@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "symbols/session_defer.h"
+#include "session/session.h"
 
 #define BLOCK_BYTES (1u << 20)
 #define NBLOCKS 4
@@ -43,7 +43,7 @@ struct pd_pipeline {
 	uint64_t time_first, time_last;
 	bool have_time;
 	/* producer: samples read while their kernel frames wait for names
-	 * (symbols/session_defer.h), in order; `held_ready` once named */
+	 * (session/session.h), in order; `held_ready` once named */
 	block hold;
 	size_t hold_max;            /* beyond it, wait for the table */
 	bool held_ready;

@@ -2,8 +2,9 @@
  * Keeping a record past the reader's next call.  A delivered record points
  * into bytes the reader reuses, and so do a decoded SAMPLE's arrays
  * (callchain, registers, the user stack copy, ...).  A stage that holds
- * samples for a while (symbols/session.c's read-ahead) copies the bytes and
- * the struct, then moves the struct over to its copy with this.
+ * samples for a while (session/holdq.c, the session's read-ahead) copies
+ * the bytes and the struct, then moves the struct over to its copy with
+ * this.  Part of the reader stage's interface (docs/architecture.md).
  */
 #ifndef PD_READER_RECORD_MOVE_H
 #define PD_READER_RECORD_MOVE_H

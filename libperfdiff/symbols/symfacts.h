@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perfdiff/session.h"
+#include "perfdiff/common.h"
 
 /* Where a dso's names came from. */
 typedef enum pd_symsrc_kind {
@@ -41,19 +41,11 @@ typedef struct pd_symsrc {
  * error, which stops the walk and is returned. */
 typedef int (*pd_symsrc_fn)(void *ctx, const pd_symsrc *src);
 
-/*
- * The files session `s` named frames of `dso` (a pd_frame.dso string) from,
- * to `fn`: user dsos as the symbolizer found them (build-id cache, symfs,
- * recorded path; a build at several paths once per file set); kernel
- * dsos (`kernel`: frames in kernel mode) from the kallsyms file of each
- * kernel build named.  Nothing for a dso never looked up, whose files
- * were not found, or that is JIT, BPF or the vdso.  0 or fn's error.
- */
-int pd_session_symbol_sources(pd_session *s, const char *dso, bool kernel, pd_symsrc_fn fn,
-			      void *ctx);
-
 struct pd_symbolizer;
-/* The two halves of pd_session_symbol_sources() (symbolizer.c, symb_kernel.c). */
+/* The files a symbolizer named frames of `dso` (a pd_frame.dso string)
+ * from, to `fn`, for user dsos (symbolizer.c) and kernel ones
+ * (symb_kernel.c): the two halves of pd_session_symbol_sources()
+ * (session/session.h). */
 int pd_symbolizer_user_sources(struct pd_symbolizer *z, const char *dso, pd_symsrc_fn fn,
 			       void *ctx);
 int pd_symbolizer_kernel_sources(struct pd_symbolizer *z, const char *dso, pd_symsrc_fn fn,

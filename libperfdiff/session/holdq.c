@@ -1,8 +1,8 @@
 /*
  * The read-ahead hold of a session: deep copies of resolved samples in a
- * ring.  See session_hold.h.
+ * ring.  See holdq.h.
  */
-#include "session_hold.h"
+#include "holdq.h"
 
 #include <stddef.h>
 #include <stdint.h>

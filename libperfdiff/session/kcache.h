@@ -11,8 +11,8 @@
  * Only addresses the machine answers for every pid alike may be kept
  * (at or above pd_machine_kernel_start()).
  */
-#ifndef PD_SYMBOLS_KCACHE_H
-#define PD_SYMBOLS_KCACHE_H
+#ifndef PD_SESSION_KCACHE_H
+#define PD_SESSION_KCACHE_H
 
 #include <stdbool.h>
 #include <stdint.h>

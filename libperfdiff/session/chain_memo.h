@@ -30,8 +30,8 @@
  * PD_CHAIN_MEMO_MIN_HITS per mille, it rests for PD_CHAIN_MEMO_REST
  * windows (pd_chain_memo_on() says no), then tries again.
  */
-#ifndef PD_SYMBOLS_CHAIN_MEMO_H
-#define PD_SYMBOLS_CHAIN_MEMO_H
+#ifndef PD_SESSION_CHAIN_MEMO_H
+#define PD_SESSION_CHAIN_MEMO_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,10 +1,15 @@
 /*
- * pd_session: the reader, the address-space model and the symbolizer put
- * together.  Side-band records update the model; each sample's call chain
- * is walked leaf first, every address placed in its map and named, inline
- * frames expanded.  Samples recorded with `--call-graph dwarf` get their
- * user part from the unwinder (unwind/), joined to the kernel part of the
- * call chain.
+ * pd_session: the reader, the address-space model (machine/), the
+ * symbolizer (symbols/) and the unwinder (unwind/) put together.  The
+ * session stage is the library's composition layer: the stages before it
+ * know nothing of it, and of one another only their interface headers
+ * (docs/architecture.md).  Side-band records update the model;
+ * each sample's call chain is walked leaf first, every address placed in
+ * its map and named, inline frames expanded.  Samples recorded with
+ * `--call-graph dwarf` get their user part from the unwinder, joined to
+ * the kernel part of the call chain.  The caches of named frames
+ * (kcache.h, chain_memo.h) and the read-ahead's hold (holdq.h) are the
+ * session's own.
  */
 #include "perfdiff/session.h"
 
@@ -13,14 +18,14 @@
 #include <stdlib.h>
 
 #include "../machine/machine.h"
+#include "../symbols/symbolizer.h"
+#include "../symbols/symfacts.h"
 #include "../unwind/lbr.h"
 #include "../unwind/unwind.h"
 #include "chain_memo.h"
+#include "holdq.h"
 #include "kcache.h"
-#include "session_defer.h"
-#include "session_hold.h"
-#include "symbolizer.h"
-#include "symfacts.h"
+#include "session.h"
 
 #define PD_DEFAULT_MAX_STACK 127
 /* Unwound frames per sample, whatever max_stack asks for. */

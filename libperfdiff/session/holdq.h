@@ -10,8 +10,8 @@
  * them has been handed out: tens of megabytes in ~9 KB mallocs moved the
  * heap's top thousands of times (brk, then page faults again).
  */
-#ifndef PD_SYMBOLS_SESSION_HOLD_H
-#define PD_SYMBOLS_SESSION_HOLD_H
+#ifndef PD_SESSION_HOLDQ_H
+#define PD_SESSION_HOLDQ_H
 
 #include <stddef.h>
 
