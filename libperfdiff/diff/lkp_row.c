@@ -11,6 +11,9 @@
  *   - whether a change is absolute or relative depends on the key's name
  *     alone.
  * No libm: the tool links the library without it.
+ *
+ * Declared in diff.h, so it lives in diff/: report/ sits below diff/ and
+ * must not define what diff.h promises (docs/architecture.md).
  */
 #include <stdbool.h>
 #include <stdio.h>
