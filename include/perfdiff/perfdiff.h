@@ -4,7 +4,9 @@
  * Stages, in the order data flows through them:
  *   reader.h   perf.data → decoded records
  *   session.h  records → samples with their frames named (address spaces,
- *              ELF/DWARF symbols, kallsyms, JIT maps)
+ *              ELF/DWARF symbols, kallsyms, JIT maps); it includes
+ *              symcache.h (a symbol cache sessions share) and unwind.h
+ *              (DWARF unwinders), the parts of its API below it
  *   profile.h  samples → calling-context trees, self/children/calltrace
  *   report.h   profiles → the kernel test robot's perf-profile keys
  *   diff.h     two profiles → aligned trees, explained shifts, significance

@@ -49,6 +49,10 @@
 #define PERFDIFF_SESSION_H
 
 #include "reader.h"
+/* Parts of the session's API that the stages below it use too, each in
+ * the header of its stage (the library's folders, docs/architecture.md). */
+#include "symcache.h"
+#include "unwind.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,54 +77,6 @@ enum pd_session_flag {
 	                                       warning, unresolved and truncated counts then
 	                                       run ahead of the samples delivered. */
 };
-
-/**
- * How user stacks recorded with `perf record --call-graph dwarf` (sample
- * registers + a copy of the user stack) are unwound into frames.
- */
-typedef enum pd_unwinder {
-	PD_UNWINDER_LIBDW = 0,      /**< elfutils libdw (the default) */
-	PD_UNWINDER_LIBUNWIND = 1,  /**< libunwind's remote unwinder */
-	PD_UNWINDER_NONE = 2,       /**< no unwinding: the user part is the sample ip only */
-	/** libdw's unwinder for every frame.  PD_UNWINDER_LIBDW gives the same
-	 *  frames 2-4x faster by decoding the CFI row of an address once and
-	 *  applying it directly where its rules are simple (almost all code);
-	 *  this one is there to check that, and to measure it. */
-	PD_UNWINDER_LIBDW_UNCACHED = 3,
-} pd_unwinder;
-
-/**
- * A symbol cache several sessions share: what belongs to the machine and
- * its files rather than to one recording is then loaded once per process
- * instead of once per session.  That is the kernel's symbol table (the
- * kallsyms text, ~40 ms to read from /proc), and the files of dsos with a
- * separate debug file (libc's DWARF alone is 4 MB of zlib that libdw
- * inflates whole, ~40 ms, on first use) with their symbol tables and
- * DWARF indexes.  Worth it whenever a process reads several recordings of
- * one machine, as the runs of `perfdiff A1 A2 -- B1 B2` are: each session
- * gives the same results with the cache as without it.
- *
- * Sessions on different threads may share one cache at the same time;
- * the cache locks what it shares.  Free it after every session (and
- * profile) that used it.
- */
-typedef struct pd_symcache pd_symcache;
-
-/** A new, empty cache.  @return 0 or PD_ENOMEM. */
-PD_EXTERN(int) pd_symcache_new(pd_symcache **out, pd_error *err);
-
-/** Free the cache and all it holds.  NULL is allowed. */
-PD_EXTERN(void) pd_symcache_free(pd_symcache *c);
-
-/** What a cache holds: loaded once, used by every session given it. */
-typedef struct pd_symcache_stats {
-	size_t kernel_tables;  /**< kallsyms tables (one per file and naming mode) */
-	size_t dsos;           /**< dsos with a separate debug file, opened */
-	size_t failed;         /**< of both, those that could not be read */
-} pd_symcache_stats;
-
-/** Fill `out` with what `c` holds now (zeros for NULL). */
-PD_EXTERN(void) pd_symcache_get_stats(pd_symcache *c, pd_symcache_stats *out);
 
 /** Options.  Initialise with pd_session_options_init(). */
 typedef struct pd_session_options {
@@ -204,11 +160,8 @@ PD_EXTERN(const pd_reader *) pd_session_reader(const pd_session *s);
 PD_EXTERN(size_t) pd_session_warning_count(const pd_session *s);
 PD_EXTERN(const char *) pd_session_warning(const pd_session *s, size_t i);
 
-/** Per-dso counts of sample leaf addresses that could not be named. */
-typedef struct pd_unresolved_count {
-	const char *dso;
-	uint64_t samples;
-} pd_unresolved_count;
+/* Per-dso counts of sample leaf addresses that could not be named:
+ * pd_unresolved_count, in unwind.h. */
 
 /**
  * Unresolved leaf counts so far, one entry per dso with at least one

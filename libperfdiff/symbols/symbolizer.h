@@ -10,7 +10,7 @@
 #define PD_SYMBOLS_SYMBOLIZER_H
 
 #include "perfdiff/common.h"
-#include "perfdiff/session.h"
+#include "perfdiff/symcache.h"
 #include "../machine/machine.h"
 
 typedef struct pd_symbolizer_config {

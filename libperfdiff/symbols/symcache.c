@@ -1,7 +1,7 @@
 /*
- * The symbol cache sessions share (pd_symcache in session.h): kallsyms
- * tables by (path, flags), and the opened files of dsos with a separate
- * debug file by (ELF path, debug path, symfs).
+ * The symbol cache sessions share (pd_symcache, perfdiff/symcache.h):
+ * kallsyms tables by (path, flags), and the opened files of dsos with a
+ * separate debug file by (ELF path, debug path, symfs).
  *
  * Each entry is loaded by the first thread that asks for it, outside the
  * cache's lock, while later askers wait on the condition variable: two

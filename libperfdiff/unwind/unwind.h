@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perfdiff/session.h"
+#include "perfdiff/unwind.h"
 #include "../machine/machine.h"
 
 /* What a back end needs from the session.  Both callbacks answer for the
