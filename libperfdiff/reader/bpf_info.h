@@ -2,7 +2,9 @@
  * The BPF_PROG_INFO (25) and BPF_BTF (26) features: what perf knew about the
  * BPF programs loaded while it recorded, kept so that samples in a program
  * can be named down to its source lines (symbols/bpf_lines.c).  Internal
- * to libperfdiff: reader → symbols.
+ * to libperfdiff: part of the reader stage's interface for later stages
+ * (docs/architecture.md), so it includes none of the reader's private
+ * headers; the parser's entry point is in internal.h.
  *
  * Layouts (perf 6.1 util/header.c, doc perf-data-format.md §5):
  *   25: u32 count; count × { u32 info_len; u32 data_len; u64 arrays;
@@ -17,9 +19,10 @@
 
 #include <linux/bpf.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "perfdiff/reader.h"
 
 /* Bits of `arrays`: which pointer fields perf fetched (perf's bpil order). */
 enum pd_bpil_array {
@@ -57,15 +60,15 @@ typedef struct pd_bpf_btf {
 	const uint8_t *data;
 } pd_bpf_btf;
 
-/*
- * Parse feature 25 or 26 (`size` bytes at `p`) into m->bpf, copying what is
- * kept into m->arena.  On a cross-endian file (`swap`) they are refused
- * with PD_EUNSUPPORTED, as perf does: the kernel structs are not swapped.
- * A count, length or array that does not fit its payload gives
- * PD_ECORRUPT; nothing is kept then.  `why` says what was wrong.
- */
-int pd_bpf_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
-			 bool swap, char why[PD_WHY_MAX]);
+/* BPF_PROG_INFO / BPF_BTF of a recording, as parsed by bpf_info.c
+ * (pd_bpf_feature_parse(), internal.h); each NULL/0 when absent or
+ * skipped. */
+typedef struct pd_bpf_meta {
+	const pd_bpf_prog *progs;
+	size_t nr_progs;
+	const pd_bpf_btf *btfs;
+	size_t nr_btfs;
+} pd_bpf_meta;
 
 /* The BPF features of the recording `r` reads (never NULL). */
 const pd_bpf_meta *pd_reader_bpf(const pd_reader *r);

@@ -25,6 +25,7 @@
 
 #include "perfdiff/reader.h"
 #include "../util/util.h"
+#include "bpf_info.h"
 
 #define PD_WHY_MAX 200
 
@@ -107,15 +108,6 @@ bool pd_record_peek_id(const uint8_t *p, size_t size, uint32_t type,
 
 /* ------------------------------------------------------------- features.c */
 
-/* BPF_PROG_INFO / BPF_BTF, parsed by bpf_info.c (types in bpf_info.h);
- * each NULL/0 when absent or skipped. */
-typedef struct pd_bpf_meta {
-	const struct pd_bpf_prog *progs;
-	size_t nr_progs;
-	const struct pd_bpf_btf *btfs;
-	size_t nr_btfs;
-} pd_bpf_meta;
-
 /*
  * Everything the feature sections (or pipe HEADER_* records) establish.
  * Strings and tables live in `arena`.
@@ -167,6 +159,18 @@ int pd_build_id_parse(pd_meta *m, const uint8_t *p, size_t size, bool swap,
  */
 int pd_string_cap(const char *s, size_t room, const pd_reader_options *opts,
 		  const char *field, char why[PD_WHY_MAX]);
+
+/* ------------------------------------------------------------- bpf_info.c */
+
+/*
+ * Parse feature 25 or 26 (`size` bytes at `p`) into m->bpf, copying what is
+ * kept into m->arena.  On a cross-endian file (`swap`) they are refused
+ * with PD_EUNSUPPORTED, as perf does: the kernel structs are not swapped.
+ * A count, length or array that does not fit its payload gives
+ * PD_ECORRUPT; nothing is kept then.  `why` says what was wrong.
+ */
+int pd_bpf_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
+			 bool swap, char why[PD_WHY_MAX]);
 
 /* ----------------------------------------------------------------- zstd.c */
 
