@@ -12,8 +12,6 @@
 
 #define BLOCK_BYTES (1u << 20)
 #define NBLOCKS 4
-/* Held samples between two looks at whether the table is there. */
-#define HOLD_POLL 256
 
 typedef struct block {
 	uint8_t *data;
@@ -38,15 +36,16 @@ struct pd_pipeline {
 	pd_error err;
 	bool threaded;
 	pthread_t thread;
-	const pd_resolved_sample *pending; /* producer: a sample that did not fit */
+	/* producer: the next sample to pack, left over from the last block (it
+	 * did not fit, or starts a hold after the block's samples) */
+	const pd_resolved_sample *pending;
 	/* producer: earliest and latest sample time seen (before filters) */
 	uint64_t time_first, time_last;
 	bool have_time;
-	/* producer: samples read while their kernel frames wait for names
-	 * (session/session.h), in order; `held_ready` once named */
+	/* producer: samples read while their kernel frames wait for names,
+	 * in order: this pipeline's keeper for pd_session_hold() */
 	block hold;
 	size_t hold_max;            /* beyond it, wait for the table */
-	bool held_ready;
 	size_t nheld;               /* samples held so far, a statistic */
 	bool ended;                 /* the session is at its end, or failed: */
 	int end_rc;                 /* PD_ITEROVER or the error (pl->err) */
@@ -194,18 +193,6 @@ static void settle(pd_pipeline *pl, block *h)
 	h->len = out;
 }
 
-/* Name the held samples' kernel frames if the table is there (or once it
- * is, with `wait`): true when they are ready to go. */
-static bool try_release(pd_pipeline *pl, bool wait)
-{
-	int rc = pd_session_name_kernel(pl->s, wait);
-	if (rc <= 0)
-		return false;
-	settle(pl, &pl->hold);
-	pl->held_ready = true;
-	return true;
-}
-
 /* Hand the held samples over as block `b` (empty): the buffers trade places. */
 static void release(pd_pipeline *pl, block *b)
 {
@@ -213,76 +200,124 @@ static void release(pd_pipeline *pl, block *b)
 	*b = pl->hold;
 	pl->hold = t;
 	pl->hold.len = 0;
-	pl->held_ready = false;
+}
+
+/* The earliest and latest sample time, before filters.  (Min and max: a
+ * sample noted twice changes nothing.) */
+static void note_time(pd_pipeline *pl, const pd_resolved_sample *rs)
+{
+	if (!rs->record || !(rs->record->u.sample.sample_type & PD_SAMPLE_TIME))
+		return;
+	if (!pl->have_time || rs->time < pl->time_first)
+		pl->time_first = rs->time;
+	if (!pl->have_time || rs->time > pl->time_last)
+		pl->time_last = rs->time;
+	pl->have_time = true;
+}
+
+/* The pipeline's keeper (session/session.h): the wanted samples, packed
+ * into the hold buffer as they will be folded. */
+static int keep_packed(pd_keeper *k, const pd_resolved_sample *rs, pd_error *err)
+{
+	pd_pipeline *pl = k->ctx;
+	note_time(pl, rs);
+	if (!wanted(pl, rs))
+		return 0;
+	int rc = pack(pl, &pl->hold, rs, true);
+	if (rc < 0)
+		return pd_error_set(err, rc, pd_reader_path(pd_session_reader(pl->s)),
+				    PD_NO_OFFSET, "out of memory");
+	pl->nheld++;
+	k->held = pl->hold.len;
+	return 0;
+}
+
+/*
+ * `rs` has a pending kernel frame: hold it and what follows until the
+ * kernel's table is there (pd_session_hold()), then hand the held samples
+ * over as `b` -- after `b`'s own samples, if it has some: then `rs` waits
+ * and they are folded meanwhile.  1 when `b` goes out, 0 when the hold
+ * kept nothing (all filtered out), or an error.
+ */
+static int hold(pd_pipeline *pl, const pd_resolved_sample *rs, block *b)
+{
+	if (b->len) {
+		pl->pending = rs;
+		return 1;
+	}
+	pd_keeper k = { .keep = keep_packed, .ctx = pl, .max = pl->hold_max };
+	int rc = pd_session_hold(pl->s, rs, &k, &pl->err);
+	if (rc < 0)
+		return rc;
+	settle(pl, &pl->hold);
+	release(pl, b);
+	return b->len > 0;
+}
+
+/* Pack `rs` into `b` unless the filters drop it: 0 go on, 1 `b` is full
+ * (`rs` waits for the next block), or an error. */
+static int put(pd_pipeline *pl, const pd_resolved_sample *rs, block *b)
+{
+	note_time(pl, rs);
+	if (!wanted(pl, rs))
+		return 0;
+	int rc = pack(pl, b, rs, false);
+	if (rc < 0)
+		return pd_error_set(&pl->err, rc, pd_reader_path(pd_session_reader(pl->s)),
+				    PD_NO_OFFSET, "out of memory");
+	if (rc == 0)
+		pl->pending = rs;
+	return rc == 0;
+}
+
+/* The next sample to pack: the one left over from the last block, or the
+ * session's next.  0, or the session's end or error (kept: it is the end
+ * of every later call too). */
+static int next(pd_pipeline *pl, const pd_resolved_sample **rs)
+{
+	if ((*rs = pl->pending)) {
+		pl->pending = NULL;
+		return 0;
+	}
+	int rc = pl->ended ? pl->end_rc : pd_session_next(pl->s, rs, &pl->err);
+	if (rc < 0) {
+		pl->ended = true;
+		pl->end_rc = rc;
+	}
+	return rc;
+}
+
+/* An empty block; the hold buffer, once it has come back, shrunk to a
+ * block's size again. */
+static void reset(block *b)
+{
+	b->len = 0;
+	if (b->cap <= BLOCK_BYTES)
+		return;
+	uint8_t *d = realloc(b->data, BLOCK_BYTES);
+	if (d) {
+		b->data = d;
+		b->cap = BLOCK_BYTES;
+	}
 }
 
 /*
  * Fill `b` from the session: 1 when it is full (more to come), 0 at the
- * end, a negative code on error (pl->err filled).  A sample that does not
- * fit waits in pl->pending for the next block.
- *
- * Samples whose kernel frames wait for the kernel's symbol table, and all
- * after them, go to pl->hold instead; named, they follow as one block.
+ * end, a negative code on error (pl->err filled).  A sample whose kernel
+ * frames wait for the kernel's symbol table starts a hold (see hold()):
+ * the held samples go out as one block once named.
  */
 static int fill(pd_pipeline *pl, block *b)
 {
-	b->len = 0;
-	if (b->cap > BLOCK_BYTES && !pl->held_ready) {
-		/* the hold buffer came back: give its memory back */
-		uint8_t *d = realloc(b->data, BLOCK_BYTES);
-		if (d) {
-			b->data = d;
-			b->cap = BLOCK_BYTES;
-		}
-	}
-	if (pl->held_ready) {
-		release(pl, b);
-		if (b->len)
-			return 1;
-	}
+	reset(b);
 	for (;;) {
-		const pd_resolved_sample *rs = pl->pending;
-		pl->pending = NULL;
-		if (!rs) {
-			int rc = pl->ended ? pl->end_rc : pd_session_next(pl->s, &rs, &pl->err);
-			if (rc < 0) {
-				/* the end, or an error: what was read still goes out first */
-				pl->ended = true;
-				pl->end_rc = rc;
-				if (pl->hold.len && try_release(pl, true) && b->len == 0)
-					release(pl, b);
-				if (b->len)
-					return 1;
-				return rc == PD_ITEROVER ? 0 : rc;
-			}
-		}
-		if (rs->record && (rs->record->u.sample.sample_type & PD_SAMPLE_TIME)) {
-			if (!pl->have_time || rs->time < pl->time_first)
-				pl->time_first = rs->time;
-			if (!pl->have_time || rs->time > pl->time_last)
-				pl->time_last = rs->time;
-			pl->have_time = true;
-		}
-		if (!wanted(pl, rs))
-			continue;
-		bool hold = pl->hold.len || pd_session_kernel_deferred(pl->s);
-		int rc = pack(pl, hold ? &pl->hold : b, rs, hold);
+		const pd_resolved_sample *rs;
+		int rc = next(pl, &rs);
 		if (rc < 0)
-			return pd_error_set(&pl->err, rc, pd_reader_path(pd_session_reader(pl->s)),
-					    PD_NO_OFFSET, "out of memory");
-		if (rc == 0) {
-			pl->pending = rs;
-			return 1;
-		}
-		if (hold && (++pl->nheld % HOLD_POLL == 0 || pl->hold.len > pl->hold_max) &&
-		    try_release(pl, pl->hold.len > pl->hold_max)) {
-			/* the block's samples came first */
-			if (b->len == 0)
-				release(pl, b);
-			return 1;
-		}
-		if (hold && b->len)
-			return 1;  /* what came before the first held sample: fold it meanwhile */
+			return b->len ? 1 : rc == PD_ITEROVER ? 0 : rc;
+		rc = pd_session_kernel_deferred(pl->s) ? hold(pl, rs, b) : put(pl, rs, b);
+		if (rc != 0)
+			return rc;
 	}
 }
 

@@ -54,8 +54,9 @@ typedef struct pd_pipeline pd_pipeline;
  * `hold_max` > 0, samples read while the kernel's symbol table is still
  * loading are held (up to that many bytes of records, then it waits for
  * the table) and their kernel frames named once it is there, rather than
- * waiting at the first one (session/session.h): the same records,
- * sooner.  0: no deferral. */
+ * waiting at the first one: the same records, sooner.  The session's hold
+ * does that (pd_session_hold(), session/session.h), with the pipeline's
+ * packed records as what it keeps.  0: no deferral. */
 int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread,
 		      size_t hold_max);
 

@@ -83,7 +83,9 @@ struct pd_session {
 	bool read_ahead;
 	size_t ahead_max;              /* bytes held at most, then wait */
 	pd_holdq held;
-	bool ahead_ended;              /* the reader has ended (ahead_rc, ahead_err) */
+	/* pd_session_hold(), for either keeper: the reader has ended
+	 * (ahead_rc, ahead_err), to be told after what was held */
+	bool ahead_ended;
 	int ahead_rc;
 	pd_error ahead_err;
 };
@@ -795,25 +797,20 @@ static int next_sample(pd_session *s, const pd_resolved_sample **out, pd_error *
  * is cheap, a sample a few microseconds. */
 #define AHEAD_POLL 64
 
-static int hold(pd_session *s, const pd_resolved_sample *rs, pd_error *err)
+/* The reader's end (or error) that the hold met, for after what it held. */
+static int ended(const pd_session *s, pd_error *err)
 {
-	if (pd_holdq_push(&s->held, rs) < 0)
-		return pd_error_set(err, PD_ENOMEM, pd_reader_path(s->reader),
-				    rs->record->offset, "out of memory holding samples");
-	return 0;
+	if (err)
+		*err = s->ahead_err;
+	return s->ahead_rc;
 }
 
-/*
- * `first` has a pending kernel frame: hold it and read on until the table
- * is there, the hold is full or the input ends, then name the pending
- * frames (waiting for the table if need be).  The reader's end or error
- * is kept for when the held samples are out.
- */
-static int read_ahead(pd_session *s, const pd_resolved_sample *first, pd_error *err)
+int pd_session_hold(pd_session *s, const pd_resolved_sample *first, pd_keeper *k,
+		    pd_error *err)
 {
-	int rc = hold(s, first, err);
-	for (unsigned k = 1; rc == 0 && s->held.bytes < s->ahead_max; k++) {
-		if (k % AHEAD_POLL == 0 && pd_session_name_kernel(s, false) != 0)
+	int rc = k->keep(k, first, err);
+	for (unsigned n = 1; rc == 0 && k->held < k->max; n++) {
+		if (n % AHEAD_POLL == 0 && pd_session_name_kernel(s, false) != 0)
 			break;
 		const pd_resolved_sample *rs;
 		int got = next_sample(s, &rs, &s->ahead_err);
@@ -822,12 +819,39 @@ static int read_ahead(pd_session *s, const pd_resolved_sample *first, pd_error *
 			s->ahead_rc = got;
 			break;
 		}
-		rc = hold(s, rs, err);
+		rc = k->keep(k, rs, err);
 	}
 	if (rc == 0 && pd_session_name_kernel(s, true) < 0)
 		rc = pd_error_set(err, PD_ENOMEM, pd_reader_path(s->reader), PD_NO_OFFSET,
 				  "out of memory naming kernel frames");
 	return rc;
+}
+
+/* PD_SESSION_READ_AHEAD's keeper: deep copies in the session's holdq. */
+static int keep_copy(pd_keeper *k, const pd_resolved_sample *rs, pd_error *err)
+{
+	pd_session *s = k->ctx;
+	if (pd_holdq_push(&s->held, rs) < 0)
+		return pd_error_set(err, PD_ENOMEM, pd_reader_path(s->reader),
+				    rs->record->offset, "out of memory holding samples");
+	k->held = s->held.bytes;
+	return 0;
+}
+
+/* The oldest held sample, its pending frames replaced by their names. */
+static int pop_held(pd_session *s, const pd_resolved_sample **out, pd_error *err)
+{
+	pd_frame *frames;
+	pd_resolved_sample *rs = pd_holdq_pop(&s->held, &frames);
+	if (!rs)
+		return ended(s, err);
+	for (size_t i = 0; i < rs->nframes; i++) {
+		uint32_t id;
+		if (pd_session_frame_pending(&frames[i], &id))
+			frames[i] = *pd_session_named_kernel(s, id);
+	}
+	*out = rs;
+	return 0;
 }
 
 static int next_ahead(pd_session *s, const pd_resolved_sample **out, pd_error *err)
@@ -839,23 +863,11 @@ static int next_ahead(pd_session *s, const pd_resolved_sample **out, pd_error *e
 			return rc;
 		/* the table is still loading: nothing pending was handed out
 		 * yet, so this sample has a pending frame */
-		if ((rc = read_ahead(s, *out, err)) < 0)
+		pd_keeper k = { .keep = keep_copy, .ctx = s, .max = s->ahead_max };
+		if ((rc = pd_session_hold(s, *out, &k, err)) < 0)
 			return rc;
 	}
-	pd_frame *frames;
-	pd_resolved_sample *rs = pd_holdq_pop(&s->held, &frames);
-	if (!rs) {
-		if (err)
-			*err = s->ahead_err;
-		return s->ahead_rc;
-	}
-	for (size_t i = 0; i < rs->nframes; i++) {
-		uint32_t id;
-		if (pd_session_frame_pending(&frames[i], &id))
-			frames[i] = *pd_session_named_kernel(s, id);
-	}
-	*out = rs;
-	return 0;
+	return pop_held(s, out, err);
 }
 
 int pd_session_next(pd_session *s, const pd_resolved_sample **out, pd_error *err)
@@ -863,7 +875,10 @@ int pd_session_next(pd_session *s, const pd_resolved_sample **out, pd_error *err
 	if (!s || !out)
 		return pd_error_set(err, PD_EINVAL, "<session>", PD_NO_OFFSET,
 				    "no session or output pointer given");
-	return s->read_ahead ? next_ahead(s, out, err) : next_sample(s, out, err);
+	if (s->read_ahead)
+		return next_ahead(s, out, err);
+	/* a caller's own hold (pd_session_hold()) may have met the end */
+	return s->ahead_ended ? ended(s, err) : next_sample(s, out, err);
 }
 
 void pd_session_set_read_ahead_max(pd_session *s, size_t bytes)

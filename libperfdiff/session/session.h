@@ -4,7 +4,7 @@
  * frames named late.  The session stage's interface (docs/architecture.md);
  * the rest of session/ (chain_memo.h, kcache.h, holdq.h) is its own.
  *
- * Kernel frames named late, for a reader that can hold samples.
+ * Kernel frames named late, and the samples held meanwhile.
  *
  * The kernel's symbol table is read ahead on the prefetch thread (see
  * symbols/prefetch.c): /proc/kallsyms costs the kernel ~50 ms of
@@ -16,11 +16,19 @@
  * table and on the kernel map of that moment, which the pending frame
  * keeps, so naming it later gives what naming it then would have.
  *
- * The caller holds the samples that came out meanwhile (their frames are
- * only valid until the next pd_session_next()), asks
- * pd_session_name_kernel() now and then, and, once it has answered 1,
- * replaces each pending frame by pd_session_named_kernel().  Off by
- * default: every other user of pd_session_next() sees named frames only.
+ * The samples that come out meanwhile must be held (their frames are only
+ * valid until the next pd_session_next()).  One mechanism does that,
+ * pd_session_hold(): it reads on, hands each sample to a keeper, looks now
+ * and then whether the table is there, stops at the keeper's cap or the
+ * end, and names the pending frames.  What is kept differs by user, so the
+ * keeper is theirs: PD_SESSION_READ_AHEAD (`perfdiff script`) keeps deep
+ * copies of whole samples (holdq.h) and hands them out in order; the
+ * profile's pipeline keeps its packed records, what folding needs (32
+ * bytes a frame against a deep copy's 88, and none of the 424-byte
+ * pd_record: about a third of the memory, for samples that can number
+ * tens of thousands).  Either then replaces each pending frame by
+ * pd_session_named_kernel().  Off by default: every other user of
+ * pd_session_next() sees named frames only.
  */
 #ifndef PD_SESSION_SESSION_H
 #define PD_SESSION_SESSION_H
@@ -43,8 +51,8 @@ int pd_session_symbol_sources(pd_session *s, const char *dso, bool kernel, pd_sy
 			      void *ctx);
 
 /* From now on, kernel addresses met while the table loads are pending,
- * and the caller holds the samples (the session's own read-ahead, below,
- * is off). */
+ * and the caller holds the samples with pd_session_hold() (the session's
+ * own read-ahead is off). */
 void pd_session_defer_kernel(pd_session *s);
 
 /* Whether some pending frame is still unnamed. */
@@ -63,6 +71,30 @@ bool pd_session_frame_pending(const pd_frame *f, uint32_t *id);
 /* The named frame of pending frame `id`, once pd_session_name_kernel() has
  * returned 1; NULL for an id never given out. */
 const pd_frame *pd_session_named_kernel(const pd_session *s, uint32_t id);
+
+/* What a holder keeps of the samples read while the table loads. */
+typedef struct pd_keeper pd_keeper;
+struct pd_keeper {
+	/* Keep what the holder needs of `rs` (valid during the call only; its
+	 * kernel frames may be pending) and set `held` to the bytes kept in
+	 * all.  0, or a negative code with `err` filled. */
+	int (*keep)(pd_keeper *k, const pd_resolved_sample *rs, pd_error *err);
+	void *ctx;       /* the holder's */
+	size_t held;     /* bytes kept so far */
+	size_t max;      /* at this many, read no further: wait for the table */
+};
+
+/*
+ * `first`, just delivered, has a pending kernel frame
+ * (pd_session_kernel_deferred() turned true with it): give it and every
+ * sample after it to `k` until the kernel's table is there, k->held
+ * reaches k->max or the input ends; then name the pending frames, waiting
+ * for the table if need be.  The reader's end or error, if met, is kept:
+ * the next pd_session_next() returns it.  0 (and nothing is pending any
+ * more), k's error, or PD_ENOMEM.
+ */
+int pd_session_hold(pd_session *s, const pd_resolved_sample *first, pd_keeper *k,
+		    pd_error *err);
 
 /*
  * PD_SESSION_READ_AHEAD is the same, done by the session for any caller of
