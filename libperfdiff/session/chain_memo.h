@@ -12,8 +12,8 @@
  * reads for a build (a stripped copy seen first gives way to a path with
  * symbols seen later).  So the key is the chain (sample ip, call chain
  * words, cpumode, pid) together with the process's map generation, the
- * machine's kernel generation (machine.h) and the symbolizer's
- * (symbolizer.h): once one changes, the old entries are never found again
+ * machine's kernel generation (machine/machine.h) and the symbolizer's
+ * (symbols/symbolizer.h): once one changes, the old entries are never found again
  * and are replaced as new ones land on their slots.  Only chains without pending
  * kernel frames are kept (those change once the kernel's table is read).
  *

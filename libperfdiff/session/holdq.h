@@ -1,6 +1,8 @@
 /*
  * Samples a session holds back, in order, while it reads ahead of what it
- * has delivered (PD_SESSION_READ_AHEAD, see session.c).  Each is a deep
+ * has delivered: what PD_SESSION_READ_AHEAD keeps in the session's one
+ * hold (pd_session_hold(), session.h; the profile pipeline keeps its own
+ * packed records instead).  Private to session/.  Each is a deep
  * copy, in one allocation: the resolved sample, its record and the
  * record's bytes (so the user stack copy of a `--call-graph dwarf` sample
  * too) and its frames (the command name is the session's own string,

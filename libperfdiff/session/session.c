@@ -805,6 +805,8 @@ static int ended(const pd_session *s, pd_error *err)
 	return s->ahead_rc;
 }
 
+/* The one hold while the kernel's table loads (session.h): for the
+ * read-ahead below and for the profile pipeline, each with its keeper. */
 int pd_session_hold(pd_session *s, const pd_resolved_sample *first, pd_keeper *k,
 		    pd_error *err)
 {
