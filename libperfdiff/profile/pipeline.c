@@ -105,7 +105,7 @@ static inline pd_fkey pack_key(const pd_frame *f)
 }
 
 /* Whether the sample is folded at all (filters). */
-static bool wanted(pd_pipeline *pl, const pd_resolved_sample *rs)
+static inline bool wanted(pd_pipeline *pl, const pd_resolved_sample *rs)
 {
 	if (rs->attr < 0 || rs->nframes == 0 || !pd_filters_sample(&pl->p->filters, rs))
 		return false;
@@ -204,7 +204,7 @@ static void release(pd_pipeline *pl, block *b)
 
 /* The earliest and latest sample time, before filters.  (Min and max: a
  * sample noted twice changes nothing.) */
-static void note_time(pd_pipeline *pl, const pd_resolved_sample *rs)
+static inline void note_time(pd_pipeline *pl, const pd_resolved_sample *rs)
 {
 	if (!rs->record || !(rs->record->u.sample.sample_type & PD_SAMPLE_TIME))
 		return;
@@ -215,19 +215,37 @@ static void note_time(pd_pipeline *pl, const pd_resolved_sample *rs)
 	pl->have_time = true;
 }
 
+/*
+ * Pack `rs` into `b` unless the filters drop it: 0 go on, 1 `b` is full
+ * (`rs` waits for the next block), or an error.  The hold buffer grows
+ * instead (`grow`).  Samples read in a hold (keep_packed()) go through
+ * here too: the same time range, filters and records.
+ */
+static inline int put(pd_pipeline *pl, const pd_resolved_sample *rs, block *b, bool grow,
+		      pd_error *err)
+{
+	note_time(pl, rs);
+	if (!wanted(pl, rs))
+		return 0;
+	int rc = pack(pl, b, rs, grow);
+	if (rc < 0)
+		return pd_error_set(err, rc, pd_reader_path(pd_session_reader(pl->s)),
+				    PD_NO_OFFSET, "out of memory");
+	if (rc == 0)
+		pl->pending = rs;
+	return rc == 0;
+}
+
 /* The pipeline's keeper (session/session.h): the wanted samples, packed
  * into the hold buffer as they will be folded. */
 static int keep_packed(pd_keeper *k, const pd_resolved_sample *rs, pd_error *err)
 {
 	pd_pipeline *pl = k->ctx;
-	note_time(pl, rs);
-	if (!wanted(pl, rs))
-		return 0;
-	int rc = pack(pl, &pl->hold, rs, true);
+	size_t len = pl->hold.len;
+	int rc = put(pl, rs, &pl->hold, true, err);
 	if (rc < 0)
-		return pd_error_set(err, rc, pd_reader_path(pd_session_reader(pl->s)),
-				    PD_NO_OFFSET, "out of memory");
-	pl->nheld++;
+		return rc;
+	pl->nheld += pl->hold.len > len;
 	k->held = pl->hold.len;
 	return 0;
 }
@@ -252,22 +270,6 @@ static int hold(pd_pipeline *pl, const pd_resolved_sample *rs, block *b)
 	settle(pl, &pl->hold);
 	release(pl, b);
 	return b->len > 0;
-}
-
-/* Pack `rs` into `b` unless the filters drop it: 0 go on, 1 `b` is full
- * (`rs` waits for the next block), or an error. */
-static int put(pd_pipeline *pl, const pd_resolved_sample *rs, block *b)
-{
-	note_time(pl, rs);
-	if (!wanted(pl, rs))
-		return 0;
-	int rc = pack(pl, b, rs, false);
-	if (rc < 0)
-		return pd_error_set(&pl->err, rc, pd_reader_path(pd_session_reader(pl->s)),
-				    PD_NO_OFFSET, "out of memory");
-	if (rc == 0)
-		pl->pending = rs;
-	return rc == 0;
 }
 
 /* The next sample to pack: the one left over from the last block, or the
@@ -315,7 +317,8 @@ static int fill(pd_pipeline *pl, block *b)
 		int rc = next(pl, &rs);
 		if (rc < 0)
 			return b->len ? 1 : rc == PD_ITEROVER ? 0 : rc;
-		rc = pd_session_kernel_deferred(pl->s) ? hold(pl, rs, b) : put(pl, rs, b);
+		rc = pd_session_kernel_deferred(pl->s) ? hold(pl, rs, b)
+						       : put(pl, rs, b, false, &pl->err);
 		if (rc != 0)
 			return rc;
 	}
