@@ -794,8 +794,9 @@ static bool vdso_line(const char *ours, const char *perf)
 	return strncmp(ours, perf, strlen(perf) - strlen(unk)) == 0;
 }
 
-/* A call chain line where perf prints a PLT stub as a bare "@plt" and we
- * name it (see plt_explained): the rest of the line must be equal. */
+/* A call chain line where perf prints a PLT stub as a bare "@plt", or as
+ * "_init" stretched over it, and we name it (see plt_explained): the rest
+ * of the line (the offset for "@plt", the dso for "_init") must be equal. */
 static bool plt_line(const char *ours, const char *perf)
 {
 	if (ours[0] != '\t' || perf[0] != '\t')
@@ -804,7 +805,11 @@ static bool plt_line(const char *ours, const char *perf)
 	a += strspn(a, " ");
 	b += strspn(b, " ");
 	size_t na = strlen(a), nb = strlen(b);
-	return strncmp(b, "@plt+", 5) == 0 && na > nb && strcmp(a + na - nb, b) == 0;
+	if (strncmp(b, "@plt+", 5) == 0)
+		return na > nb && strcmp(a + na - nb, b) == 0;
+	const char *da = strstr(a, "@plt+0x"), *pa = strchr(a, ' '), *pb = strchr(b, ' ');
+	return strncmp(b, "_init+0x", 8) == 0 && da && pa && pb && da < pa &&
+	       strcmp(pa, pb) == 0;
 }
 
 START_TEST(test_text_layout)
