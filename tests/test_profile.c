@@ -146,9 +146,12 @@ static pd_profile *profile_win(const char *path, unsigned flags, unsigned sessio
 			       uint64_t time_start)
 {
 	pd_profile_options o;
+	pd_session_options so;
 	pd_profile_options_init(&o);
+	pd_session_options_init(&so);
 	o.flags = flags;
-	o.session.flags = session_flags;
+	so.flags = session_flags;
+	o.session = &so;
 	o.time_start = time_start;
 	pd_profile *p = NULL;
 	pd_error err;
@@ -1052,8 +1055,11 @@ START_TEST(test_runs)
 {
 	NEED_LAB();
 	pd_profile_options o;
+	pd_session_options so;
 	pd_profile_options_init(&o);
-	o.session.flags = COMPAT;
+	pd_session_options_init(&so);
+	so.flags = COMPAT;
+	o.session = &so;
 	pd_profile *one = profile_of(L.fp, 0, COMPAT);
 	pd_profile *p = NULL;
 	pd_error err;
@@ -1611,7 +1617,7 @@ static size_t collect_defer(const char *path, unsigned flags, bool thread, size_
 	pd_error err;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), 0);
 	pd_session *s;
-	ck_assert_int_eq(pd_session_open(&s, path, &o.session, &err), 0);
+	ck_assert_int_eq(pd_session_open(&s, path, NULL, &err), 0);
 	pd_pipeline *pl;
 	ck_assert_int_eq(pd_pipeline_start(&pl, s, p, thread, hold_max), 0);
 	memset(out, 0, sizeof *out);

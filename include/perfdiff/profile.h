@@ -73,11 +73,23 @@ enum pd_profile_flag {
 	                                           splice unnamed frames out of chains */
 };
 
-/** Options.  Initialise with pd_profile_options_init(). */
+/**
+ * Options.  Initialise with pd_profile_options_init(), then change what
+ * you need.  pd_profile_new() copies them, and the session options they
+ * point to, and the filters; strings of the session options and its
+ * symbol cache must outlive the profile.
+ *
+ * Versions: a struct of an older version than PD_PROFILE_OPTIONS_VERSION
+ * (a program built against an older header) is accepted, the fields it
+ * lacks taking their defaults; 0 or a newer version is PD_EINVAL.
+ * Version 2 holds the session's options by pointer: version 1, which held
+ * them by value, is refused (PD_EINVAL).
+ */
 typedef struct pd_profile_options {
 	unsigned int version;
 	unsigned int flags;               /**< pd_profile_flag bits */
-	pd_session_options session;       /**< how files are read and symbolized */
+	const pd_session_options *session; /**< how files are read and symbolized;
+	                                       NULL: pd_session_options_init()'s */
 	/*
 	 * filters: NULL / 0-length = no filter; lists are comma-separated.
 	 * comms: thread names at the sample's time; pids, tids, cpus: decimal
@@ -90,7 +102,7 @@ typedef struct pd_profile_options {
 	uint64_t time_start, time_end;    /**< ns; 0 = open */
 } pd_profile_options;
 
-#define PD_PROFILE_OPTIONS_VERSION 1
+#define PD_PROFILE_OPTIONS_VERSION 2
 
 /** Fill `opts` with the defaults. */
 PD_EXTERN(void) pd_profile_options_init(pd_profile_options *opts);

@@ -78,11 +78,23 @@ enum pd_session_flag {
 	                                       run ahead of the samples delivered. */
 };
 
-/** Options.  Initialise with pd_session_options_init(). */
+/**
+ * Options.  Initialise with pd_session_options_init(), then change what
+ * you need.  pd_session_open() copies them; the strings and the symbol
+ * cache they point to must outlive the session.
+ *
+ * Versions: a struct of an older version than PD_SESSION_OPTIONS_VERSION
+ * (a program built against an older header) is accepted, the fields it
+ * lacks taking their defaults; 0 or a newer version is PD_EINVAL.
+ * Version 3 holds the reader's options by pointer: versions 1 and 2, which
+ * held them by value, are refused (PD_EINVAL).
+ */
 typedef struct pd_session_options {
 	unsigned int version;
 	unsigned int flags;          /**< pd_session_flag bits */
-	pd_reader_options reader;    /**< how the file is read */
+	const pd_reader_options *reader; /**< how the file is read (copied when the
+	                                  session opens); NULL: the defaults of
+	                                  pd_reader_options_init() */
 	const char *symfs;           /**< root prefixed to every file looked up, or NULL */
 	const char *kallsyms;        /**< kallsyms file to use, or NULL */
 	const char *buildid_dir;     /**< perf's build-id cache; NULL: $PERF_BUILDID_DIR or ~/.debug */
@@ -97,7 +109,7 @@ typedef struct pd_session_options {
 	                                  see pd_symcache_new() */
 } pd_session_options;
 
-#define PD_SESSION_OPTIONS_VERSION 2
+#define PD_SESSION_OPTIONS_VERSION 3
 
 /** Fill `opts` with the defaults. */
 PD_EXTERN(void) pd_session_options_init(pd_session_options *opts);
@@ -137,7 +149,10 @@ typedef struct pd_session pd_session;
 
 /**
  * Open `path` (anything pd_reader_open() takes) for symbolized reading.
- * @return 0, or a reader error code; `err` says which file and offset.
+ * `opts` (NULL: the defaults) and the reader options it points to are
+ * copied.
+ * @return 0, or a reader error code; `err` says which file and offset;
+ *         PD_EINVAL for options of a version this library does not read.
  */
 PD_EXTERN(int) pd_session_open(pd_session **out, const char *path,
 			       const pd_session_options *opts, pd_error *err);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "profile/options.h"
 #include "util/util.h"
 
 /* How far each version of pd_report_write_options went. */
@@ -69,11 +70,14 @@ int pd_report_write(pd_writer *w, pd_profile *p, const pd_report_write_options *
 				      PDO_BIT(PD_FORMAT_LKP), "a report", err);
 	if (rc == 0)
 		rc = check_event(&r);
+	/* the profile's options as this library lays them out, whatever
+	 * version the caller's are */
+	pd_profile_opts popts;
+	if (rc == 0)
+		rc = pd_profile_opts_import(&popts, r.o.profile_options, "output", err);
 	if (rc < 0)
 		return rc;
-	pd_profile_options defaults;
-	pd_profile_options_init(&defaults);
-	r.popts = r.o.profile_options ? r.o.profile_options : &defaults;
+	r.popts = &popts.o;
 	rc = dispatch(&r);
 	if (rc < 0)
 		return rc;

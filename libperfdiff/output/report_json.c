@@ -138,9 +138,9 @@ static void put_settings(const pdo_report *r)
 	pdo_json_open(w, '{');
 	key_bool(w, "keep_suffixes", po->flags & PD_PROFILE_KEEP_SUFFIXES);
 	key_bool(w, "hide_unresolved", po->flags & PD_PROFILE_HIDE_UNRESOLVED);
-	key_bool(w, "perf_compat", po->session.flags & PD_SESSION_PERF_COMPAT);
-	key_bool(w, "inline", !(po->session.flags & PD_SESSION_NO_INLINE));
-	key_bool(w, "demangle", !(po->session.flags & PD_SESSION_NO_DEMANGLE));
+	key_bool(w, "perf_compat", po->session->flags & PD_SESSION_PERF_COMPAT);
+	key_bool(w, "inline", !(po->session->flags & PD_SESSION_NO_INLINE));
+	key_bool(w, "demangle", !(po->session->flags & PD_SESSION_NO_DEMANGLE));
 	key_num(w, "percent_limit", "%g", r->o.percent_limit);
 	put_filters(w, po);
 	pdo_json_close(w, '}');

@@ -89,7 +89,7 @@ int pd_facts_new(pd_facts **out, const pd_profile_options *o)
 		return PD_ENOMEM;
 	}
 	pd_arena_init(&f->arena);
-	unsigned sf = o->session.flags;
+	unsigned sf = o->session->flags;
 	f->key = (pd_symkey){ .demangle = !(sf & PD_SESSION_NO_DEMANGLE),
 			      .params = !(sf & PD_SESSION_PERF_COMPAT), .key = name_key, .ctx = f };
 	f->keep_suffixes = (o->flags & PD_PROFILE_KEEP_SUFFIXES) != 0;

@@ -193,7 +193,7 @@ static uint32_t new_frame_id(run_state *st, const pd_fkey *k)
 	if (!k->sym) {
 		len = (size_t)snprintf(addr, sizeof addr, "0x%016" PRIx64, k->addr);
 		name = addr;
-	} else if (p->opts.flags & PD_PROFILE_KEEP_SUFFIXES) {
+	} else if (p->options.o.flags & PD_PROFILE_KEEP_SUFFIXES) {
 		name = k->sym;
 		len = strlen(name);
 	} else {
@@ -516,7 +516,7 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	pd_profile_wait_release(p);
 	pd_session *s;
 	/* folding keys frames by name: their source lines are never used */
-	pd_session_options so = p->opts.session;
+	pd_session_options so = *p->options.o.session;
 	so.flags |= PD_SESSION_NO_INLINE_LINES;
 	int rc = pd_session_open(&s, path, &so, err);
 	if (rc < 0)

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "options.h"
 #include "perfdiff/profile.h"
 #include "util/util.h"
 
@@ -382,7 +383,7 @@ bool pd_filters_dso(const pd_filters *f, const char *dso);
 /* ---------------------------------------------------------------- profile */
 
 struct pd_profile {
-	pd_profile_options opts;
+	pd_profile_opts options;     /* the caller's, imported: options.o */
 	char *opt_strings;           /* copies of the filter strings */
 	pd_filters filters;
 	pd_strtab strings;

@@ -378,7 +378,7 @@ int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, boo
 		return PD_ENOMEM;
 	pl->s = s;
 	pl->p = p;
-	pl->hide = (p->opts.flags & PD_PROFILE_HIDE_UNRESOLVED) != 0;
+	pl->hide = (p->options.o.flags & PD_PROFILE_HIDE_UNRESOLVED) != 0;
 	pl->consumer_block = -1;
 	pl->hold_max = hold_max;
 	if (hold_max)

@@ -6,19 +6,38 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "session/session.h"
 
 void pd_profile_options_init(pd_profile_options *opts)
 {
 	memset(opts, 0, sizeof *opts);
 	opts->version = PD_PROFILE_OPTIONS_VERSION;
-	pd_session_options_init(&opts->session);
+}
+
+/* How far each version of pd_profile_options went; version 1 held the
+ * session's options by value, a layout no longer read. */
+static const size_t profile_sizes[] = {
+	0, 0, PD_OPTIONS_END(pd_profile_options, time_end),
+};
+
+int pd_profile_opts_import(pd_profile_opts *dst, const pd_profile_options *src,
+			   const char *file, pd_error *err)
+{
+	pd_profile_options_init(&dst->o);
+	int rc = src ? pd_options_import(&dst->o, src, profile_sizes, PD_PROFILE_OPTIONS_VERSION,
+					 "pd_profile_options", file, err) : 0;
+	if (rc == 0)
+		rc = pd_session_options_import(&dst->session, &dst->reader, dst->o.session, file,
+					       err);
+	dst->o.session = &dst->session;
+	return rc;
 }
 
 /* The filter strings belong to the caller; keep copies in one block. */
 static int copy_strings(pd_profile *p)
 {
-	const char **fields[] = { &p->opts.comms, &p->opts.pids, &p->opts.tids,
-				  &p->opts.dsos, &p->opts.cpus };
+	const char **fields[] = { &p->options.o.comms, &p->options.o.pids, &p->options.o.tids,
+				  &p->options.o.dsos, &p->options.o.cpus };
 	size_t total = 0;
 	for (size_t i = 0; i < 5; i++)
 		if (*fields[i])
@@ -45,27 +64,24 @@ int pd_profile_new(pd_profile **out, const pd_profile_options *opts, pd_error *e
 		return pd_error_set(err, PD_EINVAL, "profile", PD_NO_OFFSET,
 				    "no output pointer given");
 	*out = NULL;
-	if (opts && opts->version != PD_PROFILE_OPTIONS_VERSION)
-		return pd_error_set(err, PD_EINVAL, "profile", PD_NO_OFFSET,
-				    "pd_profile_options version %u, this library knows %u",
-				    opts->version, PD_PROFILE_OPTIONS_VERSION);
 	pd_profile *p = calloc(1, sizeof *p);
 	if (!p)
 		return pd_error_set(err, PD_ENOMEM, "profile", PD_NO_OFFSET, "out of memory");
-	if (opts)
-		p->opts = *opts;
-	else
-		pd_profile_options_init(&p->opts);
+	int rc = pd_profile_opts_import(&p->options, opts, "profile", err);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
 	pd_strtab_init(&p->strings);
 	pd_frametab_init(&p->frames);
-	int rc = copy_strings(p);
+	rc = copy_strings(p);
 	if (rc == 0)
-		rc = pd_facts_new(&p->facts, &p->opts);
+		rc = pd_facts_new(&p->facts, &p->options.o);
 	if (rc < 0) {
 		pd_profile_free(p);
 		return pd_error_set(err, rc, "profile", PD_NO_OFFSET, "out of memory");
 	}
-	if ((rc = pd_filters_parse(&p->filters, &p->opts, err)) < 0) {
+	if ((rc = pd_filters_parse(&p->filters, &p->options.o, err)) < 0) {
 		pd_profile_free(p);
 		return rc;
 	}

@@ -5,6 +5,7 @@
  * in timestamp order.
  */
 #include "reader_impl.h"
+#include "options.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -61,6 +62,16 @@ static const size_t reader_sizes[] = {
 	PD_OPTIONS_END(pd_reader_options, max_branches),
 };
 
+int pd_reader_options_import(pd_reader_options *dst, const pd_reader_options *src,
+			     const char *file, pd_error *err)
+{
+	pd_reader_options_init(dst);
+	if (!src)
+		return 0;
+	return pd_options_import(dst, src, reader_sizes, PD_READER_OPTIONS_VERSION,
+				 "pd_reader_options", file, err);
+}
+
 static int reader_new(pd_reader **out, const char *path, const pd_reader_options *opts,
 		      pd_error *err)
 {
@@ -68,9 +79,7 @@ static int reader_new(pd_reader **out, const char *path, const pd_reader_options
 		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
 				    "no output pointer or path given");
 	pd_reader_options o;
-	pd_reader_options_init(&o);
-	int rc = opts ? pd_options_import(&o, opts, reader_sizes, PD_READER_OPTIONS_VERSION,
-					  "pd_reader_options", path, err) : 0;
+	int rc = pd_reader_options_import(&o, opts, path, err);
 	if (rc < 0)
 		return rc;
 	pd_reader *r = calloc(1, sizeof *r);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "../machine/machine.h"
+#include "../reader/options.h"
 #include "../symbols/symbolizer.h"
 #include "../symbols/symfacts.h"
 #include "../unwind/lbr.h"
@@ -94,8 +95,28 @@ void pd_session_options_init(pd_session_options *opts)
 {
 	memset(opts, 0, sizeof *opts);
 	opts->version = PD_SESSION_OPTIONS_VERSION;
-	pd_reader_options_init(&opts->reader);
 	opts->max_stack = PD_DEFAULT_MAX_STACK;
+}
+
+/* How far each version of pd_session_options went; versions 1 and 2 held
+ * the reader's options by value, a layout no longer read. */
+static const size_t session_sizes[] = {
+	0, 0, 0, PD_OPTIONS_END(pd_session_options, symcache),
+};
+
+int pd_session_options_import(pd_session_options *dst, pd_reader_options *reader,
+			      const pd_session_options *src, const char *file, pd_error *err)
+{
+	pd_session_options_init(dst);
+	int rc = src ? pd_options_import(dst, src, session_sizes, PD_SESSION_OPTIONS_VERSION,
+					 "pd_session_options", file, err) : 0;
+	if (rc == 0 && dst->max_stack == 0)
+		dst->max_stack = PD_DEFAULT_MAX_STACK;
+	if (rc == 0 && reader) {
+		rc = pd_reader_options_import(reader, dst->reader, file, err);
+		dst->reader = reader;
+	}
+	return rc;
 }
 
 /* The recording's architecture (HEADER ARCH is `uname -m`); the host's
@@ -178,24 +199,21 @@ int pd_session_open(pd_session **out, const char *path, const pd_session_options
 	if (!out || !path)
 		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
 				    "no output pointer or path given");
-	if (opts && opts->version != PD_SESSION_OPTIONS_VERSION)
-		return pd_error_set(err, PD_EINVAL, path, PD_NO_OFFSET,
-				    "pd_session_options version %u, this library knows %u",
-				    opts->version, PD_SESSION_OPTIONS_VERSION);
+	/* the reader options stay the caller's until the reader copies them */
+	pd_session_options o;
+	int rc = pd_session_options_import(&o, NULL, opts, path, err);
+	if (rc < 0)
+		return rc;
 	pd_session *s = calloc(1, sizeof *s);
 	if (!s)
 		return pd_error_set(err, PD_ENOMEM, path, PD_NO_OFFSET, "out of memory");
-	if (opts)
-		s->opts = *opts;
-	else
-		pd_session_options_init(&s->opts);
-	if (s->opts.max_stack == 0)
-		s->opts.max_stack = PD_DEFAULT_MAX_STACK;
+	s->opts = o;
 	if (s->opts.flags & PD_SESSION_READ_AHEAD) {
 		s->read_ahead = s->defer_kernel = true;
 		s->ahead_max = PD_SESSION_AHEAD_MAX;
 	}
-	int rc = pd_reader_open(&s->reader, path, &s->opts.reader, err);
+	rc = pd_reader_open(&s->reader, path, s->opts.reader, err);
+	s->opts.reader = NULL;   /* the reader has its copy; the caller's may go */
 	if (rc < 0)
 		goto fail;
 	rc = pd_machine_new(&s->machine, pd_reader_header(s->reader));

@@ -148,14 +148,15 @@ void cli_profile_opts_init(cli_profile_opts *po)
 {
 	memset(po, 0, sizeof *po);
 	pd_profile_options_init(&po->popts);
+	pd_session_options_init(&po->sopts);
+	po->popts.session = &po->sopts;
 }
 
 void cli_profile_opts_share_symbols(cli_profile_opts *po)
 {
 	pd_error err;
-	if (!po->popts.session.symcache &&
-	    pd_symcache_new(&po->popts.session.symcache, &err) < 0)
-		po->popts.session.symcache = NULL;
+	if (!po->sopts.symcache && pd_symcache_new(&po->sopts.symcache, &err) < 0)
+		po->sopts.symcache = NULL;
 }
 
 void cli_profile_opts_free(cli_profile_opts *po)
@@ -164,8 +165,8 @@ void cli_profile_opts_free(cli_profile_opts *po)
 		free(po->lists[i]);
 		po->lists[i] = NULL;
 	}
-	pd_symcache_free(po->popts.session.symcache);
-	po->popts.session.symcache = NULL;
+	pd_symcache_free(po->sopts.symcache);
+	po->sopts.symcache = NULL;
 }
 
 void cli_profile_opts_finish(cli_profile_opts *po)
@@ -299,7 +300,7 @@ int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char
 {
 	for (size_t k = 0; k < NELEMS(profile_flags); k++)
 		if (strcmp(argv[*i], profile_flags[k].name) == 0) {
-			po->popts.session.flags |= profile_flags[k].session_flag;
+			po->sopts.flags |= profile_flags[k].session_flag;
 			po->popts.flags |= profile_flags[k].profile_flag;
 			return 1;
 		}
@@ -309,7 +310,7 @@ int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char
 				    argv, i, &kind, &val);
 	if (m != 0)
 		return m > 0 ? apply_profile(po, cmd, kind, val) : m;
-	return cli_session_opts_parse(&po->popts.session, cmd, argc, argv, i);
+	return cli_session_opts_parse(&po->sopts, cmd, argc, argv, i);
 }
 
 /* ------------------------------------------------------------ sides */
@@ -317,6 +318,7 @@ int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char
 int cli_profile_opts_copy(cli_profile_opts *dst, const cli_profile_opts *src)
 {
 	*dst = *src;
+	dst->popts.session = &dst->sopts;
 	for (size_t i = 0; i < NELEMS(src->lists); i++) {
 		dst->lists[i] = src->lists[i] ? strdup(src->lists[i]) : NULL;
 		if (src->lists[i] && !dst->lists[i]) {

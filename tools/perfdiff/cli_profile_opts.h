@@ -32,7 +32,8 @@
 enum { CPO_COMM, CPO_PID, CPO_TID, CPO_CPU, CPO_DSO, CPO_NLISTS };
 
 typedef struct cli_profile_opts {
-	pd_profile_options popts;  /* filled by parse and finish */
+	pd_profile_options popts;  /* filled by parse and finish; popts.session is &sopts */
+	pd_session_options sopts;
 	const char *event;         /* --event NAME, or NULL */
 	char *lists[CPO_NLISTS];   /* repeated list options joined with ',' */
 } cli_profile_opts;

@@ -241,7 +241,7 @@ static int parse_args(int argc, char **argv, cli_report *c)
 	if (c->ro.mean && c->ro.format != PD_FORMAT_LKP)
 		return cli_usage_error(CMD, "--mean goes with --format=lkp");
 	if (c->ro.format == PD_FORMAT_LKP)
-		pd_lkp_profile_options(&c->po.popts);
+		pd_lkp_profile_options(&c->po.popts, &c->po.sopts);
 	return -1;
 }
 
