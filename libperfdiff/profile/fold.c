@@ -548,6 +548,9 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	 * rates are taken over the samples' own times */
 	uint64_t t_first = 0, t_last = 0;
 	bool have_times = rc == 0 && pd_pipeline_time_range(pl, &t_first, &t_last);
+	/* what the filters matched counts for the samples read, error or not */
+	if (pl)
+		pd_pipeline_filter_hits(pl, p->filter_hits);
 	/* the producer is done with the session after this */
 	pd_pipeline_free(pl);
 	if (rc < 0 && err)

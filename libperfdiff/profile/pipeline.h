@@ -73,6 +73,11 @@ int pd_pipeline_next(pd_pipeline *pl, const uint8_t **data, size_t *len, pd_erro
  * producer is done then. */
 bool pd_pipeline_time_range(const pd_pipeline *pl, uint64_t *first, uint64_t *last);
 
+/* Add the samples each filter value matched in this run (the profile's
+ * filters, pd_filters_sample()) to sum[] (one counter per value).  Stops
+ * the producer first: the end of the run, for pd_pipeline_next() too. */
+void pd_pipeline_filter_hits(pd_pipeline *pl, uint64_t *sum);
+
 /* Samples held for their kernel frames' names, so far. */
 size_t pd_pipeline_held(const pd_pipeline *pl);
 

@@ -33,28 +33,28 @@ int pd_profile_opts_import(pd_profile_opts *dst, const pd_profile_options *src,
 	return rc;
 }
 
-/* The filter strings belong to the caller; keep copies in one block. */
-static int copy_strings(pd_profile *p)
+/* The options' filter lists point at the profile's copies from now on. */
+static void own_filters(pd_profile *p)
 {
-	const char **fields[] = { &p->options.o.comms, &p->options.o.pids, &p->options.o.tids,
-				  &p->options.o.dsos, &p->options.o.cpus };
-	size_t total = 0;
-	for (size_t i = 0; i < 5; i++)
-		if (*fields[i])
-			total += strlen(*fields[i]) + 1;
-	if (total == 0)
-		return 0;
-	p->opt_strings = malloc(total);
-	if (!p->opt_strings)
-		return PD_ENOMEM;
-	char *at = p->opt_strings;
-	for (size_t i = 0; i < 5; i++)
-		if (*fields[i]) {
-			size_t len = strlen(*fields[i]) + 1;
-			memcpy(at, *fields[i], len);
-			*fields[i] = at;
-			at += len;
-		}
+	pd_profile_options *o = &p->options.o;
+	const pd_filters *f = &p->filters;
+	o->comms = (const char *const *)f->comms;
+	o->dsos = (const char *const *)f->dsos;
+	o->pids = f->pids.v;
+	o->tids = f->tids.v;
+	o->cpus = f->cpus.v;
+}
+
+/* The filters copied and checked, their counters zeroed.  0 or an error. */
+static int new_filters(pd_profile *p, pd_error *err)
+{
+	int rc = pd_filters_copy(&p->filters, &p->options.o, err);
+	if (rc < 0)
+		return rc;
+	own_filters(p);
+	size_t n = p->filters.at[PD_FILTER_NKINDS];
+	if (n && !(p->filter_hits = calloc(n, sizeof *p->filter_hits)))
+		return pd_error_set(err, PD_ENOMEM, "profile", PD_NO_OFFSET, "out of memory");
 	return 0;
 }
 
@@ -74,14 +74,12 @@ int pd_profile_new(pd_profile **out, const pd_profile_options *opts, pd_error *e
 	}
 	pd_strtab_init(&p->strings);
 	pd_frametab_init(&p->frames);
-	rc = copy_strings(p);
-	if (rc == 0)
-		rc = pd_facts_new(&p->facts, &p->options.o);
+	rc = pd_facts_new(&p->facts, &p->options.o);
 	if (rc < 0) {
 		pd_profile_free(p);
 		return pd_error_set(err, rc, "profile", PD_NO_OFFSET, "out of memory");
 	}
-	if ((rc = pd_filters_parse(&p->filters, &p->options.o, err)) < 0) {
+	if ((rc = new_filters(p, err)) < 0) {
 		pd_profile_free(p);
 		return rc;
 	}
@@ -132,9 +130,9 @@ void pd_profile_free(pd_profile *p)
 		free(p->warnings[i]);
 	free(p->warnings);
 	pd_filters_free(&p->filters);
+	free(p->filter_hits);
 	pd_frametab_free(&p->frames);
 	pd_strtab_free(&p->strings);
-	free(p->opt_strings);
 	free(p);
 }
 
@@ -309,4 +307,30 @@ size_t pd_profile_warning_count(const pd_profile *p)
 const char *pd_profile_warning(const pd_profile *p, size_t i)
 {
 	return p && i < p->nwarnings ? p->warnings[i] : NULL;
+}
+
+uint64_t pd_profile_filter_matches(const pd_profile *p, pd_filter_kind kind, size_t i)
+{
+	if (!p || (unsigned)kind >= PD_FILTER_NKINDS)
+		return 0;
+	size_t at = p->filters.at[kind] + i;
+	return i < p->filters.at[kind + 1] - p->filters.at[kind] ? p->filter_hits[at] : 0;
+}
+
+size_t pd_profile_filter_unmatched(const pd_profile *p, const char **what, const char **value,
+				   size_t i)
+{
+	size_t n = 0;
+	for (int k = 0; p && k < PD_FILTER_NKINDS; k++)
+		for (size_t v = p->filters.at[k]; v < p->filters.at[k + 1]; v++) {
+			if (p->filter_hits[v])
+				continue;
+			if (n++ != i)
+				continue;
+			if (what)
+				*what = pd_filters_kind_name((pd_filter_kind)k);
+			if (value)
+				*value = p->filters.text[v];
+		}
+	return n;
 }

@@ -295,7 +295,8 @@ static int split_sides(cli_diff *c)
 		for (size_t k = 0; k < c->nside_opts[s]; k++)
 			if (cli_profile_opts_apply(&c->side[s], CMD, c->side_opts[s][k]) < 0)
 				return -1;
-		cli_profile_opts_finish(&c->side[s]);
+		if (cli_profile_opts_finish(&c->side[s]) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -385,7 +386,8 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 		stdin_uses += strcmp(files[i], "-") == 0;
 	if (stdin_uses > 1)
 		return cli_usage_error(CMD, "standard input ('-') can be read only once");
-	cli_profile_opts_finish(&c->po);
+	if (cli_profile_opts_finish(&c->po) < 0)
+		return CLI_EXIT_ERROR;
 	/* folded runs no comparison: options of the comparison would be
 	 * silently lost, and --fail-on's exit status with them */
 	if (c->format == PD_FORMAT_FOLDED && (c->fail_on_set || c->lkp_keys))
