@@ -25,7 +25,7 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 STAGES='util reader machine symbols unwind session profile report diff output'
 # What a later stage may include of an earlier one (paths under libperfdiff/).
 INTERFACES='
-	util/util.h util/u64map.h
+	util/util.h util/u64map.h util/threads.h
 	reader/record_move.h reader/bpf_info.h reader/options.h
 	machine/machine.h
 	symbols/symbolizer.h symbols/symfacts.h

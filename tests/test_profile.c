@@ -1659,6 +1659,8 @@ static size_t collect_defer(const char *path, unsigned flags, bool thread, size_
 	pd_session *s;
 	ck_assert_int_eq(pd_session_open(&s, path, NULL, &err), 0);
 	pd_pipeline *pl;
+	/* the producer's slot is taken first, as pd_profile_add_file() does */
+	ck_assert(!thread || pd_threads_take(pd_profile_threads(p)));
 	ck_assert_int_eq(pd_pipeline_start(&pl, s, p, thread, hold_max), 0);
 	memset(out, 0, sizeof *out);
 	const uint8_t *data;

@@ -56,6 +56,24 @@
  * once; and the symbol facts (pd_profile_symbol_defined(),
  * pd_profile_inlined_into()) lock what they load, so several threads may
  * ask them at once.
+ *
+ * Worker threads.  A profile and the sessions it opens share one budget,
+ * the `threads` of its session options (PD_THREADS_DEFAULT: no limit;
+ * 0: none, all work on the caller's thread, the same profile):
+ *   producer  one per pd_profile_add_file(), reading the session (read,
+ *             name, unwind, filter) while the caller's thread folds; it
+ *             has the first slot; joined before the call returns;
+ *   release   one freeing a finished run's session (its tables, DWARF and
+ *             mappings) while the caller goes on; joined by the next
+ *             pd_profile_add_file() and by pd_profile_free();
+ *   the session's (session.h): prefetch, and an inflate worker while a
+ *             debug file is opened, by pd_profile_add_file(), and by
+ *             pd_profile_symbol_defined() / pd_profile_inlined_into()
+ *             when they read a file;
+ *   chains    pd_report_write() in text format (output.h): one building
+ *             call chains ahead of the writer.
+ * With no slot free a thread is not started and its work is done on the
+ * thread that wanted it.
  */
 #ifndef PERFDIFF_PROFILE_H
 #define PERFDIFF_PROFILE_H

@@ -30,6 +30,7 @@
 
 #include "options.h"
 #include "perfdiff/profile.h"
+#include "util/threads.h"
 #include "util/util.h"
 
 #define PD_NO_ID UINT32_MAX
@@ -417,6 +418,9 @@ struct pd_profile {
 	struct pd_facts *facts;       /* symbol facts (facts.c) */
 	char **warnings;
 	size_t nwarnings, cap_warnings;
+	/* its worker threads: the producer, the release thread, and its
+	 * sessions' (session options' `threads`) */
+	pd_threads threads;
 	/* the last run's session, being freed off the caller's path */
 	pthread_t releaser;
 	bool releasing;
@@ -428,7 +432,7 @@ typedef struct pd_facts pd_facts;
 /* Symbol facts of a profile (facts.c): the files each run named each dso
  * from, their symbol tables and DWARF read on the first question.  Names
  * are compared as `o` names nodes. */
-int pd_facts_new(pd_facts **out, const pd_profile_options *o);
+int pd_facts_new(pd_facts **out, const pd_profile_options *o, pd_threads *threads);
 void pd_facts_free(pd_facts *f);
 /* Remember the files session `s` named `dso` from (`kernel`: frames in
  * kernel mode); reads none of them.  0 or PD_ENOMEM. */
@@ -446,8 +450,8 @@ void pd_profile_warn(pd_profile *p, const char *path, const char *msg);
 int pd_events_match(pd_profile *p, const pd_attr *attr, const bool *claimed,
 		    size_t nclaimed, int *out);
 /* Free `s` on a thread of its own (joined by pd_profile_wait_release()),
- * or here when no thread can be had: unmapping a large input takes
- * milliseconds that the views can use. */
+ * or here when the budget or the system has none: unmapping a large input
+ * takes milliseconds that the views can use. */
 void pd_profile_release_session(pd_profile *p, pd_session *s);
 /* Wait for the session handed to pd_profile_release_session(). */
 void pd_profile_wait_release(pd_profile *p);

@@ -4,13 +4,15 @@
  * reader, each of any version the library reads, imported over the
  * defaults into structs of the current layout that point at one another.
  * The profile keeps one for all its runs; pd_report_write() reads the
- * options a profile was built with through one.  Part of the profile
- * stage's interface (docs/architecture.md).
+ * options a profile was built with through one, and takes the slot of
+ * its chain builder from the profile's thread budget.  Part of the
+ * profile stage's interface (docs/architecture.md).
  */
 #ifndef PD_PROFILE_OPTIONS_H
 #define PD_PROFILE_OPTIONS_H
 
 #include "perfdiff/profile.h"
+#include "util/threads.h"
 
 /* o.session points at `session`, session.reader at `reader`: a copy must
  * not be moved once filled. */
@@ -26,5 +28,10 @@ typedef struct pd_profile_opts {
  * `file`. */
 int pd_profile_opts_import(pd_profile_opts *dst, const pd_profile_options *src,
 			   const char *file, pd_error *err);
+
+/* The profile's thread budget (its session options' `threads`), shared by
+ * its runs and by what reads it on threads of its own
+ * (pd_report_write()'s chain builder). */
+pd_threads *pd_profile_threads(const pd_profile *p);
 
 #endif

@@ -443,19 +443,14 @@ static void free_buffers(pd_pipeline *pl)
 	free(pl);
 }
 
-int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread,
-		      size_t hold_max)
+/* Everything but the thread; 0, or PD_ENOMEM with `pl` freed. */
+static int setup(pd_pipeline *pl, pd_session *s, const pd_profile *p, size_t hold_max)
 {
-	pd_pipeline *pl = calloc(1, sizeof *pl);
-	if (!pl)
-		return PD_ENOMEM;
 	pl->s = s;
 	pl->p = p;
 	pl->hide = (p->options.o.flags & PD_PROFILE_HIDE_UNRESOLVED) != 0;
 	pl->consumer_block = -1;
 	pl->hold_max = hold_max;
-	if (hold_max)
-		pd_session_defer_kernel(s);
 	pd_idmap_init(&pl->dso_index);
 	if (alloc_buffers(pl) < 0) {
 		free_buffers(pl);
@@ -470,8 +465,23 @@ int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, boo
 		free_buffers(pl);
 		return PD_ENOMEM;
 	}
+	if (hold_max)
+		pd_session_defer_kernel(s);
+	return 0;
+}
+
+int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread,
+		      size_t hold_max)
+{
+	pd_pipeline *pl = calloc(1, sizeof *pl);
+	int rc = pl ? setup(pl, s, p, hold_max) : PD_ENOMEM;
+	if (rc < 0) {
+		if (thread)
+			pd_threads_give(pd_profile_threads(p));
+		return rc;
+	}
 	/* no thread: pd_pipeline_next() fills blocks itself */
-	pl->threaded = thread && pthread_create(&pl->thread, NULL, producer, pl) == 0;
+	pl->threaded = thread && pd_threads_run(pd_profile_threads(p), &pl->thread, producer, pl);
 	*out = pl;
 	return 0;
 }
@@ -550,7 +560,7 @@ static void stop_producer(pd_pipeline *pl)
 	if (!pl->threaded)
 		return;
 	pd_pipeline_cancel(pl);
-	pthread_join(pl->thread, NULL);
+	pd_threads_join(pd_profile_threads(pl->p), pl->thread);
 	pl->threaded = false;
 	pl->done = true;
 }

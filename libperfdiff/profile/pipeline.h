@@ -8,8 +8,8 @@
  * A record holds what folding needs and nothing that the session will
  * reuse: names are the session's pointers (valid until it is freed, which
  * happens after both threads are done), the command name too.
- * Without a second thread (pthread_create failing) the same code runs
- * in turn on one thread.
+ * Without a second thread (none in the profile's thread budget, or
+ * pthread_create failing) the same code runs in turn on one thread.
  */
 #ifndef PD_PROFILE_PIPELINE_H
 #define PD_PROFILE_PIPELINE_H
@@ -50,7 +50,9 @@ typedef struct pd_pipeline pd_pipeline;
 #define PD_PIPELINE_HOLD_MAX ((size_t)32 << 20)
 
 /* Start reading `s` (filters and flags from `p`, read-only from now on),
- * on a thread of its own when `thread` and one can be started.  With
+ * on a thread of its own when `thread`: a slot of p's thread budget is
+ * held for it (given back when the thread is joined, or at once when none
+ * can be started; pd_pipeline_start() gives it back on failure too).  With
  * `hold_max` > 0, samples read while the kernel's symbol table is still
  * loading are held (up to that many bytes of records, then it waits for
  * the table) and their kernel frames named once it is there, rather than

@@ -74,7 +74,8 @@ int pd_profile_new(pd_profile **out, const pd_profile_options *opts, pd_error *e
 	}
 	pd_strtab_init(&p->strings);
 	pd_frametab_init(&p->frames);
-	rc = pd_facts_new(&p->facts, &p->options.o);
+	pd_threads_init(&p->threads, p->options.session.threads);
+	rc = pd_facts_new(&p->facts, &p->options.o, &p->threads);
 	if (rc < 0) {
 		pd_profile_free(p);
 		return pd_error_set(err, rc, "profile", PD_NO_OFFSET, "out of memory");
@@ -96,7 +97,7 @@ static void *release_main(void *arg)
 void pd_profile_release_session(pd_profile *p, pd_session *s)
 {
 	pd_profile_wait_release(p);
-	if (pthread_create(&p->releaser, NULL, release_main, s) == 0)
+	if (pd_threads_start(&p->threads, &p->releaser, release_main, s))
 		p->releasing = true;
 	else
 		pd_session_free(s);
@@ -106,7 +107,7 @@ void pd_profile_wait_release(pd_profile *p)
 {
 	if (!p->releasing)
 		return;
-	pthread_join(p->releaser, NULL);
+	pd_threads_join(&p->threads, p->releaser);
 	p->releasing = false;
 }
 
@@ -333,4 +334,10 @@ size_t pd_profile_filter_unmatched(const pd_profile *p, const char **what, const
 				*value = p->filters.text[v];
 		}
 	return n;
+}
+
+pd_threads *pd_profile_threads(const pd_profile *p)
+{
+	/* the budget changes under a const profile: its slots are atomic */
+	return (pd_threads *)&p->threads;
 }

@@ -52,6 +52,8 @@ struct pd_session {
 	pd_machine *machine;
 	pd_symbolizer *symz;
 	pd_session_options opts;
+	pd_threads own_threads;        /* opened alone: its budget, opts.threads */
+	pd_threads *threads;           /* &own_threads, or the profile's */
 	uint8_t kernel_build_id[20];
 	size_t kernel_build_id_size;
 	pd_resolved_sample out;
@@ -96,12 +98,13 @@ void pd_session_options_init(pd_session_options *opts)
 	memset(opts, 0, sizeof *opts);
 	opts->version = PD_SESSION_OPTIONS_VERSION;
 	opts->max_stack = PD_DEFAULT_MAX_STACK;
+	opts->threads = PD_THREADS_DEFAULT;
 }
 
 /* How far each version of pd_session_options went; versions 1 and 2 held
  * the reader's options by value, a layout no longer read. */
 static const size_t session_sizes[] = {
-	0, 0, 0, PD_OPTIONS_END(pd_session_options, symcache),
+	0, 0, 0, PD_OPTIONS_END(pd_session_options, threads),
 };
 
 int pd_session_options_import(pd_session_options *dst, pd_reader_options *reader,
@@ -196,6 +199,12 @@ static void find_kernel_build_id(pd_session *s)
 int pd_session_open(pd_session **out, const char *path, const pd_session_options *opts,
 		    pd_error *err)
 {
+	return pd_session_open_in(out, path, opts, NULL, err);
+}
+
+int pd_session_open_in(pd_session **out, const char *path, const pd_session_options *opts,
+		       pd_threads *threads, pd_error *err)
+{
 	if (!out || !path)
 		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
 				    "no output pointer or path given");
@@ -208,6 +217,8 @@ int pd_session_open(pd_session **out, const char *path, const pd_session_options
 	if (!s)
 		return pd_error_set(err, PD_ENOMEM, path, PD_NO_OFFSET, "out of memory");
 	s->opts = o;
+	pd_threads_init(&s->own_threads, o.threads);
+	s->threads = threads ? threads : &s->own_threads;
 	if (s->opts.flags & PD_SESSION_READ_AHEAD) {
 		s->read_ahead = s->defer_kernel = true;
 		s->ahead_max = PD_SESSION_AHEAD_MAX;
@@ -234,6 +245,7 @@ int pd_session_open(pd_session **out, const char *path, const pd_session_options
 		.kernel_padding_names = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
 		.vmlinux = s->opts.vmlinux,
 		.cache = s->opts.symcache,
+		.threads = s->threads,
 	};
 	rc = pd_symbolizer_new(&s->symz, &cfg, err);
 	if (rc < 0)

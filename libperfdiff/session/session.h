@@ -38,6 +38,7 @@
 
 #include "perfdiff/session.h"
 #include "../symbols/symfacts.h"
+#include "../util/threads.h"
 
 /*
  * Session options as a later stage keeps them (the profile, for every
@@ -50,6 +51,15 @@
  */
 int pd_session_options_import(pd_session_options *dst, pd_reader_options *reader,
 			      const pd_session_options *src, const char *file, pd_error *err);
+
+/*
+ * pd_session_open() with the thread budget of what opens the session (a
+ * profile, whose producer and release threads take their slots from the
+ * same budget), instead of one of its own made from opts->threads; NULL:
+ * its own.  `threads` must outlive the session.
+ */
+int pd_session_open_in(pd_session **out, const char *path, const pd_session_options *opts,
+		       pd_threads *threads, pd_error *err);
 
 /*
  * The files session `s` named frames of `dso` (a pd_frame.dso string) from,
