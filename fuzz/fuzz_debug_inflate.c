@@ -202,7 +202,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(probe >= 0);
 	close(probe);
 
-	int fd = pd_debug_inflate_open(path, why, sizeof why);
+	pd_threads all;  /* the second worker too */
+	pd_threads_init(&all, ~0u);
+	int fd = pd_debug_inflate_open(path, &all, why, sizeof why);
 	if (fd < 0) {
 		CHECK(why[0] != '\0');
 	} else {

@@ -192,17 +192,19 @@ static uint64_t record_sum(const pd_record *rec)
 }
 
 /* The session of every read: nothing from the host but the fixtures. */
-static void session_options(pd_session_options *opts)
+static void session_options(pd_session_options *opts, pd_reader_options *ropts)
 {
 	pd_session_options_init(opts);
+	pd_reader_options_init(ropts);
+	opts->reader = ropts;
 	opts->flags = PD_SESSION_SRCLINE;
 	opts->kallsyms = g_kallsyms;
 	opts->buildid_dir = g_buildid;
 	opts->jit_dir = g_jit;
 	opts->symfs = g_symfs;
 	/* keep single inputs cheap: the caps are what is being exercised */
-	opts->reader.max_queue_bytes = 64u << 20;
-	opts->reader.max_decompressed = 16u << 20;
+	ropts->max_queue_bytes = 64u << 20;
+	ropts->max_decompressed = 16u << 20;
 }
 
 /* A profile of `path` read with the fixed session (the robot's reading
@@ -211,11 +213,14 @@ static void session_options(pd_session_options *opts)
 static pd_profile *profile_of(const char *path, bool lkp)
 {
 	pd_profile_options popts;
+	pd_session_options sopts;
+	pd_reader_options ropts;
 	pd_profile_options_init(&popts);
-	session_options(&popts.session);
+	session_options(&sopts, &ropts);
+	popts.session = &sopts;
 	if (lkp) {
-		pd_lkp_profile_options(&popts);
-		popts.session.kallsyms = g_kallsyms_b;
+		pd_lkp_profile_options(&popts, &sopts);
+		sopts.kallsyms = g_kallsyms_b;
 	}
 	pd_profile *p;
 	pd_error err;
@@ -361,7 +366,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 
 	pd_session_options opts;
-	session_options(&opts);
+	pd_reader_options ropts;
+	session_options(&opts, &ropts);
 	/* samples read while the kernel table loads are held as copies:
 	 * their record's arrays are read below, so a copy that points
 	 * anywhere but into its own bytes shows under ASan */

@@ -25,12 +25,13 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 STAGES='util reader machine symbols unwind session profile report diff output'
 # What a later stage may include of an earlier one (paths under libperfdiff/).
 INTERFACES='
-	util/util.h util/u64map.h
-	reader/record_move.h reader/bpf_info.h
+	util/util.h util/u64map.h util/threads.h
+	reader/record_move.h reader/bpf_info.h reader/options.h
 	machine/machine.h
 	symbols/symbolizer.h symbols/symfacts.h
 	unwind/unwind.h unwind/lbr.h
 	session/session.h
+	profile/options.h
 '
 # The stage of each public header (include/perfdiff/).
 PUBLIC='

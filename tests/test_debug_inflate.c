@@ -297,12 +297,42 @@ static void list_dwarf(int fd, listing *l)
 	ck_assert_int_eq(pd_buf_append(&l->text, "", 1), 0);  /* NUL */
 }
 
+/* pd_debug_inflate_open() with every thread it wants (a budget without a
+ * limit): the tests' default. */
+static int inflate_open(const char *path, char *why, size_t why_size)
+{
+	pd_threads all;
+	pd_threads_init(&all, ~0u);
+	return pd_debug_inflate_open(path, &all, why, why_size);
+}
+
+/* The bytes of an open file, from its start. */
+static uint8_t *fd_bytes(int fd, size_t *len)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	uint8_t *b = pd_test_read_file(p, len);
+	ck_assert_ptr_nonnull(b);
+	return b;
+}
+
+/* The inflated copy, checked to be the same bytes without a second
+ * thread (no thread budget) as with one. */
 static int open_inflated(const char *path)
 {
 	char why[256] = "unset";
-	int fd = pd_debug_inflate_open(path, why, sizeof why);
+	int fd = inflate_open(path, why, sizeof why);
 	ck_assert_msg(fd >= 0, "%s: %s", path, why);
 	ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), 0);
+	int one = pd_debug_inflate_open(path, NULL, why, sizeof why);
+	ck_assert_msg(one >= 0, "%s: %s", path, why);
+	size_t n1, n2;
+	uint8_t *a = fd_bytes(fd, &n1), *b = fd_bytes(one, &n2);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert(memcmp(a, b, n1) == 0);
+	free(a);
+	free(b);
+	close(one);
 	return fd;
 }
 
@@ -400,12 +430,12 @@ START_TEST(nothing_compressed)
 {
 	PD_SKIP_IF(lab_skip);
 	char why[256] = "";
-	ck_assert_int_eq(pd_debug_inflate_open(plain, why, sizeof why), -1);
+	ck_assert_int_eq(inflate_open(plain, why, sizeof why), -1);
 	ck_assert_msg(strstr(why, "no compressed section"), "why: %s", why);
-	ck_assert_int_eq(pd_debug_inflate_open(src, why, sizeof why), -1);  /* not ELF */
+	ck_assert_int_eq(inflate_open(src, why, sizeof why), -1);  /* not ELF */
 	ck_assert_str_ne(why, "");
-	ck_assert_int_eq(pd_debug_inflate_open("/nonexistent/x.debug", NULL, 0), -1);
-	ck_assert_int_eq(pd_debug_inflate_open(lab, why, 4), -1);  /* a directory */
+	ck_assert_int_eq(inflate_open("/nonexistent/x.debug", NULL, 0), -1);
+	ck_assert_int_eq(inflate_open(lab, why, 4), -1);  /* a directory */
 	ck_assert_uint_le(strlen(why), 3);
 }
 END_TEST
@@ -434,7 +464,7 @@ static int find_debug_current(Dwfl_Module *mod, void **userdata, const char *mod
 	(void)crc;
 	finder *f = (finder *)current;
 	f->calls++;
-	int fd = f->inflate ? pd_debug_inflate_open(f->debug, NULL, 0) : open(f->debug, O_RDONLY);
+	int fd = f->inflate ? inflate_open(f->debug, NULL, 0) : open(f->debug, O_RDONLY);
 	if (fd >= 0)
 		*debuginfo_file_name = strdup(f->debug);
 	return fd;
@@ -549,7 +579,7 @@ static bool try_garbled(const uint8_t *data, size_t len)
 	path_in(path, "garbled");
 	ck_assert(pd_test_write_file(path, data, len));
 	char why[128];
-	int fd = pd_debug_inflate_open(path, why, sizeof why);
+	int fd = inflate_open(path, why, sizeof why);
 	if (fd < 0) {
 		ck_assert_str_ne(why, "");
 		return false;
@@ -713,7 +743,7 @@ START_TEST(names_inside_section_headers)
 	char path[PD_TEST_PATHMAX], why[128];
 	path_in(path, "names-in-shdrs");
 	ck_assert(pd_test_write_file(path, d, len));
-	int fd = pd_debug_inflate_open(path, why, sizeof why);
+	int fd = inflate_open(path, why, sizeof why);
 	ck_assert_int_lt(fd, 0);
 	ck_assert_msg(strstr(why, "overlaps the section headers"), "%s", why);
 	free(d);
@@ -724,7 +754,7 @@ START_TEST(names_inside_section_headers)
 	put64le(d + eh.e_shoff + moved * sizeof(Elf64_Shdr) + 24, eh.e_shoff + 8);
 	path_in(path, "section-in-shdrs");
 	ck_assert(pd_test_write_file(path, d, len));
-	fd = pd_debug_inflate_open(path, why, sizeof why);
+	fd = inflate_open(path, why, sizeof why);
 	ck_assert_int_lt(fd, 0);
 	ck_assert_msg(strstr(why, "overlaps the section headers"), "%s", why);
 	free(d);

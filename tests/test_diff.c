@@ -178,10 +178,13 @@ static pd_profile *side_profile(const recorded *c, int side, unsigned pflags,
 				unsigned sflags)
 {
 	pd_profile_options o;
+	pd_session_options so;
 	pd_profile_options_init(&o);
+	pd_session_options_init(&so);
 	o.flags = pflags;
-	o.session.flags = sflags;
-	o.session.buildid_dir = L.cache;
+	so.flags = sflags;
+	so.buildid_dir = L.cache;
+	o.session = &so;
 	pd_profile *p = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);

@@ -1336,11 +1336,14 @@ static pd_profile *side_profile(const dcase *c, int side)
 	case_file(owner, "buildid", cache);
 	case_file(owner, side ? "kallsyms.new" : "kallsyms.base", ksyms);
 	pd_profile_options o;
+	pd_session_options so;
 	pd_profile_options_init(&o);
+	pd_session_options_init(&so);
 	o.flags = c->side[side].pflags;
-	o.session.flags = c->side[side].sflags;
-	o.session.buildid_dir = cache;
-	o.session.kallsyms = c->kernel_rename[0][0] ? ksyms : NULL;
+	so.flags = c->side[side].sflags;
+	so.buildid_dir = cache;
+	so.kallsyms = c->kernel_rename[0][0] ? ksyms : NULL;
+	o.session = &so;
 	pd_profile *p = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);

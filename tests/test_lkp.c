@@ -658,9 +658,11 @@ static void lab_teardown(void)
 static pd_profile *lkp_profile(const char *const *files, size_t n)
 {
 	pd_profile_options o;
+	pd_session_options so;
 	pd_profile_options_init(&o);
-	pd_lkp_profile_options(&o);
-	o.session.buildid_dir = L.bid;
+	pd_session_options_init(&so);
+	pd_lkp_profile_options(&o, &so);
+	so.buildid_dir = L.bid;
 	pd_profile *p;
 	pd_error err;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), 0);

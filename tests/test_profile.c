@@ -146,9 +146,12 @@ static pd_profile *profile_win(const char *path, unsigned flags, unsigned sessio
 			       uint64_t time_start)
 {
 	pd_profile_options o;
+	pd_session_options so;
 	pd_profile_options_init(&o);
+	pd_session_options_init(&so);
 	o.flags = flags;
-	o.session.flags = session_flags;
+	so.flags = session_flags;
+	o.session = &so;
 	o.time_start = time_start;
 	pd_profile *p = NULL;
 	pd_error err;
@@ -639,17 +642,24 @@ START_TEST(test_options_errors)
 	pd_profile_options o;
 	pd_profile *p = NULL;
 	pd_error err;
+	/* lists with values but no array, NULL or empty names */
 	pd_profile_options_init(&o);
-	o.pids = "12,x";
+	o.npids = 2;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), PD_EINVAL);
 	ck_assert_ptr_null(p);
-	ck_assert_ptr_nonnull(strstr(err.message, "pid"));
+	ck_assert_str_eq(err.message, "profile: pid filter: 2 values and no array");
+	const char *const names[] = { "a", "", "b" };
 	pd_profile_options_init(&o);
-	o.comms = "a,,b";
+	o.comms = names;
+	o.ncomms = 3;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), PD_EINVAL);
+	ck_assert_str_eq(err.message, "profile: comm filter: value 1 is empty");
+	const char *const nulls[] = { "x", NULL };
 	pd_profile_options_init(&o);
-	o.cpus = "99999999999";
+	o.dsos = nulls;
+	o.ndsos = 2;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), PD_EINVAL);
+	ck_assert_str_eq(err.message, "profile: dso filter: value 1 is NULL");
 	pd_profile_options_init(&o);
 	o.time_start = 10;
 	o.time_end = 5;
@@ -949,22 +959,33 @@ END_TEST
 
 typedef struct fsum {
 	uint64_t period, samples;
+	char unmatched[256];      /* "what=value " for each value that matched nothing */
+	uint64_t matches[2];      /* samples the first two values of `count_kind` matched */
 } fsum;
 
-static fsum filtered(pd_profile_options *o, const char *path)
+/* The profile of `path` under the filters of `o`: the selected samples,
+ * the filter values that matched nothing and the matches of two values. */
+static fsum filtered(pd_profile_options *o, const char *path, pd_filter_kind count_kind)
 {
 	pd_profile *p = NULL;
 	pd_error err;
 	ck_assert_int_eq(pd_profile_new(&p, o, &err), 0);
 	ck_assert_int_eq(pd_profile_add_file(p, path, &err), 0);
 	int ev = pd_profile_find_event(p, "cpu-clock");
-	fsum r = { 0, 0 };
+	fsum r = { 0, 0, "", { 0, 0 } };
 	if (ev >= 0) {
 		r.period = pd_profile_total(p, (size_t)ev, SIZE_MAX);
 		r.samples = pd_profile_samples(p, (size_t)ev, SIZE_MAX);
 		/* the tree and the views only hold the selected samples */
 		ck_assert_uint_eq(pd_cct_total(pd_profile_root(p, (size_t)ev), SIZE_MAX), r.period);
 	}
+	const char *what, *value;
+	size_t len = 0;
+	for (size_t i = 0; i < pd_profile_filter_unmatched(p, &what, &value, i); i++)
+		len += (size_t)snprintf(r.unmatched + len, sizeof r.unmatched - len, "%s=%s ",
+					what, value);
+	for (size_t i = 0; i < 2; i++)
+		r.matches[i] = pd_profile_filter_matches(p, count_kind, i);
 	pd_profile_free(p);
 	return r;
 }
@@ -987,13 +1008,15 @@ START_TEST(test_filters)
 		if (s.v[i].n && strcmp(base_name(s.v[i].f[0].dso), "profile") == 0)
 			and_cpu = s.v[i].cpu;
 	ck_assert_uint_ne(and_cpu, UINT32_MAX);
-	fsum want_pid = { 0, 0 }, want_cpu = { 0, 0 }, want_comm = { 0, 0 },
-	     want_time = { 0, 0 }, want_dso = { 0, 0 }, want_and = { 0, 0 }, all = { 0, 0 };
+	fsum want_pid = { 0 }, want_cpu = { 0 }, want_comm = { 0 }, want_time = { 0 },
+	     want_dso = { 0 }, want_and = { 0 }, all = { 0 };
+	uint64_t and_cpu_samples = 0;
 	for (size_t i = 0; i < s.n; i++) {
 		const ssample *x = &s.v[i];
 		uint64_t pd = x->period;
 		bool dso = x->n && strcmp(base_name(x->f[0].dso), "profile") == 0;
 		all.period += pd, all.samples++;
+		and_cpu_samples += x->cpu == and_cpu;
 		if (x->pid == pid)
 			want_pid.period += pd, want_pid.samples++;
 		if (x->cpu == cpu)
@@ -1007,43 +1030,61 @@ START_TEST(test_filters)
 		if (dso && x->cpu == and_cpu && x->time >= t0)
 			want_and.period += pd, want_and.samples++;
 	}
-	char pidbuf[32], tidbuf[32], cpubuf[32], commbuf[64], andcpu[32];
-	snprintf(andcpu, sizeof andcpu, "%u", and_cpu);
-	snprintf(commbuf, sizeof commbuf, "nosuchcomm,%s", s.v[0].comm);
-	snprintf(pidbuf, sizeof pidbuf, "%u", pid);
-	snprintf(tidbuf, sizeof tidbuf, "999999999,%u", tid);
-	snprintf(cpubuf, sizeof cpubuf, "%u", cpu);
+	const char *comms[] = { "nosuchcomm", s.v[0].comm };
+	const char *profile_dso[] = { "profile" }, *bin_dso[] = { L.bin };
+	const uint32_t pids[] = { pid }, tids[] = { 999999999, tid }, cpus[] = { cpu },
+		       and_cpus[] = { and_cpu };
 	pd_profile_options o;
 	fsum got;
-#define CHECK(setup, want)                                                    \
+#define CHECK(setup, want, kind, miss)                                   \
 	do {                                                                  \
 		pd_profile_options_init(&o);                                  \
 		setup;                                                        \
-		got = filtered(&o, L.fp);                                     \
+		got = filtered(&o, L.fp, kind);                               \
 		ck_assert_msg(got.period == (want).period && got.samples == (want).samples, \
 			      #setup ": %" PRIu64 "/%" PRIu64 ", want %" PRIu64 "/%" PRIu64, \
 			      got.period, got.samples, (want).period, (want).samples); \
 		ck_assert_uint_gt(got.samples, 0);                            \
+		ck_assert_str_eq(got.unmatched, miss);                        \
 	} while (0)
-	CHECK(o.pids = pidbuf, want_pid);
-	CHECK(o.tids = tidbuf, want_pid); /* single-threaded: tid == pid */
-	CHECK(o.cpus = cpubuf, want_cpu);
-	CHECK(o.comms = commbuf, want_comm);
-	CHECK((o.time_start = t0, o.time_end = t1), want_time);
-	CHECK(o.dsos = "profile", want_dso);
-	CHECK(o.dsos = L.bin, want_dso);  /* by full path too */
-	CHECK((o.dsos = "profile", o.cpus = andcpu, o.time_start = t0), want_and);
+	CHECK((o.pids = pids, o.npids = 1), want_pid, PD_FILTER_PID, "");
+	ck_assert_uint_eq(got.matches[0], want_pid.samples);
+	/* single-threaded: tid == pid */
+	CHECK((o.tids = tids, o.ntids = 2), want_pid, PD_FILTER_TID, "tid=999999999 ");
+	ck_assert_uint_eq(got.matches[0], 0);
+	ck_assert_uint_eq(got.matches[1], want_pid.samples);
+	CHECK((o.cpus = cpus, o.ncpus = 1), want_cpu, PD_FILTER_CPU, "");
+	/* one comm of the recording and one that is not */
+	CHECK((o.comms = comms, o.ncomms = 2), want_comm, PD_FILTER_COMM, "comm=nosuchcomm ");
+	ck_assert_uint_eq(got.matches[0], 0);
+	ck_assert_uint_eq(got.matches[1], want_comm.samples);
+	CHECK((o.time_start = t0, o.time_end = t1), want_time, PD_FILTER_COMM, "");
+	CHECK((o.dsos = profile_dso, o.ndsos = 1), want_dso, PD_FILTER_DSO, "");
+	ck_assert_uint_eq(got.matches[0], want_dso.samples);
+	CHECK((o.dsos = bin_dso, o.ndsos = 1), want_dso, PD_FILTER_DSO, ""); /* by full path too */
+	ck_assert_uint_eq(got.matches[0], want_dso.samples);
+	/* each value counts whatever the other filters say */
+	CHECK((o.dsos = profile_dso, o.ndsos = 1, o.cpus = and_cpus, o.ncpus = 1,
+	       o.time_start = t0), want_and, PD_FILTER_CPU, "");
+	ck_assert_uint_eq(got.matches[0], and_cpu_samples);
 #undef CHECK
-	/* nothing selected: an event without samples */
+	/* nothing selected: an event without samples; the comm is unmatched,
+	 * the pid that exists is not */
 	pd_profile_options_init(&o);
-	o.comms = "nosuchcomm";
-	got = filtered(&o, L.fp);
+	o.comms = comms;
+	o.ncomms = 1;
+	o.pids = pids;
+	o.npids = 1;
+	got = filtered(&o, L.fp, PD_FILTER_PID);
 	ck_assert_uint_eq(got.period, 0);
+	ck_assert_str_eq(got.unmatched, "comm=nosuchcomm ");
+	ck_assert_uint_eq(got.matches[0], want_pid.samples);
 	/* no filter: everything */
 	pd_profile_options_init(&o);
-	got = filtered(&o, L.fp);
+	got = filtered(&o, L.fp, PD_FILTER_COMM);
 	ck_assert_uint_eq(got.period, all.period);
 	ck_assert_uint_eq(got.samples, all.samples);
+	ck_assert_str_eq(got.unmatched, "");
 	free_script(&s);
 }
 END_TEST
@@ -1052,8 +1093,11 @@ START_TEST(test_runs)
 {
 	NEED_LAB();
 	pd_profile_options o;
+	pd_session_options so;
 	pd_profile_options_init(&o);
-	o.session.flags = COMPAT;
+	pd_session_options_init(&so);
+	so.flags = COMPAT;
+	o.session = &so;
 	pd_profile *one = profile_of(L.fp, 0, COMPAT);
 	pd_profile *p = NULL;
 	pd_error err;
@@ -1606,13 +1650,17 @@ static size_t collect_defer(const char *path, unsigned flags, bool thread, size_
 	pd_profile_options o;
 	pd_profile_options_init(&o);
 	o.flags = flags;
-	o.cpus = "0,1,2,3,4,5,6,7";
+	static const uint32_t cpus[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	o.cpus = cpus;
+	o.ncpus = 8;
 	pd_profile *p = NULL;
 	pd_error err;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), 0);
 	pd_session *s;
-	ck_assert_int_eq(pd_session_open(&s, path, &o.session, &err), 0);
+	ck_assert_int_eq(pd_session_open(&s, path, NULL, &err), 0);
 	pd_pipeline *pl;
+	/* the producer's slot is taken first, as pd_profile_add_file() does */
+	ck_assert(!thread || pd_threads_take(pd_profile_threads(p)));
 	ck_assert_int_eq(pd_pipeline_start(&pl, s, p, thread, hold_max), 0);
 	memset(out, 0, sizeof *out);
 	const uint8_t *data;

@@ -145,10 +145,13 @@ static void lab_teardown(void)
 static pd_profile *profile_of(const char *data, unsigned session_flags, const char *kallsyms)
 {
 	pd_profile_options o;
+	pd_session_options so;
 	pd_profile_options_init(&o);
-	o.session.flags = session_flags;
-	o.session.buildid_dir = L.nocache;
-	o.session.kallsyms = kallsyms;
+	pd_session_options_init(&so);
+	so.flags = session_flags;
+	so.buildid_dir = L.nocache;
+	so.kallsyms = kallsyms;
+	o.session = &so;
 	pd_profile *p = NULL;
 	pd_error err;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), 0);
@@ -629,8 +632,11 @@ START_TEST(test_facts_runs)
 	ck_assert(pd_test_sh_ok(cmd));
 
 	pd_profile_options o;
+	pd_session_options so;
 	pd_profile_options_init(&o);
-	o.session.buildid_dir = cache;
+	pd_session_options_init(&so);
+	so.buildid_dir = cache;
+	o.session = &so;
 	pd_profile *p = NULL;
 	pd_error err;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), 0);

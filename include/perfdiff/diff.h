@@ -146,6 +146,8 @@
  * Lifetime: a diff points into both profiles (names, dsos); they must
  * outlive it and stay unchanged.  Rows, relations and their strings stay
  * valid until pd_diff_free().  A diff is used by one thread at a time.
+ * The diff starts no thread of its own; reading the files behind its
+ * symbol facts may (the profiles' budgets, profile.h).
  */
 #ifndef PERFDIFF_DIFF_H
 #define PERFDIFF_DIFF_H

@@ -68,7 +68,9 @@
  *
  * Threads: a writer is used by one thread at a time; different writers
  * are independent.  pd_report_write() in text format builds call chains
- * on a second thread while it writes.
+ * on a second thread while it writes, when the profile's thread budget
+ * (its session options' `threads`, profile.h) has a slot free; none else
+ * here starts a thread.
  */
 #ifndef PERFDIFF_OUTPUT_H
 #define PERFDIFF_OUTPUT_H

@@ -56,6 +56,24 @@
  * once; and the symbol facts (pd_profile_symbol_defined(),
  * pd_profile_inlined_into()) lock what they load, so several threads may
  * ask them at once.
+ *
+ * Worker threads.  A profile and the sessions it opens share one budget,
+ * the `threads` of its session options (PD_THREADS_DEFAULT: no limit;
+ * 0: none, all work on the caller's thread, the same profile):
+ *   producer  one per pd_profile_add_file(), reading the session (read,
+ *             name, unwind, filter) while the caller's thread folds; it
+ *             has the first slot; joined before the call returns;
+ *   release   one freeing a finished run's session (its tables, DWARF and
+ *             mappings) while the caller goes on; joined by the next
+ *             pd_profile_add_file() and by pd_profile_free();
+ *   the session's (session.h): prefetch, and an inflate worker while a
+ *             debug file is opened, by pd_profile_add_file(), and by
+ *             pd_profile_symbol_defined() / pd_profile_inlined_into()
+ *             when they read a file;
+ *   chains    pd_report_write() in text format (output.h): one building
+ *             call chains ahead of the writer.
+ * With no slot free a thread is not started and its work is done on the
+ * thread that wanted it.
  */
 #ifndef PERFDIFF_PROFILE_H
 #define PERFDIFF_PROFILE_H
@@ -73,24 +91,49 @@ enum pd_profile_flag {
 	                                           splice unnamed frames out of chains */
 };
 
-/** Options.  Initialise with pd_profile_options_init(). */
+/**
+ * Options.  Initialise with pd_profile_options_init(), then change what
+ * you need.  pd_profile_new() copies them, and the session options they
+ * point to, and the filters; strings of the session options and its
+ * symbol cache must outlive the profile.
+ *
+ * Versions: a struct of an older version than PD_PROFILE_OPTIONS_VERSION
+ * (a program built against an older header) is accepted, the fields it
+ * lacks taking their defaults; 0 or a newer version is PD_EINVAL.
+ * Version 2 holds the session's options by pointer and the filters as
+ * typed lists: version 1, which held the session's options by value and
+ * the filters as comma-separated text, is refused (PD_EINVAL).
+ */
 typedef struct pd_profile_options {
 	unsigned int version;
 	unsigned int flags;               /**< pd_profile_flag bits */
-	pd_session_options session;       /**< how files are read and symbolized */
+	const pd_session_options *session; /**< how files are read and symbolized;
+	                                       NULL: pd_session_options_init()'s */
 	/*
-	 * filters: NULL / 0-length = no filter; lists are comma-separated.
-	 * comms: thread names at the sample's time; pids, tids, cpus: decimal
-	 * numbers (a cpu filter drops samples that carry no CPU); dsos: the
-	 * dso of the sample's leaf frame, by full path or by file name
-	 * ("libc.so.6", "[kernel.kallsyms]").  time_start/time_end keep
-	 * samples with start <= time <= end.  All filters must pass.
+	 * Filters: which samples enter the profile; all must pass.  A list
+	 * of n values (an array of n, which pd_profile_new() copies); n = 0
+	 * is no filter.  A sample passes a list when it has one of its
+	 * values: comms, the thread's name at the sample's time; pids, tids,
+	 * cpus, its process, thread and CPU (a cpu filter drops samples that
+	 * carry no CPU); dsos, the dso of its leaf frame, by full path or by
+	 * file name ("libc.so.6", "[kernel.kallsyms]").  time_start/time_end
+	 * keep samples with start <= time <= end.  Which values matched no
+	 * sample: pd_profile_filter_unmatched().
 	 */
-	const char *comms, *pids, *tids, *dsos, *cpus;
+	const char *const *comms;         /**< names, none NULL or empty */
+	size_t ncomms;
+	const uint32_t *pids;
+	size_t npids;
+	const uint32_t *tids;
+	size_t ntids;
+	const uint32_t *cpus;
+	size_t ncpus;
+	const char *const *dsos;          /**< paths or file names, none NULL or empty */
+	size_t ndsos;
 	uint64_t time_start, time_end;    /**< ns; 0 = open */
 } pd_profile_options;
 
-#define PD_PROFILE_OPTIONS_VERSION 1
+#define PD_PROFILE_OPTIONS_VERSION 2
 
 /** Fill `opts` with the defaults. */
 PD_EXTERN(void) pd_profile_options_init(pd_profile_options *opts);
@@ -98,9 +141,11 @@ PD_EXTERN(void) pd_profile_options_init(pd_profile_options *opts);
 typedef struct pd_profile pd_profile;
 
 /**
- * A new, empty profile.  The options (filter strings included) are
- * copied.  0, or PD_EINVAL (bad version, malformed filter list; the
- * message says which) / PD_ENOMEM.
+ * A new, empty profile.  The options (filter lists and session options
+ * included) are copied.  0, or PD_EINVAL (a version this library does not
+ * read, a filter list with values but no array or a NULL or empty name, a
+ * time range ending before it starts; the message says which) /
+ * PD_ENOMEM.
  */
 PD_EXTERN(int) pd_profile_new(pd_profile **out, const pd_profile_options *opts,
 			      pd_error *err);
@@ -352,6 +397,46 @@ typedef struct pd_stack {
  */
 PD_EXTERN(int) pd_profile_stacks(pd_profile *p, size_t ev, const pd_stack **out,
 				 size_t *n, pd_error *err);
+
+/* ------------------------------------------------------- filter matches */
+
+/** The list filters of pd_profile_options, in the order of their fields. */
+typedef enum pd_filter_kind {
+	PD_FILTER_COMM = 0,
+	PD_FILTER_PID = 1,
+	PD_FILTER_TID = 2,
+	PD_FILTER_CPU = 3,
+	PD_FILTER_DSO = 4,
+} pd_filter_kind;
+
+/*
+ * What each filter value matched, over all runs read so far.  A value
+ * matches a sample that has it (its comm, pid, tid, cpu or leaf dso),
+ * whatever the other filters say of that sample, among the samples a
+ * profile folds (of an event, with at least one frame): so a value that
+ * no sample of the input has is told apart from one that only the other
+ * filters ruled out.  A run that failed part way counts the samples read
+ * before the failure.
+ */
+
+/** Samples that value `i` of filter `kind` (its index in the options'
+ *  array) matched; 0 when out of range. */
+PD_EXTERN(uint64_t) pd_profile_filter_matches(const pd_profile *p, pd_filter_kind kind,
+					      size_t i);
+
+/**
+ * The filter values that matched no sample: returns how many there are
+ * and, when `i` is below that, sets `*what` to the filter's name ("comm",
+ * "pid", "tid", "cpu", "dso") and `*value` to the value as text ("bash",
+ * "1234"), valid until pd_profile_free(); either may be NULL.  Ordered by
+ * filter as pd_filter_kind, then as in the options.
+ *
+ *     const char *what, *value;
+ *     for (size_t i = 0; i < pd_profile_filter_unmatched(p, &what, &value, i); i++)
+ *         printf("%s %s matched no sample\n", what, value);
+ */
+PD_EXTERN(size_t) pd_profile_filter_unmatched(const pd_profile *p, const char **what,
+					      const char **value, size_t i);
 
 /* ------------------------------------------------------------- warnings */
 

@@ -49,7 +49,7 @@
  * deeper than max_callchain, ...) stops reading with PD_ELIMIT.
  *
  * Threads.  A pd_reader is used by one thread at a time; separate readers are
- * independent (no global state).
+ * independent (no global state).  The reader starts no thread.
  */
 #ifndef PERFDIFF_READER_H
 #define PERFDIFF_READER_H

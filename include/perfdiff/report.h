@@ -61,8 +61,10 @@
  * differently from perf (see session.h), the keys differ accordingly.
  *
  *     pd_profile_options o;
+ *     pd_session_options so;
  *     pd_profile_options_init(&o);
- *     pd_lkp_profile_options(&o);
+ *     pd_session_options_init(&so);
+ *     pd_lkp_profile_options(&o, &so);
  *     pd_profile_new(&p, &o, &err);
  *     pd_profile_add_file(p, "perf.data", &err);
  *     pd_lkp_key *keys;
@@ -95,12 +97,14 @@ typedef struct pd_lkp_key {
 
 /**
  * Set the flags the robot's perf report implies on options initialised
- * with pd_profile_options_init(): PD_SESSION_PERF_COMPAT,
- * PD_SESSION_NO_INLINE, PD_SESSION_NO_DEMANGLE, PD_PROFILE_KEEP_SUFFIXES,
- * PD_PROFILE_HIDE_UNRESOLVED.
- * Other fields (filters, symfs, ...) are left alone.
+ * with pd_profile_options_init() and pd_session_options_init():
+ * PD_PROFILE_KEEP_SUFFIXES and PD_PROFILE_HIDE_UNRESOLVED on `opts`;
+ * PD_SESSION_PERF_COMPAT, PD_SESSION_NO_INLINE and PD_SESSION_NO_DEMANGLE
+ * on `session`, which opts->session is then pointed at.  Either may be
+ * NULL (then only the other is set).  Other fields (filters, symfs, ...)
+ * are left alone.
  */
-PD_EXTERN(void) pd_lkp_profile_options(pd_profile_options *opts);
+PD_EXTERN(void) pd_lkp_profile_options(pd_profile_options *opts, pd_session_options *session);
 
 /**
  * The robot's keys for run `run` (or PD_LKP_ALL_RUNS) of event `ev` (or

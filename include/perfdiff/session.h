@@ -44,6 +44,22 @@
  * Lifetime: a delivered sample and everything it points to stay valid
  * until the next pd_session_next() or pd_session_free(); symbol, dso and
  * file-name strings stay valid until pd_session_free().
+ *
+ * Threads: a session is used by one thread at a time.  It may run worker
+ * threads of its own, as many at once as its options' `threads` allow
+ * (PD_THREADS_DEFAULT: all of them; 0: none):
+ *   prefetch  one per session, started by pd_session_open() when the
+ *             recording lists its sampled dsos: it reads the kernel's
+ *             symbol table and opens those dsos ahead of need; joined by
+ *             pd_session_free();
+ *   inflate   one while a separate debug file's compressed sections are
+ *             inflated, started by the thread that opens the file (the
+ *             prefetch thread, or the caller's in pd_session_next());
+ *             joined before the file is used.
+ * A thread that finds no room in the budget is not started and its work
+ * is done on the thread that wanted it (without the prefetch thread, each
+ * file is read when the first sample needs it): the samples delivered are
+ * the same, only slower.
  */
 #ifndef PERFDIFF_SESSION_H
 #define PERFDIFF_SESSION_H
@@ -78,11 +94,24 @@ enum pd_session_flag {
 	                                       run ahead of the samples delivered. */
 };
 
-/** Options.  Initialise with pd_session_options_init(). */
+/**
+ * Options.  Initialise with pd_session_options_init(), then change what
+ * you need.  pd_session_open() copies them; the strings and the symbol
+ * cache they point to must outlive the session.
+ *
+ * Versions: a struct of an older version than PD_SESSION_OPTIONS_VERSION
+ * (a program built against an older header) is accepted, the fields it
+ * lacks taking their defaults; 0 or a newer version is PD_EINVAL.
+ * Version 3 holds the reader's options by pointer and has `threads`:
+ * versions 1 and 2, which held the reader's options by value, are refused
+ * (PD_EINVAL).
+ */
 typedef struct pd_session_options {
 	unsigned int version;
 	unsigned int flags;          /**< pd_session_flag bits */
-	pd_reader_options reader;    /**< how the file is read */
+	const pd_reader_options *reader; /**< how the file is read (copied when the
+	                                  session opens); NULL: the defaults of
+	                                  pd_reader_options_init() */
 	const char *symfs;           /**< root prefixed to every file looked up, or NULL */
 	const char *kallsyms;        /**< kallsyms file to use, or NULL */
 	const char *buildid_dir;     /**< perf's build-id cache; NULL: $PERF_BUILDID_DIR or ~/.debug */
@@ -95,9 +124,18 @@ typedef struct pd_session_options {
 	pd_unwinder unwinder;        /**< DWARF stack unwinder (default PD_UNWINDER_LIBDW) */
 	pd_symcache *symcache;       /**< shared with other sessions, or NULL (default):
 	                                  see pd_symcache_new() */
+	unsigned threads;            /**< worker threads that may run at once beside the
+	                                  caller's (see "Threads" above; a profile's:
+	                                  profile.h); 0: none, all work on the caller's
+	                                  thread, same results.  Default
+	                                  PD_THREADS_DEFAULT */
 } pd_session_options;
 
-#define PD_SESSION_OPTIONS_VERSION 2
+#define PD_SESSION_OPTIONS_VERSION 3
+
+/** pd_session_options.threads by default: no limit, every thread the
+ *  headers list starts where it helps (the fastest). */
+#define PD_THREADS_DEFAULT (~0u)
 
 /** Fill `opts` with the defaults. */
 PD_EXTERN(void) pd_session_options_init(pd_session_options *opts);
@@ -137,7 +175,10 @@ typedef struct pd_session pd_session;
 
 /**
  * Open `path` (anything pd_reader_open() takes) for symbolized reading.
- * @return 0, or a reader error code; `err` says which file and offset.
+ * `opts` (NULL: the defaults) and the reader options it points to are
+ * copied.
+ * @return 0, or a reader error code; `err` says which file and offset;
+ *         PD_EINVAL for options of a version this library does not read.
  */
 PD_EXTERN(int) pd_session_open(pd_session **out, const char *path,
 			       const pd_session_options *opts, pd_error *err);

@@ -27,7 +27,9 @@ extern "C" {
  *
  * Sessions on different threads may share one cache at the same time;
  * the cache locks what it shares.  Free it after every session (and
- * profile) that used it.
+ * profile) that used it.  The cache starts no thread: what it loads is
+ * loaded on the thread of the session that asks first, within that
+ * session's thread budget (session.h).
  */
 typedef struct pd_symcache pd_symcache;
 

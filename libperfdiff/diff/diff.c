@@ -35,13 +35,14 @@ const char *pd_diff_relation_kind_name(pd_diff_relation_kind k)
 	return (unsigned)k < 6 ? names[k] : NULL;
 }
 
+/* How far each version of pd_diff_options went. */
+static const size_t diff_sizes[] = {
+	0, PD_OPTIONS_END(pd_diff_options, cost_tolerance),
+};
+
 static int check_options(const pd_diff_options *o, pd_error *err)
 {
 	const char *bad = NULL;
-	if (o->version != PD_DIFF_OPTIONS_VERSION)
-		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
-				    "pd_diff_options version %u, this library knows %u", o->version,
-				    PD_DIFF_OPTIONS_VERSION);
 	if (o->flags & ~(unsigned)(PD_DIFF_ABSOLUTE | PD_DIFF_NO_ALIGN | PD_DIFF_TREE_ROWS |
 				   PD_DIFF_LKP_KEYS))
 		bad = "unknown flags";
@@ -262,11 +263,11 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 	if (!base || !new_)
 		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET, "no profile given");
 	pd_diff_options o;
-	if (opts)
-		o = *opts;
-	else
-		pd_diff_options_init(&o);
-	int rc = check_options(&o, err);
+	pd_diff_options_init(&o);
+	int rc = opts ? pd_options_import(&o, opts, diff_sizes, PD_DIFF_OPTIONS_VERSION,
+					  "pd_diff_options", "diff", err) : 0;
+	if (rc == 0)
+		rc = check_options(&o, err);
 	if (rc < 0)
 		return rc;
 	if (pd_profile_run_count(base) == 0 || pd_profile_run_count(new_) == 0)

@@ -13,7 +13,7 @@
 
 /* How far each version of pd_diff_write_options went. */
 static const size_t diff_sizes[] = {
-	0, offsetof(pd_diff_write_options, weight_samples) + sizeof(bool),
+	0, PD_OPTIONS_END(pd_diff_write_options, weight_samples),
 };
 
 void pd_diff_write_options_init(pd_diff_write_options *o)
@@ -31,8 +31,8 @@ int pdo_diff_options(pd_diff_write_options *out, const pd_diff_write_options *o,
 	pd_diff_write_options_init(out);
 	if (!o)
 		return 0;
-	return pdo_options_copy(out, o, diff_sizes, PD_DIFF_WRITE_OPTIONS_VERSION,
-				"pd_diff_write_options", err);
+	return pd_options_import(out, o, diff_sizes, PD_DIFF_WRITE_OPTIONS_VERSION,
+				 "pd_diff_write_options", "output", err);
 }
 
 /* The side's files as given, else its runs' paths (`paths` has room for

@@ -1,7 +1,7 @@
 /*
  * Format names (one enum for every command, so `--format` is parsed once)
- * and the version rule of the options structs: a struct of an older
- * version is copied as far as that version went, over the defaults.
+ * and the check of a format against what a writer takes.  (The version
+ * rule of the options structs is util/'s pd_options_import().)
  */
 #include "internal.h"
 
@@ -25,19 +25,6 @@ int pd_format_parse(const char *name)
 const char *pd_format_name(pd_format f)
 {
 	return (unsigned)f < NNAMES ? names[f] : NULL;
-}
-
-int pdo_options_copy(void *out, const void *in, const size_t *sizes, unsigned current,
-		     const char *what, pd_error *err)
-{
-	unsigned v = *(const unsigned *)in;
-	if (v == 0 || v > current)
-		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
-				    "%s version %u, this library knows 1 to %u", what, v, current);
-	/* the defaults are in `out`: keep those of fields added since v */
-	memcpy(out, in, sizes[v]);
-	*(unsigned *)out = current;
-	return 0;
 }
 
 int pdo_format_check(pd_format f, unsigned allowed, const char *what, pd_error *err)

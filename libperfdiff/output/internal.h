@@ -1,5 +1,5 @@
 /*
- * What the output files share: the options rules (format.c), and the
+ * What the output files share: the format rules (format.c), and the
  * context each family of formats hands to its writers (report_*.c,
  * diff_*.c).  Every writer returns 0 or a negative PD_E* code with `err`
  * filled, the writer's sticky error included.
@@ -16,14 +16,6 @@
 #include "writer.h"
 
 /* ---- format.c ---- */
-
-/*
- * Copy options struct `in` (its version first) over the defaults in
- * `out`: sizes[v] is how far version v of the struct went; `current` is
- * the library's version.  PD_EINVAL for a version of 0 or above current.
- */
-int pdo_options_copy(void *out, const void *in, const size_t *sizes, unsigned current,
-		     const char *what, pd_error *err);
 
 /* 0 when bit `f` is set in `allowed`, else PD_EINVAL naming `what`. */
 int pdo_format_check(pd_format f, unsigned allowed, const char *what, pd_error *err);

@@ -8,11 +8,12 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "profile/options.h"
 #include "util/util.h"
 
 /* How far each version of pd_report_write_options went. */
 static const size_t report_sizes[] = {
-	0, offsetof(pd_report_write_options, profile_options) + sizeof(const void *),
+	0, PD_OPTIONS_END(pd_report_write_options, profile_options),
 };
 
 void pd_report_write_options_init(pd_report_write_options *o)
@@ -61,19 +62,22 @@ int pd_report_write(pd_writer *w, pd_profile *p, const pd_report_write_options *
 				    "no writer or profile given");
 	pdo_report r = { .w = w, .p = p, .err = err };
 	pd_report_write_options_init(&r.o);
-	int rc = o ? pdo_options_copy(&r.o, o, report_sizes, PD_REPORT_WRITE_OPTIONS_VERSION,
-				      "pd_report_write_options", err) : 0;
+	int rc = o ? pd_options_import(&r.o, o, report_sizes, PD_REPORT_WRITE_OPTIONS_VERSION,
+				       "pd_report_write_options", "output", err) : 0;
 	if (rc == 0)
 		rc = pdo_format_check(r.o.format, PDO_BIT(PD_FORMAT_TEXT) | PDO_BIT(PD_FORMAT_JSON) |
 				      PDO_BIT(PD_FORMAT_CSV) | PDO_BIT(PD_FORMAT_FOLDED) |
 				      PDO_BIT(PD_FORMAT_LKP), "a report", err);
 	if (rc == 0)
 		rc = check_event(&r);
+	/* the profile's options as this library lays them out, whatever
+	 * version the caller's are */
+	pd_profile_opts popts;
+	if (rc == 0)
+		rc = pd_profile_opts_import(&popts, r.o.profile_options, "output", err);
 	if (rc < 0)
 		return rc;
-	pd_profile_options defaults;
-	pd_profile_options_init(&defaults);
-	r.popts = r.o.profile_options ? r.o.profile_options : &defaults;
+	r.popts = &popts.o;
 	rc = dispatch(&r);
 	if (rc < 0)
 		return rc;

@@ -1,5 +1,6 @@
 /*
- * The builder thread of report_ahead.h.  Work is handed out in entry order
+ * The builder thread of report_ahead.h, in a slot of the profile's thread
+ * budget (none: the writer builds every tree).  Work is handed out in entry order
  * from one counter, so the writer, when the tree it needs next is not
  * claimed yet, builds that one itself, and while it waits for one it
  * builds later ones.
@@ -10,6 +11,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "profile/options.h"
 
 typedef struct slot {
 	pd_chain_tree *tree;
@@ -84,8 +87,8 @@ report_ahead *report_ahead_start(pd_profile *p, size_t ev, const size_t *entries
 		free(a);
 		return NULL;
 	}
-	/* one tree is not worth a thread */
-	a->threaded = n > 1 && pthread_create(&a->thread, NULL, builder_main, a) == 0;
+	/* one tree is not worth a thread; the profile's budget may have none */
+	a->threaded = n > 1 && pd_threads_start(pd_profile_threads(p), &a->thread, builder_main, a);
 	return a;
 }
 
@@ -140,7 +143,7 @@ void report_ahead_free(report_ahead *a)
 		pthread_mutex_lock(&a->mu);
 		a->stop = true;
 		pthread_mutex_unlock(&a->mu);
-		pthread_join(a->thread, NULL);
+		pd_threads_join(pd_profile_threads(a->p), a->thread);
 	}
 	for (size_t i = 0; i < a->n; i++)
 		pd_chain_tree_free(a->slots[i].tree);

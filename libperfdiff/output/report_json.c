@@ -7,9 +7,12 @@
  * nodes and building a tree of JSON objects for them would cost more than
  * folding them.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
+#include "util/util.h"
 
 #define SCHEMA "perfdiff.report/1"
 /* "version" as the schema's number, kept for readers of the old
@@ -116,15 +119,44 @@ static uint64_t entry_self(const void *o, size_t r)
 	return ((const pd_flat_entry *)o)->self_runs[r];
 }
 
+/* A list filter as the command line gives it, its values joined by
+ * commas; null when it has none. */
+static void key_names(pd_writer *w, const char *k, const char *const *v, size_t n)
+{
+	pd_buf b = { 0 };
+	for (size_t i = 0; i < n; i++)
+		if ((i && pd_buf_append(&b, ",", 1) < 0) || pd_buf_append(&b, v[i], strlen(v[i])) < 0)
+			w->failed = PD_ENOMEM;
+	if (n && pd_buf_append(&b, "", 1) < 0)
+		w->failed = PD_ENOMEM;
+	key_str(w, k, n && !w->failed ? (const char *)b.data : NULL);
+	pd_buf_free(&b);
+}
+
+static void key_ids(pd_writer *w, const char *k, const uint32_t *v, size_t n)
+{
+	pd_buf b = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		char num[16];
+		int len = snprintf(num, sizeof num, "%s%" PRIu32, i ? "," : "", v[i]);
+		if (pd_buf_append(&b, num, (size_t)len) < 0)
+			w->failed = PD_ENOMEM;
+	}
+	if (n && pd_buf_append(&b, "", 1) < 0)
+		w->failed = PD_ENOMEM;
+	key_str(w, k, n && !w->failed ? (const char *)b.data : NULL);
+	pd_buf_free(&b);
+}
+
 static void put_filters(pd_writer *w, const pd_profile_options *po)
 {
 	pdo_json_key(w, "filters");
 	pdo_json_open(w, '{');
-	key_str(w, "comm", po->comms);
-	key_str(w, "pid", po->pids);
-	key_str(w, "tid", po->tids);
-	key_str(w, "cpu", po->cpus);
-	key_str(w, "dso", po->dsos);
+	key_names(w, "comm", po->comms, po->ncomms);
+	key_ids(w, "pid", po->pids, po->npids);
+	key_ids(w, "tid", po->tids, po->ntids);
+	key_ids(w, "cpu", po->cpus, po->ncpus);
+	key_names(w, "dso", po->dsos, po->ndsos);
 	key_time(w, "time_start_ns", po->time_start);
 	key_time(w, "time_end_ns", po->time_end);
 	pdo_json_close(w, '}');
@@ -138,9 +170,9 @@ static void put_settings(const pdo_report *r)
 	pdo_json_open(w, '{');
 	key_bool(w, "keep_suffixes", po->flags & PD_PROFILE_KEEP_SUFFIXES);
 	key_bool(w, "hide_unresolved", po->flags & PD_PROFILE_HIDE_UNRESOLVED);
-	key_bool(w, "perf_compat", po->session.flags & PD_SESSION_PERF_COMPAT);
-	key_bool(w, "inline", !(po->session.flags & PD_SESSION_NO_INLINE));
-	key_bool(w, "demangle", !(po->session.flags & PD_SESSION_NO_DEMANGLE));
+	key_bool(w, "perf_compat", po->session->flags & PD_SESSION_PERF_COMPAT);
+	key_bool(w, "inline", !(po->session->flags & PD_SESSION_NO_INLINE));
+	key_bool(w, "demangle", !(po->session->flags & PD_SESSION_NO_DEMANGLE));
 	key_num(w, "percent_limit", "%g", r->o.percent_limit);
 	put_filters(w, po);
 	pdo_json_close(w, '}');

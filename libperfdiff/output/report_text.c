@@ -204,7 +204,7 @@ static void put_header(pd_writer *w, const pd_profile *p, const pdo_report *r)
 		snprintf(tmp, sizeof tmp, " (lost samples: %" PRIu64 ")\n", pd_profile_lost(p, r));
 		pdo_puts(w, tmp);
 	}
-	unsigned flags = r->popts->flags, sflags = r->popts->session.flags;
+	unsigned flags = r->popts->flags, sflags = r->popts->session->flags;
 	snprintf(tmp, sizeof tmp, "# symbols: %s, %s, %s%s\n",
 		 flags & PD_PROFILE_KEEP_SUFFIXES ? "clone suffixes kept"
 						  : "clone suffixes folded",

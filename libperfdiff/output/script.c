@@ -13,7 +13,7 @@
 
 /* How far each version of pd_script_write_options went. */
 static const size_t script_sizes[] = {
-	0, offsetof(pd_script_write_options, ns) + sizeof(bool),
+	0, PD_OPTIONS_END(pd_script_write_options, ns),
 };
 
 void pd_script_write_options_init(pd_script_write_options *o)
@@ -51,8 +51,8 @@ static int check_options(pd_script_write_options *out, const pd_script_write_opt
 			 pd_error *err)
 {
 	pd_script_write_options_init(out);
-	int rc = o ? pdo_options_copy(out, o, script_sizes, PD_SCRIPT_WRITE_OPTIONS_VERSION,
-				      "pd_script_write_options", err) : 0;
+	int rc = o ? pd_options_import(out, o, script_sizes, PD_SCRIPT_WRITE_OPTIONS_VERSION,
+				       "pd_script_write_options", "output", err) : 0;
 	if (rc == 0)
 		rc = pdo_format_check(out->format, PDO_BIT(PD_FORMAT_TEXT) | PDO_BIT(PD_FORMAT_JSON),
 				      "script", err);

@@ -59,6 +59,7 @@ struct pd_facts {
 	char *name;          /* canonical-name scratch, under mu */
 	size_t cap_name;
 	size_t loaded;       /* tables and DWARF indexes read */
+	pd_threads *threads; /* the profile's budget, for inflating debug files */
 };
 
 /* ------------------------------------------------------------ naming */
@@ -81,7 +82,7 @@ static uint64_t name_key(void *ctx, const char *name)
 	return pd_hash_words(f->name, len);
 }
 
-int pd_facts_new(pd_facts **out, const pd_profile_options *o)
+int pd_facts_new(pd_facts **out, const pd_profile_options *o, pd_threads *threads)
 {
 	pd_facts *f = calloc(1, sizeof *f);
 	if (!f || pthread_mutex_init(&f->mu, NULL) != 0) {
@@ -89,10 +90,11 @@ int pd_facts_new(pd_facts **out, const pd_profile_options *o)
 		return PD_ENOMEM;
 	}
 	pd_arena_init(&f->arena);
-	unsigned sf = o->session.flags;
+	unsigned sf = o->session->flags;
 	f->key = (pd_symkey){ .demangle = !(sf & PD_SESSION_NO_DEMANGLE),
 			      .params = !(sf & PD_SESSION_PERF_COMPAT), .key = name_key, .ctx = f };
 	f->keep_suffixes = (o->flags & PD_PROFILE_KEEP_SUFFIXES) != 0;
+	f->threads = threads;
 	*out = f;
 	return 0;
 }
@@ -234,7 +236,7 @@ static void load_dwarf(pd_facts *f, factfile *ff)
 		return;
 	ff->dw_tried = true;
 	char why[256];
-	if (pd_inline_index_open(&ff->dw, &ff->src, &f->key, why, sizeof why) == 0)
+	if (pd_inline_index_open(&ff->dw, &ff->src, &f->key, f->threads, why, sizeof why) == 0)
 		f->loaded++;
 }
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "pipeline.h"
+#include "session/session.h"
 
 /* ------------------------------------------------ frame cache (per run) */
 
@@ -193,7 +194,7 @@ static uint32_t new_frame_id(run_state *st, const pd_fkey *k)
 	if (!k->sym) {
 		len = (size_t)snprintf(addr, sizeof addr, "0x%016" PRIx64, k->addr);
 		name = addr;
-	} else if (p->opts.flags & PD_PROFILE_KEEP_SUFFIXES) {
+	} else if (p->options.o.flags & PD_PROFILE_KEEP_SUFFIXES) {
 		name = k->sym;
 		len = strlen(name);
 	} else {
@@ -514,16 +515,22 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 				    "no profile or path given");
 	/* one input's session at a time, as before the release thread */
 	pd_profile_wait_release(p);
+	/* the producer's slot before the session's threads take theirs: with
+	 * a small budget it hides the most work */
+	bool producer = pd_threads_take(&p->threads);
 	pd_session *s;
 	/* folding keys frames by name: their source lines are never used */
-	pd_session_options so = p->opts.session;
+	pd_session_options so = *p->options.o.session;
 	so.flags |= PD_SESSION_NO_INLINE_LINES;
-	int rc = pd_session_open(&s, path, &so, err);
-	if (rc < 0)
-		return rc;
-	if ((rc = pd_profile_begin_run(p, path)) < 0) {
+	int rc = pd_session_open_in(&s, path, &so, &p->threads, err);
+	if (rc == 0 && (rc = pd_profile_begin_run(p, path)) < 0) {
 		pd_session_free(s);
-		return pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
+		pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
+	}
+	if (rc < 0) {
+		if (producer)
+			pd_threads_give(&p->threads);
+		return rc;
 	}
 	size_t first_new = p->nevents;
 	run_state st;
@@ -539,7 +546,7 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	pd_error rerr;
 	memset(&rerr, 0, sizeof rerr);
 	pd_pipeline *pl = NULL;
-	rc = pd_pipeline_start(&pl, s, p, true, PD_PIPELINE_HOLD_MAX);
+	rc = pd_pipeline_start(&pl, s, p, producer, PD_PIPELINE_HOLD_MAX);
 	if (rc < 0)
 		pd_error_set(&rerr, rc, path, PD_NO_OFFSET, "out of memory");
 	else
@@ -548,6 +555,9 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	 * rates are taken over the samples' own times */
 	uint64_t t_first = 0, t_last = 0;
 	bool have_times = rc == 0 && pd_pipeline_time_range(pl, &t_first, &t_last);
+	/* what the filters matched counts for the samples read, error or not */
+	if (pl)
+		pd_pipeline_filter_hits(pl, p->filter_hits);
 	/* the producer is done with the session after this */
 	pd_pipeline_free(pl);
 	if (rc < 0 && err)

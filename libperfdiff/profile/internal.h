@@ -7,7 +7,7 @@
  *   cct.c       the calling-context tree of one event and its accessors
  *   stacks.c    (command, leaf node) → period, for collapsed stacks
  *   events.c    matching a file's attrs to the profile's events
- *   filters.c   parsing and applying the sample filters
+ *   filters.c   copying and applying the sample filters, counting matches
  *   pipeline.c  a thread reading the session into records (pipeline.h)
  *   fold.c      pd_profile_add_file(): records → frame ids → tree
  *   blocks.c    time blocks: a run's grid, leaf samples per (node, block)
@@ -28,7 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "options.h"
 #include "perfdiff/profile.h"
+#include "util/threads.h"
 #include "util/util.h"
 
 #define PD_NO_ID UINT32_MAX
@@ -362,29 +364,47 @@ typedef struct pd_idset {
 	size_t n;
 } pd_idset;
 
+/* The kinds of list filter (pd_filter_kind), comm to dso. */
+#define PD_FILTER_NKINDS 5
+
 typedef struct pd_filters {
-	pd_idset pids, tids, cpus;
 	char **comms;
 	size_t ncomms;
+	pd_idset pids, tids, cpus;
 	char **dsos;
 	size_t ndsos;
 	uint64_t time_start, time_end;
-	bool any;            /* some sample-level filter is set */
+	bool any;            /* some sample-level filter is set (all but dsos) */
+	/* per-value counters of a run (`hits`): kind k's values at
+	 * [at[k], at[k + 1]); at[PD_FILTER_NKINDS] values in all */
+	size_t at[PD_FILTER_NKINDS + 1];
+	char **text;         /* each value as text, by counter index */
 } pd_filters;
 
-int pd_filters_parse(pd_filters *f, const pd_profile_options *o, pd_error *err);
+/* Check and copy the filters of `o`.  0, PD_EINVAL (a list with values
+ * but no array, a NULL or empty name, a time range that ends before it
+ * starts: the message says which) or PD_ENOMEM. */
+int pd_filters_copy(pd_filters *f, const pd_profile_options *o, pd_error *err);
 void pd_filters_free(pd_filters *f);
-/* True when the sample passes the pid/tid/cpu/comm/time filters. */
-bool pd_filters_sample(const pd_filters *f, const pd_resolved_sample *rs);
+/* "comm", "pid", "tid", "cpu" or "dso"; NULL out of range. */
+const char *pd_filters_kind_name(pd_filter_kind k);
+/* True when the sample passes the pid/tid/cpu/comm/time filters; every
+ * comm, pid, tid and cpu value equal to the sample's adds 1 to its
+ * counter in `hits` (pass or not). */
+bool pd_filters_sample(const pd_filters *f, const pd_resolved_sample *rs, uint64_t *hits);
 /* True when `dso` (a path or bracketed name) is one of the --dso names. */
 bool pd_filters_dso(const pd_filters *f, const char *dso);
+/* Add `n` (samples whose leaf is in `dso`) to the counter of every dso
+ * value that names it. */
+void pd_filters_dso_hits(const pd_filters *f, const char *dso, uint64_t n, uint64_t *hits);
 
 /* ---------------------------------------------------------------- profile */
 
 struct pd_profile {
-	pd_profile_options opts;
-	char *opt_strings;           /* copies of the filter strings */
+	pd_profile_opts options;     /* the caller's, imported: options.o, its
+	                              * filter lists pointing at `filters` */
 	pd_filters filters;
+	uint64_t *filter_hits;       /* samples each filter value matched, all runs */
 	pd_strtab strings;
 	pd_frametab frames;
 	pd_pevent **events;          /* individually allocated: trees are pointed to */
@@ -398,6 +418,9 @@ struct pd_profile {
 	struct pd_facts *facts;       /* symbol facts (facts.c) */
 	char **warnings;
 	size_t nwarnings, cap_warnings;
+	/* its worker threads: the producer, the release thread, and its
+	 * sessions' (session options' `threads`) */
+	pd_threads threads;
 	/* the last run's session, being freed off the caller's path */
 	pthread_t releaser;
 	bool releasing;
@@ -409,7 +432,7 @@ typedef struct pd_facts pd_facts;
 /* Symbol facts of a profile (facts.c): the files each run named each dso
  * from, their symbol tables and DWARF read on the first question.  Names
  * are compared as `o` names nodes. */
-int pd_facts_new(pd_facts **out, const pd_profile_options *o);
+int pd_facts_new(pd_facts **out, const pd_profile_options *o, pd_threads *threads);
 void pd_facts_free(pd_facts *f);
 /* Remember the files session `s` named `dso` from (`kernel`: frames in
  * kernel mode); reads none of them.  0 or PD_ENOMEM. */
@@ -427,8 +450,8 @@ void pd_profile_warn(pd_profile *p, const char *path, const char *msg);
 int pd_events_match(pd_profile *p, const pd_attr *attr, const bool *claimed,
 		    size_t nclaimed, int *out);
 /* Free `s` on a thread of its own (joined by pd_profile_wait_release()),
- * or here when no thread can be had: unmapping a large input takes
- * milliseconds that the views can use. */
+ * or here when the budget or the system has none: unmapping a large input
+ * takes milliseconds that the views can use. */
 void pd_profile_release_session(pd_profile *p, pd_session *s);
 /* Wait for the session handed to pd_profile_release_session(). */
 void pd_profile_wait_release(pd_profile *p);

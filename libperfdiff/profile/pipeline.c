@@ -18,11 +18,24 @@ typedef struct block {
 	size_t len, cap;
 } block;
 
+/* A leaf dso met with a dso filter set: whether it passes, and the
+ * samples of it, for the filter values' counts. */
+typedef struct leaf_dso {
+	const char *dso;
+	uint64_t samples;
+	bool ok;
+} leaf_dso;
+
 struct pd_pipeline {
 	pd_session *s;
 	const pd_profile *p;
 	bool hide;
-	pd_idmap dso_ok;            /* producer only: dso pointer → 1 pass / 0 not */
+	/* producer only: the filters' counts of this run (pd_filters_sample()),
+	 * and the leaf dsos met (dso pointer → index in `dsos`) */
+	uint64_t *hits;
+	pd_idmap dso_index;
+	leaf_dso *dsos;
+	uint32_t ndsos, cap_dsos;
 	block blocks[NBLOCKS];
 	/* hand-over, under mu: blocks filled and not yet folded, in order */
 	pthread_mutex_t mu;
@@ -39,6 +52,7 @@ struct pd_pipeline {
 	/* producer: the next sample to pack, left over from the last block (it
 	 * did not fit, or starts a hold after the block's samples) */
 	const pd_resolved_sample *pending;
+	bool pending_wanted;        /* it passed the filters before it did not fit */
 	/* producer: earliest and latest sample time seen (before filters) */
 	uint64_t time_first, time_last;
 	bool have_time;
@@ -53,15 +67,34 @@ struct pd_pipeline {
 
 /* ------------------------------------------------------------ packing */
 
-static bool dso_wanted(pd_pipeline *pl, const char *dso)
+/* A leaf dso not met before, or NULL without memory. */
+static leaf_dso *new_leaf_dso(pd_pipeline *pl, const char *dso)
 {
-	uint64_t key = (uint64_t)(uintptr_t)dso;
-	uint32_t v = pd_idmap_get(&pl->dso_ok, key);
-	if (v != PD_NO_ID)
-		return v != 0;
-	bool ok = pd_filters_dso(&pl->p->filters, dso);
-	(void)pd_idmap_put(&pl->dso_ok, key, ok); /* only a cache */
-	return ok;
+	if (pl->ndsos == pl->cap_dsos) {
+		uint32_t cap = pl->cap_dsos ? pl->cap_dsos * 2 : 64;
+		leaf_dso *v = realloc(pl->dsos, cap * sizeof *v);
+		if (!v)
+			return NULL;
+		pl->dsos = v;
+		pl->cap_dsos = cap;
+	}
+	if (pd_idmap_put(&pl->dso_index, (uint64_t)(uintptr_t)dso, pl->ndsos) < 0)
+		return NULL;
+	leaf_dso *d = &pl->dsos[pl->ndsos++];
+	*d = (leaf_dso){ dso, 0, pd_filters_dso(&pl->p->filters, dso) };
+	return d;
+}
+
+/* Whether a sample with its leaf in `dso` passes the dso filter; counted.
+ * PD_ENOMEM: no memory to note a new dso. */
+static int dso_wanted(pd_pipeline *pl, const char *dso)
+{
+	uint32_t i = pd_idmap_get(&pl->dso_index, (uint64_t)(uintptr_t)dso);
+	leaf_dso *d = i != PD_NO_ID ? &pl->dsos[i] : new_leaf_dso(pl, dso);
+	if (!d)
+		return PD_ENOMEM;
+	d->samples++;
+	return d->ok;
 }
 
 /* A frame that will have a name or not once the kernel's table is there:
@@ -104,12 +137,17 @@ static inline pd_fkey pack_key(const pd_frame *f)
 	return k;
 }
 
-/* Whether the sample is folded at all (filters). */
-static inline bool wanted(pd_pipeline *pl, const pd_resolved_sample *rs)
+/* Whether the sample is folded at all (filters): 1 or 0, or PD_ENOMEM.
+ * Every filter sees it, for the counts of its values. */
+static inline int wanted(pd_pipeline *pl, const pd_resolved_sample *rs)
 {
-	if (rs->attr < 0 || rs->nframes == 0 || !pd_filters_sample(&pl->p->filters, rs))
-		return false;
-	return pl->p->filters.ndsos == 0 || dso_wanted(pl, rs->frames[0].dso);
+	if (rs->attr < 0 || rs->nframes == 0)
+		return 0;
+	bool ok = pd_filters_sample(&pl->p->filters, rs, pl->hits);
+	if (pl->p->filters.ndsos == 0)
+		return ok;
+	int dso = dso_wanted(pl, rs->frames[0].dso);
+	return dso < 0 ? dso : ok && dso;
 }
 
 /* Pack `rs` into `b`: 1 done, 0 no room (b not empty), PD_ENOMEM.  A block
@@ -225,14 +263,21 @@ static inline int put(pd_pipeline *pl, const pd_resolved_sample *rs, block *b, b
 		      pd_error *err)
 {
 	note_time(pl, rs);
-	if (!wanted(pl, rs))
+	/* a sample that did not fit the last block was filtered (and
+	 * counted) then */
+	int rc = pl->pending_wanted ? 1 : wanted(pl, rs);
+	pl->pending_wanted = false;
+	if (rc > 0)
+		rc = pack(pl, b, rs, grow);
+	else if (rc == 0)
 		return 0;
-	int rc = pack(pl, b, rs, grow);
 	if (rc < 0)
 		return pd_error_set(err, rc, pd_reader_path(pd_session_reader(pl->s)),
 				    PD_NO_OFFSET, "out of memory");
-	if (rc == 0)
+	if (rc == 0) {
 		pl->pending = rs;
+		pl->pending_wanted = true;
+	}
 	return rc == 0;
 }
 
@@ -370,46 +415,73 @@ static void *producer(void *arg)
 	}
 }
 
-int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread,
-		      size_t hold_max)
+/* The blocks and the filters' counters (at least one: hits + 0 is
+ * then defined). */
+static int alloc_buffers(pd_pipeline *pl)
 {
-	pd_pipeline *pl = calloc(1, sizeof *pl);
-	if (!pl)
+	size_t nhits = pl->p->filters.at[PD_FILTER_NKINDS];
+	if (!(pl->hits = calloc(nhits ? nhits : 1, sizeof *pl->hits)))
 		return PD_ENOMEM;
-	pl->s = s;
-	pl->p = p;
-	pl->hide = (p->opts.flags & PD_PROFILE_HIDE_UNRESOLVED) != 0;
-	pl->consumer_block = -1;
-	pl->hold_max = hold_max;
-	if (hold_max)
-		pd_session_defer_kernel(s);
-	pd_idmap_init(&pl->dso_ok);
 	for (int i = 0; i < NBLOCKS; i++) {
-		pl->blocks[i].data = malloc(BLOCK_BYTES);
-		if (!pl->blocks[i].data) {
-			for (int j = 0; j < i; j++)
-				free(pl->blocks[j].data);
-			free(pl);
+		if (!(pl->blocks[i].data = malloc(BLOCK_BYTES)))
 			return PD_ENOMEM;
-		}
 		pl->blocks[i].cap = BLOCK_BYTES;
 		pl->free_block[i] = true;
 	}
+	return 0;
+}
+
+/* What alloc_buffers() and the producer allocated, and `pl`. */
+static void free_buffers(pd_pipeline *pl)
+{
+	for (int i = 0; i < NBLOCKS; i++)
+		free(pl->blocks[i].data);
+	free(pl->hold.data);
+	free(pl->hits);
+	pd_idmap_free(&pl->dso_index);
+	free(pl->dsos);
+	free(pl);
+}
+
+/* Everything but the thread; 0, or PD_ENOMEM with `pl` freed. */
+static int setup(pd_pipeline *pl, pd_session *s, const pd_profile *p, size_t hold_max)
+{
+	pl->s = s;
+	pl->p = p;
+	pl->hide = (p->options.o.flags & PD_PROFILE_HIDE_UNRESOLVED) != 0;
+	pl->consumer_block = -1;
+	pl->hold_max = hold_max;
+	pd_idmap_init(&pl->dso_index);
+	if (alloc_buffers(pl) < 0) {
+		free_buffers(pl);
+		return PD_ENOMEM;
+	}
 	if (pthread_mutex_init(&pl->mu, NULL) != 0) {
-		for (int i = 0; i < NBLOCKS; i++)
-			free(pl->blocks[i].data);
-		free(pl);
+		free_buffers(pl);
 		return PD_ENOMEM;
 	}
 	if (pthread_cond_init(&pl->cv, NULL) != 0) {
 		pthread_mutex_destroy(&pl->mu);
-		for (int i = 0; i < NBLOCKS; i++)
-			free(pl->blocks[i].data);
-		free(pl);
+		free_buffers(pl);
 		return PD_ENOMEM;
 	}
+	if (hold_max)
+		pd_session_defer_kernel(s);
+	return 0;
+}
+
+int pd_pipeline_start(pd_pipeline **out, pd_session *s, const pd_profile *p, bool thread,
+		      size_t hold_max)
+{
+	pd_pipeline *pl = calloc(1, sizeof *pl);
+	int rc = pl ? setup(pl, s, p, hold_max) : PD_ENOMEM;
+	if (rc < 0) {
+		if (thread)
+			pd_threads_give(pd_profile_threads(p));
+		return rc;
+	}
 	/* no thread: pd_pipeline_next() fills blocks itself */
-	pl->threaded = thread && pthread_create(&pl->thread, NULL, producer, pl) == 0;
+	pl->threaded = thread && pd_threads_run(pd_profile_threads(p), &pl->thread, producer, pl);
 	*out = pl;
 	return 0;
 }
@@ -482,24 +554,38 @@ bool pd_pipeline_time_range(const pd_pipeline *pl, uint64_t *first, uint64_t *la
 	return pl->have_time;
 }
 
+/* The producer stopped and joined: the run state is the caller's. */
+static void stop_producer(pd_pipeline *pl)
+{
+	if (!pl->threaded)
+		return;
+	pd_pipeline_cancel(pl);
+	pd_threads_join(pd_profile_threads(pl->p), pl->thread);
+	pl->threaded = false;
+	pl->done = true;
+}
+
 void pd_pipeline_free(pd_pipeline *pl)
 {
 	if (!pl)
 		return;
-	if (pl->threaded) {
-		pd_pipeline_cancel(pl);
-		pthread_join(pl->thread, NULL);
-	}
+	stop_producer(pl);
 	pthread_cond_destroy(&pl->cv);
 	pthread_mutex_destroy(&pl->mu);
-	for (int i = 0; i < NBLOCKS; i++)
-		free(pl->blocks[i].data);
-	free(pl->hold.data);
-	pd_idmap_free(&pl->dso_ok);
-	free(pl);
+	free_buffers(pl);
 }
 
 size_t pd_pipeline_held(const pd_pipeline *pl)
 {
 	return pl->nheld;
+}
+
+void pd_pipeline_filter_hits(pd_pipeline *pl, uint64_t *sum)
+{
+	stop_producer(pl);
+	const pd_filters *f = &pl->p->filters;
+	for (size_t i = 0; i < f->at[PD_FILTER_NKINDS]; i++)
+		sum[i] += pl->hits[i];
+	for (uint32_t i = 0; i < pl->ndsos; i++)
+		pd_filters_dso_hits(f, pl->dsos[i].dso, pl->dsos[i].samples, sum);
 }

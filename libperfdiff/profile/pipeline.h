@@ -8,8 +8,8 @@
  * A record holds what folding needs and nothing that the session will
  * reuse: names are the session's pointers (valid until it is freed, which
  * happens after both threads are done), the command name too.
- * Without a second thread (pthread_create failing) the same code runs
- * in turn on one thread.
+ * Without a second thread (none in the profile's thread budget, or
+ * pthread_create failing) the same code runs in turn on one thread.
  */
 #ifndef PD_PROFILE_PIPELINE_H
 #define PD_PROFILE_PIPELINE_H
@@ -50,7 +50,9 @@ typedef struct pd_pipeline pd_pipeline;
 #define PD_PIPELINE_HOLD_MAX ((size_t)32 << 20)
 
 /* Start reading `s` (filters and flags from `p`, read-only from now on),
- * on a thread of its own when `thread` and one can be started.  With
+ * on a thread of its own when `thread`: a slot of p's thread budget is
+ * held for it (given back when the thread is joined, or at once when none
+ * can be started; pd_pipeline_start() gives it back on failure too).  With
  * `hold_max` > 0, samples read while the kernel's symbol table is still
  * loading are held (up to that many bytes of records, then it waits for
  * the table) and their kernel frames named once it is there, rather than
@@ -72,6 +74,11 @@ int pd_pipeline_next(pd_pipeline *pl, const uint8_t **data, size_t *len, pd_erro
  * when none had a time.  Only once pd_pipeline_next() has returned 0: the
  * producer is done then. */
 bool pd_pipeline_time_range(const pd_pipeline *pl, uint64_t *first, uint64_t *last);
+
+/* Add the samples each filter value matched in this run (the profile's
+ * filters, pd_filters_sample()) to sum[] (one counter per value).  Stops
+ * the producer first: the end of the run, for pd_pipeline_next() too. */
+void pd_pipeline_filter_hits(pd_pipeline *pl, uint64_t *sum);
 
 /* Samples held for their kernel frames' names, so far. */
 size_t pd_pipeline_held(const pd_pipeline *pl);

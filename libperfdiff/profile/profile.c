@@ -6,36 +6,55 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "session/session.h"
 
 void pd_profile_options_init(pd_profile_options *opts)
 {
 	memset(opts, 0, sizeof *opts);
 	opts->version = PD_PROFILE_OPTIONS_VERSION;
-	pd_session_options_init(&opts->session);
 }
 
-/* The filter strings belong to the caller; keep copies in one block. */
-static int copy_strings(pd_profile *p)
+/* How far each version of pd_profile_options went; version 1 held the
+ * session's options by value, a layout no longer read. */
+static const size_t profile_sizes[] = {
+	0, 0, PD_OPTIONS_END(pd_profile_options, time_end),
+};
+
+int pd_profile_opts_import(pd_profile_opts *dst, const pd_profile_options *src,
+			   const char *file, pd_error *err)
 {
-	const char **fields[] = { &p->opts.comms, &p->opts.pids, &p->opts.tids,
-				  &p->opts.dsos, &p->opts.cpus };
-	size_t total = 0;
-	for (size_t i = 0; i < 5; i++)
-		if (*fields[i])
-			total += strlen(*fields[i]) + 1;
-	if (total == 0)
-		return 0;
-	p->opt_strings = malloc(total);
-	if (!p->opt_strings)
-		return PD_ENOMEM;
-	char *at = p->opt_strings;
-	for (size_t i = 0; i < 5; i++)
-		if (*fields[i]) {
-			size_t len = strlen(*fields[i]) + 1;
-			memcpy(at, *fields[i], len);
-			*fields[i] = at;
-			at += len;
-		}
+	pd_profile_options_init(&dst->o);
+	int rc = src ? pd_options_import(&dst->o, src, profile_sizes, PD_PROFILE_OPTIONS_VERSION,
+					 "pd_profile_options", file, err) : 0;
+	if (rc == 0)
+		rc = pd_session_options_import(&dst->session, &dst->reader, dst->o.session, file,
+					       err);
+	dst->o.session = &dst->session;
+	return rc;
+}
+
+/* The options' filter lists point at the profile's copies from now on. */
+static void own_filters(pd_profile *p)
+{
+	pd_profile_options *o = &p->options.o;
+	const pd_filters *f = &p->filters;
+	o->comms = (const char *const *)f->comms;
+	o->dsos = (const char *const *)f->dsos;
+	o->pids = f->pids.v;
+	o->tids = f->tids.v;
+	o->cpus = f->cpus.v;
+}
+
+/* The filters copied and checked, their counters zeroed.  0 or an error. */
+static int new_filters(pd_profile *p, pd_error *err)
+{
+	int rc = pd_filters_copy(&p->filters, &p->options.o, err);
+	if (rc < 0)
+		return rc;
+	own_filters(p);
+	size_t n = p->filters.at[PD_FILTER_NKINDS];
+	if (n && !(p->filter_hits = calloc(n, sizeof *p->filter_hits)))
+		return pd_error_set(err, PD_ENOMEM, "profile", PD_NO_OFFSET, "out of memory");
 	return 0;
 }
 
@@ -45,27 +64,23 @@ int pd_profile_new(pd_profile **out, const pd_profile_options *opts, pd_error *e
 		return pd_error_set(err, PD_EINVAL, "profile", PD_NO_OFFSET,
 				    "no output pointer given");
 	*out = NULL;
-	if (opts && opts->version != PD_PROFILE_OPTIONS_VERSION)
-		return pd_error_set(err, PD_EINVAL, "profile", PD_NO_OFFSET,
-				    "pd_profile_options version %u, this library knows %u",
-				    opts->version, PD_PROFILE_OPTIONS_VERSION);
 	pd_profile *p = calloc(1, sizeof *p);
 	if (!p)
 		return pd_error_set(err, PD_ENOMEM, "profile", PD_NO_OFFSET, "out of memory");
-	if (opts)
-		p->opts = *opts;
-	else
-		pd_profile_options_init(&p->opts);
+	int rc = pd_profile_opts_import(&p->options, opts, "profile", err);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
 	pd_strtab_init(&p->strings);
 	pd_frametab_init(&p->frames);
-	int rc = copy_strings(p);
-	if (rc == 0)
-		rc = pd_facts_new(&p->facts, &p->opts);
+	pd_threads_init(&p->threads, p->options.session.threads);
+	rc = pd_facts_new(&p->facts, &p->options.o, &p->threads);
 	if (rc < 0) {
 		pd_profile_free(p);
 		return pd_error_set(err, rc, "profile", PD_NO_OFFSET, "out of memory");
 	}
-	if ((rc = pd_filters_parse(&p->filters, &p->opts, err)) < 0) {
+	if ((rc = new_filters(p, err)) < 0) {
 		pd_profile_free(p);
 		return rc;
 	}
@@ -82,7 +97,7 @@ static void *release_main(void *arg)
 void pd_profile_release_session(pd_profile *p, pd_session *s)
 {
 	pd_profile_wait_release(p);
-	if (pthread_create(&p->releaser, NULL, release_main, s) == 0)
+	if (pd_threads_start(&p->threads, &p->releaser, release_main, s))
 		p->releasing = true;
 	else
 		pd_session_free(s);
@@ -92,7 +107,7 @@ void pd_profile_wait_release(pd_profile *p)
 {
 	if (!p->releasing)
 		return;
-	pthread_join(p->releaser, NULL);
+	pd_threads_join(&p->threads, p->releaser);
 	p->releasing = false;
 }
 
@@ -116,9 +131,9 @@ void pd_profile_free(pd_profile *p)
 		free(p->warnings[i]);
 	free(p->warnings);
 	pd_filters_free(&p->filters);
+	free(p->filter_hits);
 	pd_frametab_free(&p->frames);
 	pd_strtab_free(&p->strings);
-	free(p->opt_strings);
 	free(p);
 }
 
@@ -293,4 +308,36 @@ size_t pd_profile_warning_count(const pd_profile *p)
 const char *pd_profile_warning(const pd_profile *p, size_t i)
 {
 	return p && i < p->nwarnings ? p->warnings[i] : NULL;
+}
+
+uint64_t pd_profile_filter_matches(const pd_profile *p, pd_filter_kind kind, size_t i)
+{
+	if (!p || (unsigned)kind >= PD_FILTER_NKINDS)
+		return 0;
+	size_t at = p->filters.at[kind] + i;
+	return i < p->filters.at[kind + 1] - p->filters.at[kind] ? p->filter_hits[at] : 0;
+}
+
+size_t pd_profile_filter_unmatched(const pd_profile *p, const char **what, const char **value,
+				   size_t i)
+{
+	size_t n = 0;
+	for (int k = 0; p && k < PD_FILTER_NKINDS; k++)
+		for (size_t v = p->filters.at[k]; v < p->filters.at[k + 1]; v++) {
+			if (p->filter_hits[v])
+				continue;
+			if (n++ != i)
+				continue;
+			if (what)
+				*what = pd_filters_kind_name((pd_filter_kind)k);
+			if (value)
+				*value = p->filters.text[v];
+		}
+	return n;
+}
+
+pd_threads *pd_profile_threads(const pd_profile *p)
+{
+	/* the budget changes under a const profile: its slots are atomic */
+	return (pd_threads *)&p->threads;
 }

@@ -5,6 +5,7 @@
  * in timestamp order.
  */
 #include "reader_impl.h"
+#include "options.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -54,29 +55,39 @@ int pd_reader_fail(pd_reader *r, int code, const char *file, uint64_t offset,
 	return code;
 }
 
+/* How far each version of pd_reader_options went: version 1 ended at
+ * max_decompressed. */
+static const size_t reader_sizes[] = {
+	0, PD_OPTIONS_END(pd_reader_options, max_decompressed),
+	PD_OPTIONS_END(pd_reader_options, max_branches),
+};
+
+int pd_reader_options_import(pd_reader_options *dst, const pd_reader_options *src,
+			     const char *file, pd_error *err)
+{
+	pd_reader_options_init(dst);
+	if (!src)
+		return 0;
+	return pd_options_import(dst, src, reader_sizes, PD_READER_OPTIONS_VERSION,
+				 "pd_reader_options", file, err);
+}
+
 static int reader_new(pd_reader **out, const char *path, const pd_reader_options *opts,
 		      pd_error *err)
 {
 	if (!out || !path)
 		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
 				    "no output pointer or path given");
-	if (opts && (opts->version < 1 || opts->version > PD_READER_OPTIONS_VERSION))
-		return pd_error_set(err, PD_EINVAL, path, PD_NO_OFFSET,
-				    "pd_reader_options version %u, this library knows 1 to %u",
-				    opts->version, PD_READER_OPTIONS_VERSION);
+	pd_reader_options o;
+	int rc = pd_reader_options_import(&o, opts, path, err);
+	if (rc < 0)
+		return rc;
 	pd_reader *r = calloc(1, sizeof *r);
 	if (!r || !(r->path = strdup(path))) {
 		free(r);
 		return pd_error_set(err, PD_ENOMEM, path, PD_NO_OFFSET, "out of memory");
 	}
-	pd_reader_options_init(&r->opts);
-	if (opts && opts->version == 1) {
-		/* a version-1 caller's struct ends after max_decompressed */
-		memcpy(&r->opts, opts, offsetof(pd_reader_options, max_record_bytes));
-		r->opts.version = PD_READER_OPTIONS_VERSION;
-	} else if (opts) {
-		r->opts = *opts;
-	}
+	r->opts = o;
 	pd_meta_init(&r->meta);
 	pd_queue_init(&r->queue);
 	r->id_pos = r->is_pos = -1;

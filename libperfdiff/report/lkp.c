@@ -49,13 +49,16 @@ static uint64_t cct_self(const void *n, size_t run)
 	return pd_cct_self(n, run);
 }
 
-PD_EXTERN(void) pd_lkp_profile_options(pd_profile_options *opts)
+PD_EXTERN(void) pd_lkp_profile_options(pd_profile_options *opts, pd_session_options *session)
 {
+	if (session)
+		session->flags |= PD_SESSION_PERF_COMPAT | PD_SESSION_NO_INLINE |
+				  PD_SESSION_NO_DEMANGLE;
 	if (!opts)
 		return;
-	opts->session.flags |= PD_SESSION_PERF_COMPAT | PD_SESSION_NO_INLINE |
-			       PD_SESSION_NO_DEMANGLE;
 	opts->flags |= PD_PROFILE_KEEP_SUFFIXES | PD_PROFILE_HIDE_UNRESOLVED;
+	if (session)
+		opts->session = session;
 }
 
 static int check_args(pd_lkp_key **out, size_t *n, const pd_profile *p, size_t ev,

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "../machine/machine.h"
+#include "../reader/options.h"
 #include "../symbols/symbolizer.h"
 #include "../symbols/symfacts.h"
 #include "../unwind/lbr.h"
@@ -51,6 +52,8 @@ struct pd_session {
 	pd_machine *machine;
 	pd_symbolizer *symz;
 	pd_session_options opts;
+	pd_threads own_threads;        /* opened alone: its budget, opts.threads */
+	pd_threads *threads;           /* &own_threads, or the profile's */
 	uint8_t kernel_build_id[20];
 	size_t kernel_build_id_size;
 	pd_resolved_sample out;
@@ -94,8 +97,29 @@ void pd_session_options_init(pd_session_options *opts)
 {
 	memset(opts, 0, sizeof *opts);
 	opts->version = PD_SESSION_OPTIONS_VERSION;
-	pd_reader_options_init(&opts->reader);
 	opts->max_stack = PD_DEFAULT_MAX_STACK;
+	opts->threads = PD_THREADS_DEFAULT;
+}
+
+/* How far each version of pd_session_options went; versions 1 and 2 held
+ * the reader's options by value, a layout no longer read. */
+static const size_t session_sizes[] = {
+	0, 0, 0, PD_OPTIONS_END(pd_session_options, threads),
+};
+
+int pd_session_options_import(pd_session_options *dst, pd_reader_options *reader,
+			      const pd_session_options *src, const char *file, pd_error *err)
+{
+	pd_session_options_init(dst);
+	int rc = src ? pd_options_import(dst, src, session_sizes, PD_SESSION_OPTIONS_VERSION,
+					 "pd_session_options", file, err) : 0;
+	if (rc == 0 && dst->max_stack == 0)
+		dst->max_stack = PD_DEFAULT_MAX_STACK;
+	if (rc == 0 && reader) {
+		rc = pd_reader_options_import(reader, dst->reader, file, err);
+		dst->reader = reader;
+	}
+	return rc;
 }
 
 /* The recording's architecture (HEADER ARCH is `uname -m`); the host's
@@ -175,27 +199,32 @@ static void find_kernel_build_id(pd_session *s)
 int pd_session_open(pd_session **out, const char *path, const pd_session_options *opts,
 		    pd_error *err)
 {
+	return pd_session_open_in(out, path, opts, NULL, err);
+}
+
+int pd_session_open_in(pd_session **out, const char *path, const pd_session_options *opts,
+		       pd_threads *threads, pd_error *err)
+{
 	if (!out || !path)
 		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
 				    "no output pointer or path given");
-	if (opts && opts->version != PD_SESSION_OPTIONS_VERSION)
-		return pd_error_set(err, PD_EINVAL, path, PD_NO_OFFSET,
-				    "pd_session_options version %u, this library knows %u",
-				    opts->version, PD_SESSION_OPTIONS_VERSION);
+	/* the reader options stay the caller's until the reader copies them */
+	pd_session_options o;
+	int rc = pd_session_options_import(&o, NULL, opts, path, err);
+	if (rc < 0)
+		return rc;
 	pd_session *s = calloc(1, sizeof *s);
 	if (!s)
 		return pd_error_set(err, PD_ENOMEM, path, PD_NO_OFFSET, "out of memory");
-	if (opts)
-		s->opts = *opts;
-	else
-		pd_session_options_init(&s->opts);
-	if (s->opts.max_stack == 0)
-		s->opts.max_stack = PD_DEFAULT_MAX_STACK;
+	s->opts = o;
+	pd_threads_init(&s->own_threads, o.threads);
+	s->threads = threads ? threads : &s->own_threads;
 	if (s->opts.flags & PD_SESSION_READ_AHEAD) {
 		s->read_ahead = s->defer_kernel = true;
 		s->ahead_max = PD_SESSION_AHEAD_MAX;
 	}
-	int rc = pd_reader_open(&s->reader, path, &s->opts.reader, err);
+	rc = pd_reader_open(&s->reader, path, s->opts.reader, err);
+	s->opts.reader = NULL;   /* the reader has its copy; the caller's may go */
 	if (rc < 0)
 		goto fail;
 	rc = pd_machine_new(&s->machine, pd_reader_header(s->reader));
@@ -216,6 +245,7 @@ int pd_session_open(pd_session **out, const char *path, const pd_session_options
 		.kernel_padding_names = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
 		.vmlinux = s->opts.vmlinux,
 		.cache = s->opts.symcache,
+		.threads = s->threads,
 	};
 	rc = pd_symbolizer_new(&s->symz, &cfg, err);
 	if (rc < 0)

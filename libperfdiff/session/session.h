@@ -1,7 +1,7 @@
 /*
  * What the stages after the session (profile/) use of a pd_session beyond
- * perfdiff/session.h: the files its frames were named from, and kernel
- * frames named late.  The session stage's interface (docs/architecture.md);
+ * perfdiff/session.h: a copy of its options, the files its frames were
+ * named from, and kernel frames named late.  The session stage's interface (docs/architecture.md);
  * the rest of session/ (chain_memo.h, kcache.h, holdq.h) is its own.
  *
  * Kernel frames named late, and the samples held meanwhile.
@@ -38,6 +38,28 @@
 
 #include "perfdiff/session.h"
 #include "../symbols/symfacts.h"
+#include "../util/threads.h"
+
+/*
+ * Session options as a later stage keeps them (the profile, for every
+ * run): `src` (NULL: the defaults) imported over the defaults into `dst`
+ * (util/'s version rule), max_stack 0 read as the default; with `reader`,
+ * src's reader options are imported into it too and dst->reader points
+ * there, so nothing of the caller's struct is needed after the call.
+ * Strings and the symbol cache are still the caller's.  0 or PD_EINVAL
+ * (a version the library does not read), the message under `file`.
+ */
+int pd_session_options_import(pd_session_options *dst, pd_reader_options *reader,
+			      const pd_session_options *src, const char *file, pd_error *err);
+
+/*
+ * pd_session_open() with the thread budget of what opens the session (a
+ * profile, whose producer and release threads take their slots from the
+ * same budget), instead of one of its own made from opts->threads; NULL:
+ * its own.  `threads` must outlive the session.
+ */
+int pd_session_open_in(pd_session **out, const char *path, const pd_session_options *opts,
+		       pd_threads *threads, pd_error *err);
 
 /*
  * The files session `s` named frames of `dso` (a pd_frame.dso string) from,

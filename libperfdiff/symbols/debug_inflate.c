@@ -66,6 +66,7 @@ typedef struct inflater {
 	uint8_t *out;             /* mapping of the memfd from tail_start on */
 	uint64_t tail_start;      /* page aligned */
 	uint64_t page;
+	pd_threads *threads;      /* the second worker's slot, if one is free */
 } inflater;
 
 static int fail(char *why, size_t why_size, const char *fmt, ...)
@@ -298,7 +299,8 @@ static int inflate_all(inflater *f, char *why, size_t why_size)
 		w[0].lent = w[1].lent = lend;
 		w[1].pre = lend ? f->out + (big->out_off + big->out_len - lend - f->tail_start) : NULL;
 	}
-	bool threaded = w[1].n > 0 && pthread_create(&w[1].thread, NULL, inflate_some, &w[1]) == 0;
+	bool threaded = w[1].n > 0 &&
+			pd_threads_start(f->threads, &w[1].thread, inflate_some, &w[1]);
 	if (!threaded && w[1].n > 0) {
 		/* no thread: do its share here */
 		memmove(slots + front, slots + back, w[1].n * sizeof *slots);
@@ -308,7 +310,7 @@ static int inflate_all(inflater *f, char *why, size_t why_size)
 	}
 	inflate_some(&w[0]);
 	if (threaded)
-		pthread_join(w[1].thread, NULL);
+		pd_threads_join(f->threads, w[1].thread);
 	int rc = 0;
 	for (int k = 0; k < 2 && rc == 0; k++) {
 		if (w[k].nomem)
@@ -627,7 +629,7 @@ out:
 	return rc;
 }
 
-int pd_debug_inflate_open(const char *path, char *why, size_t why_size)
+int pd_debug_inflate_open(const char *path, pd_threads *threads, char *why, size_t why_size)
 {
 	if (why && why_size)
 		why[0] = '\0';
@@ -655,7 +657,8 @@ int pd_debug_inflate_open(const char *path, char *why, size_t why_size)
 	int fd;
 	long page = sysconf(_SC_PAGESIZE);
 	inflater f = { .in = map, .in_size = size,
-		       .page = page > 0 && !(page & (page - 1)) ? (uint64_t)page : 4096 };
+		       .page = page > 0 && !(page & (page - 1)) ? (uint64_t)page : 4096,
+		       .threads = threads };
 	if (!elf)
 		fd = fail(why, why_size, "%s: %s", path, elf_errmsg(-1));
 	else

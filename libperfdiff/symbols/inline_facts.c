@@ -122,9 +122,9 @@ static int build(pd_inline_index *x)
 
 /* The DWARF of `path` (its compressed sections inflated up front when it
  * has any, as the symbolizer reads it); NULL when it has none. */
-static Dwarf *open_dwarf(const char *path, int *fd)
+static Dwarf *open_dwarf(const char *path, pd_threads *threads, int *fd)
 {
-	*fd = pd_debug_inflate_open(path, NULL, 0);
+	*fd = pd_debug_inflate_open(path, threads, NULL, 0);
 	if (*fd < 0)
 		*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
@@ -138,7 +138,7 @@ static Dwarf *open_dwarf(const char *path, int *fd)
 }
 
 int pd_inline_index_open(pd_inline_index **out, const pd_symsrc *src, const pd_symkey *k,
-			 char *why, size_t why_size)
+			 pd_threads *threads, char *why, size_t why_size)
 {
 	*out = NULL;
 	const char *path = src->kind != PD_SYMSRC_ELF ? NULL
@@ -152,7 +152,7 @@ int pd_inline_index_open(pd_inline_index **out, const pd_symsrc *src, const pd_s
 		return PD_ENOMEM;
 	x->k = k;
 	pd_arena_init(&x->arena);
-	x->dw = open_dwarf(path, &x->fd);
+	x->dw = open_dwarf(path, threads, &x->fd);
 	int rc = x->dw ? build(x) : PD_EUNSUPPORTED;
 	if (rc < 0) {
 		snprintf(why, why_size, "%s: %s", path, x->dw ? "out of memory" : "no DWARF");

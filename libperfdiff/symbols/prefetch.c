@@ -98,7 +98,7 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 	/* with a pd_symcache, dsos with debug files are opened into it */
 	if (pd_symbolizer_open_shared(z, &f))
 		return;
-	j->shadow = pd_dsostate_shadow(j->id.name, f.debug_path, z->cfg.symfs);
+	j->shadow = pd_dsostate_shadow(j->id.name, f.debug_path, z->cfg.symfs, z->cfg.threads);
 	if (!j->shadow)
 		return;
 	j->elf_path = f.elf_path;
@@ -254,7 +254,7 @@ void pd_symbolizer_prefetch(pd_symbolizer *z, const pd_build_id *ids, size_t n)
 		pthread_mutex_destroy(&pf->mu);
 		goto fail;
 	}
-	if (pthread_create(&pf->thread, NULL, run, pf) != 0) {
+	if (!pd_threads_start(z->cfg.threads, &pf->thread, run, pf)) {
 		pthread_cond_destroy(&pf->cv);
 		pthread_mutex_destroy(&pf->mu);
 		goto fail;
@@ -387,7 +387,7 @@ void pd_prefetch_free(pd_symbolizer *z)
 	pthread_mutex_lock(&pf->mu);
 	pf->cancel = true;
 	pthread_mutex_unlock(&pf->mu);
-	pthread_join(pf->thread, NULL);
+	pd_threads_join(z->cfg.threads, pf->thread);
 	pthread_cond_destroy(&pf->cv);
 	pthread_mutex_destroy(&pf->mu);
 	for (size_t i = 0; i < pf->n; i++) {

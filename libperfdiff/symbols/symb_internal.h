@@ -380,10 +380,11 @@ const struct pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path,
 					       pd_symcache_help_fn help, void *help_ctx);
 
 /* For the prefetch thread (symbolizer.c): a state find_debuginfo can read
- * (name, debug_path, symfs only; free() it), and a Dwfl of `elf_path`
- * (with its DWARF loaded if `dwarf`), made without touching `z` but for
- * its callbacks (*dwfl NULL on failure). */
-pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const char *symfs);
+ * (name, debug_path, symfs, the thread budget for inflating; free() it),
+ * and a Dwfl of `elf_path` (with its DWARF loaded if `dwarf`), made
+ * without touching `z` but for its callbacks (*dwfl NULL on failure). */
+pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const char *symfs,
+				pd_threads *threads);
 void pd_dwfl_open_detached(pd_symbolizer *z, pd_dsostate *shadow, const char *elf_path,
 			   bool dwarf, Dwfl **dwfl, Dwfl_Module **mod);
 
@@ -404,11 +405,12 @@ void pd_symbolizer_free_bpf(pd_symbolizer *z);
  * `path` with every zlib SHF_COMPRESSED section, and legacy .zdebug_*
  * section, stored plain (flag cleared, .zdebug renamed .debug, size and
  * alignment those of the contents), inflated with libdeflate on up to two
- * threads; all else, program headers and notes included, stays as it is.
+ * threads (the second from `threads`, the caller's budget; NULL: none);
+ * all else, program headers and notes included, stays as it is.
  * For libdw, whose own zlib inflation is several times slower.  -1 with
  * the reason in `why` (`why_size` bytes, may be 0) when the file has no
  * such section (open it as usual then) or on any error, hostile input
  * included.  Touches no symbolizer state: callable from any thread. */
-int pd_debug_inflate_open(const char *path, char *why, size_t why_size);
+int pd_debug_inflate_open(const char *path, pd_threads *threads, char *why, size_t why_size);
 
 #endif

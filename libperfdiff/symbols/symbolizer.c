@@ -43,6 +43,7 @@ struct pd_dsostate {
 	const char *elf_path;    /* what was reported (NULL: the vdso memfd) */
 	const char *debug_path;  /* DWARF found by build-id, handed to libdwfl */
 	const char *symfs;
+	pd_threads *threads;     /* the budget inflating its debug file may use */
 	bool pinned;             /* never closed (memfd) */
 	/* The vdso image for the unwinders: a copy of the memfd libdwfl owns,
 	 * reopened through /proc/self/fd (they want a path). */
@@ -201,7 +202,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (st && st->debug_path && !alt && strcmp(st->debug_path, file_name ? file_name : "") != 0) {
 		/* its compressed sections inflated ahead (libdeflate, two
 		 * threads) rather than by libdw's zlib when it opens them */
-		int fd = pd_debug_inflate_open(st->debug_path, NULL, 0);
+		int fd = pd_debug_inflate_open(st->debug_path, st->threads, NULL, 0);
 		if (fd < 0)
 			fd = open(st->debug_path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
@@ -538,13 +539,15 @@ static bool open_dwfl(pd_symbolizer *z, pd_dsostate *st, int fd)
 static void open_with(const Dwfl_Callbacks *callbacks, pd_dsostate *shadow,
 		      const char *elf_path, bool dwarf, Dwfl **dwfl, Dwfl_Module **mod);
 
-pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const char *symfs)
+pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const char *symfs,
+				pd_threads *threads)
 {
 	pd_dsostate *st = calloc(1, sizeof *st);
 	if (st) {
 		st->name = name;
 		st->debug_path = debug_path;
 		st->symfs = symfs;
+		st->threads = threads;
 	}
 	return st;
 }
@@ -623,10 +626,13 @@ static void shared_open(void *ctx, pd_shdso *e)
 			goto oom;
 	}
 	e->callbacks.debuginfo_path = e->debuginfo_path ? &e->debuginfo_path : NULL;
-	e->shadow = pd_dsostate_shadow(e->elf_path, e->debug_path, e->symfs);
+	/* the asking session's threads while it opens the entry: the entry
+	 * outlives the session */
+	e->shadow = pd_dsostate_shadow(e->elf_path, e->debug_path, e->symfs, z->cfg.threads);
 	if (!e->shadow)
 		goto oom;
 	open_with(&e->callbacks, e->shadow, e->elf_path, true, &e->o.dwfl, &e->o.mod);
+	e->shadow->threads = NULL;
 	if (!e->o.mod) {
 		snprintf(e->why, sizeof e->why, "cannot read %s (%s)", e->elf_path,
 			 dwfl_errmsg(-1));
@@ -720,6 +726,7 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 	st->elf_path = f.elf_path;
 	st->debug_path = f.debug_path;
 	st->symfs = z->cfg.symfs;
+	st->threads = z->cfg.threads;
 	/* a memfd cannot be reopened: the vdso's Dwfl stays */
 	st->pinned = f.vdso_fd >= 0;
 	if (f.vdso_fd >= 0) {

@@ -12,6 +12,7 @@
 #include "perfdiff/common.h"
 #include "perfdiff/symcache.h"
 #include "../machine/machine.h"
+#include "../util/threads.h"
 
 typedef struct pd_symbolizer_config {
 	const char *symfs;        /* prefix for every path looked up, or NULL */
@@ -31,6 +32,10 @@ typedef struct pd_symbolizer_config {
 	/* shared with other symbolizers (kallsyms, dsos with debug files),
 	 * or NULL; must outlive the symbolizer */
 	pd_symcache *cache;
+	/* the thread budget of the session (or profile) served: the prefetch
+	 * thread and the inflate workers take their slots from it; NULL: no
+	 * thread; must outlive the symbolizer */
+	pd_threads *threads;
 } pd_symbolizer_config;
 
 typedef struct pd_symbolizer pd_symbolizer;

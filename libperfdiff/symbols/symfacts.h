@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "perfdiff/common.h"
+#include "../util/threads.h"
 
 /* Where a dso's names came from. */
 typedef enum pd_symsrc_kind {
@@ -90,11 +91,12 @@ int pd_symfacts_symbols(const pd_symsrc *src, const pd_symkey *k, pd_keyset *out
  * open until pd_inline_index_free().  pd_inline_index_open() fails with
  * PD_EUNSUPPORTED when the source has no DWARF (kallsyms, a stripped file
  * without debug file), PD_EIO when it cannot be read.  `k` must outlive
- * the index.
+ * the index; `threads` is the budget inflating its debug file may use
+ * (NULL: no thread).
  */
 typedef struct pd_inline_index pd_inline_index;
 int pd_inline_index_open(pd_inline_index **out, const pd_symsrc *src, const pd_symkey *k,
-			 char *why, size_t why_size);
+			 pd_threads *threads, char *why, size_t why_size);
 /* The keys of the functions inlined, at any depth, into the concrete
  * subprograms (functions with code of their own) whose key is `caller`;
  * *found false when there is none.  0 or PD_ENOMEM. */

@@ -125,6 +125,23 @@ void pd_buf_free(pd_buf *b);
 int pd_read_file(const char *path, size_t max, char **data, size_t *len, char *why,
 		 size_t why_size);
 
+/* ---- options structs ---- */
+
+/*
+ * Copy the options struct `src` (its `unsigned version` first) over the
+ * defaults already in `dst`: sizes[v] is how many bytes version v of the
+ * struct had, for v = 1 .. current (sizes[0] unused; sizes[v] == 0: a
+ * layout of version v that is no longer read); `current` is the library's
+ * version, which `dst` then carries.  0, or PD_EINVAL for a version of 0,
+ * above `current` or no longer read, the message "<what> version V, this
+ * library knows A to B" under `file`.
+ */
+int pd_options_import(void *dst, const void *src, const size_t *sizes, unsigned current,
+		      const char *what, const char *file, pd_error *err);
+
+/* How far a struct went: the end of its field `last`. */
+#define PD_OPTIONS_END(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
+
 /* ---- errors ---- */
 
 /*

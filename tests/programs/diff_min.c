@@ -18,11 +18,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pd_profile_options po;
+	pd_session_options so;
 	pd_profile_options_init(&po);
+	pd_session_options_init(&so);
 	pd_diff_options dopts;
 	pd_diff_options_init(&dopts);
 	if (fmt == PD_FORMAT_LKP) {  /* the robot's reading of the files */
-		pd_lkp_profile_options(&po);
+		pd_lkp_profile_options(&po, &so);
 		dopts.flags |= PD_DIFF_LKP_KEYS;
 	}
 	pd_profile *p[2] = { NULL, NULL };

@@ -148,33 +148,134 @@ void cli_profile_opts_init(cli_profile_opts *po)
 {
 	memset(po, 0, sizeof *po);
 	pd_profile_options_init(&po->popts);
+	pd_session_options_init(&po->sopts);
+	po->popts.session = &po->sopts;
 }
 
 void cli_profile_opts_share_symbols(cli_profile_opts *po)
 {
 	pd_error err;
-	if (!po->popts.session.symcache &&
-	    pd_symcache_new(&po->popts.session.symcache, &err) < 0)
-		po->popts.session.symcache = NULL;
+	if (!po->sopts.symcache && pd_symcache_new(&po->sopts.symcache, &err) < 0)
+		po->sopts.symcache = NULL;
+}
+
+/* The parsed lists, and popts' filters with them. */
+static void free_parsed(cli_profile_opts *po)
+{
+	for (size_t i = 0; i < CPO_NLISTS; i++) {
+		for (size_t k = 0; po->names[i] && k < po->nvalues[i]; k++)
+			free(po->names[i][k]);
+		free(po->names[i]);
+		free(po->ids[i]);
+		po->names[i] = NULL;
+		po->ids[i] = NULL;
+		po->nvalues[i] = 0;
+	}
+	po->popts.comms = po->popts.dsos = NULL;
+	po->popts.pids = po->popts.tids = po->popts.cpus = NULL;
+	po->popts.ncomms = po->popts.ndsos = po->popts.npids = 0;
+	po->popts.ntids = po->popts.ncpus = 0;
 }
 
 void cli_profile_opts_free(cli_profile_opts *po)
 {
+	free_parsed(po);
 	for (size_t i = 0; i < NELEMS(po->lists); i++) {
 		free(po->lists[i]);
 		po->lists[i] = NULL;
 	}
-	pd_symcache_free(po->popts.session.symcache);
-	po->popts.session.symcache = NULL;
+	pd_symcache_free(po->sopts.symcache);
+	po->sopts.symcache = NULL;
 }
 
-void cli_profile_opts_finish(cli_profile_opts *po)
+static const char *const list_names[CPO_NLISTS] = {
+	[CPO_COMM] = "comm", [CPO_PID] = "pid", [CPO_TID] = "tid", [CPO_CPU] = "cpu",
+	[CPO_DSO] = "dso",
+};
+
+/* Number of comma-separated items in `s` (at least 1). */
+static size_t count_items(const char *s)
 {
-	po->popts.comms = po->lists[CPO_COMM];
-	po->popts.pids = po->lists[CPO_PID];
-	po->popts.tids = po->lists[CPO_TID];
-	po->popts.cpus = po->lists[CPO_CPU];
-	po->popts.dsos = po->lists[CPO_DSO];
+	size_t n = 1;
+	for (; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+/* "N[,N...]" into po->ids[k]: 1, 0 malformed, -1 out of memory. */
+static int parse_ids(cli_profile_opts *po, int k, const char *s)
+{
+	size_t n = count_items(s);
+	if (!(po->ids[k] = malloc(n * sizeof *po->ids[k])))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char *end;
+		if (*s < '0' || *s > '9')
+			return 0;
+		errno = 0;
+		unsigned long long x = strtoull(s, &end, 10);
+		if (errno || x > UINT32_MAX || (*end != ',' && *end != '\0'))
+			return 0;
+		po->ids[k][po->nvalues[k]++] = (uint32_t)x;
+		s = end + (*end == ',');
+	}
+	return 1;
+}
+
+/* "NAME[,NAME...]" into po->names[k]: 1, 0 an empty name, -1 out of
+ * memory. */
+static int parse_names(cli_profile_opts *po, int k, const char *s)
+{
+	size_t n = count_items(s);
+	if (!(po->names[k] = calloc(n, sizeof *po->names[k])))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strcspn(s, ",");
+		if (len == 0)
+			return 0;
+		if (!(po->names[k][po->nvalues[k]] = strndup(s, len)))
+			return -1;
+		po->nvalues[k]++;
+		s += len + (s[len] == ',');
+	}
+	return 1;
+}
+
+/* List k parsed (an empty list is none); 0, or -1 after the error. */
+static int parse_list(cli_profile_opts *po, int k)
+{
+	const char *s = po->lists[k];
+	if (!s || !*s)
+		return 0;
+	bool names = k == CPO_COMM || k == CPO_DSO;
+	int m = names ? parse_names(po, k, s) : parse_ids(po, k, s);
+	if (m < 0)
+		cli_error("out of memory");
+	else if (m == 0)
+		cli_error("profile: bad %s list '%s' (%s)", list_names[k], s,
+			  names ? "an empty name" : "N[,N...]");
+	return m > 0 ? 0 : -1;
+}
+
+int cli_profile_opts_finish(cli_profile_opts *po)
+{
+	free_parsed(po);
+	static const int order[] = { CPO_PID, CPO_TID, CPO_CPU, CPO_COMM, CPO_DSO };
+	for (size_t i = 0; i < NELEMS(order); i++)
+		if (parse_list(po, order[i]) < 0)
+			return -1;
+	pd_profile_options *o = &po->popts;
+	o->comms = (const char *const *)po->names[CPO_COMM];
+	o->ncomms = po->nvalues[CPO_COMM];
+	o->dsos = (const char *const *)po->names[CPO_DSO];
+	o->ndsos = po->nvalues[CPO_DSO];
+	o->pids = po->ids[CPO_PID];
+	o->npids = po->nvalues[CPO_PID];
+	o->tids = po->ids[CPO_TID];
+	o->ntids = po->nvalues[CPO_TID];
+	o->cpus = po->ids[CPO_CPU];
+	o->ncpus = po->nvalues[CPO_CPU];
+	return 0;
 }
 
 void cli_profile_opts_usage(FILE *f)
@@ -299,7 +400,7 @@ int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char
 {
 	for (size_t k = 0; k < NELEMS(profile_flags); k++)
 		if (strcmp(argv[*i], profile_flags[k].name) == 0) {
-			po->popts.session.flags |= profile_flags[k].session_flag;
+			po->sopts.flags |= profile_flags[k].session_flag;
 			po->popts.flags |= profile_flags[k].profile_flag;
 			return 1;
 		}
@@ -309,7 +410,7 @@ int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char
 				    argv, i, &kind, &val);
 	if (m != 0)
 		return m > 0 ? apply_profile(po, cmd, kind, val) : m;
-	return cli_session_opts_parse(&po->popts.session, cmd, argc, argv, i);
+	return cli_session_opts_parse(&po->sopts, cmd, argc, argv, i);
 }
 
 /* ------------------------------------------------------------ sides */
@@ -317,6 +418,11 @@ int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char
 int cli_profile_opts_copy(cli_profile_opts *dst, const cli_profile_opts *src)
 {
 	*dst = *src;
+	dst->popts.session = &dst->sopts;
+	/* the parsed lists are the source's: the copy parses its own */
+	memset(dst->names, 0, sizeof dst->names);
+	memset(dst->ids, 0, sizeof dst->ids);
+	memset(dst->nvalues, 0, sizeof dst->nvalues);
 	for (size_t i = 0; i < NELEMS(src->lists); i++) {
 		dst->lists[i] = src->lists[i] ? strdup(src->lists[i]) : NULL;
 		if (src->lists[i] && !dst->lists[i]) {

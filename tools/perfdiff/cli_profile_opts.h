@@ -16,7 +16,8 @@
  *         if (m > 0) continue;
  *         ...unknown option...
  *     }
- *     cli_profile_opts_finish(&po);            // po.popts ready
+ *     if (cli_profile_opts_finish(&po) < 0)    // po.popts ready
+ *         return CLI_EXIT_ERROR;               // already reported
  *     ...
  *     cli_profile_opts_free(&po);
  */
@@ -32,9 +33,14 @@
 enum { CPO_COMM, CPO_PID, CPO_TID, CPO_CPU, CPO_DSO, CPO_NLISTS };
 
 typedef struct cli_profile_opts {
-	pd_profile_options popts;  /* filled by parse and finish */
+	pd_profile_options popts;  /* filled by parse and finish; popts.session is &sopts */
+	pd_session_options sopts;
 	const char *event;         /* --event NAME, or NULL */
 	char *lists[CPO_NLISTS];   /* repeated list options joined with ',' */
+	/* the lists parsed by cli_profile_opts_finish(), popts points at them */
+	char **names[CPO_NLISTS];  /* CPO_COMM, CPO_DSO: copies of the names */
+	uint32_t *ids[CPO_NLISTS]; /* CPO_PID, CPO_TID, CPO_CPU */
+	size_t nvalues[CPO_NLISTS];
 } cli_profile_opts;
 
 /* pd_profile_options_init() and no event, no lists. */
@@ -77,9 +83,10 @@ int cli_side_opt(const char *cmd, int argc, char **argv, int *i, int *side, char
 int cli_profile_opts_copy(cli_profile_opts *dst, const cli_profile_opts *src);
 int cli_profile_opts_apply(cli_profile_opts *po, const char *cmd, char *opt);
 
-/* Point the filter fields of popts at the joined lists.  Call once all
- * options are parsed. */
-void cli_profile_opts_finish(cli_profile_opts *po);
+/* Parse the joined lists into the filter arrays of popts.  Call once all
+ * options are parsed.  0, or -1 after printing the error (a malformed
+ * list, out of memory). */
+int cli_profile_opts_finish(cli_profile_opts *po);
 
 /* Give every session of the command one pd_symcache (several files of
  * one machine: kallsyms and debug files read once).  Without memory for

@@ -295,7 +295,8 @@ static int split_sides(cli_diff *c)
 		for (size_t k = 0; k < c->nside_opts[s]; k++)
 			if (cli_profile_opts_apply(&c->side[s], CMD, c->side_opts[s][k]) < 0)
 				return -1;
-		cli_profile_opts_finish(&c->side[s]);
+		if (cli_profile_opts_finish(&c->side[s]) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -385,7 +386,8 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 		stdin_uses += strcmp(files[i], "-") == 0;
 	if (stdin_uses > 1)
 		return cli_usage_error(CMD, "standard input ('-') can be read only once");
-	cli_profile_opts_finish(&c->po);
+	if (cli_profile_opts_finish(&c->po) < 0)
+		return CLI_EXIT_ERROR;
 	/* folded runs no comparison: options of the comparison would be
 	 * silently lost, and --fail-on's exit status with them */
 	if (c->format == PD_FORMAT_FOLDED && (c->fail_on_set || c->lkp_keys))
@@ -394,7 +396,7 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 	if (c->weight_set && c->format != PD_FORMAT_FOLDED)
 		return cli_usage_error(CMD, "--weight goes with --format=folded");
 	if (c->format == PD_FORMAT_LKP || c->lkp_keys) {
-		pd_lkp_profile_options(&c->po.popts);
+		pd_lkp_profile_options(&c->po.popts, &c->po.sopts);
 		c->dopts.flags |= PD_DIFF_LKP_KEYS;
 	}
 	if (split_sides(c) < 0)
@@ -626,12 +628,12 @@ int cmd_diff(int argc, char **argv)
 	if (st < 0) {
 		cli_profile_opts_share_symbols(&c.po);
 		for (int s = 0; s < 2; s++)
-			c.side[s].popts.session.symcache = c.po.popts.session.symcache;
+			c.side[s].sopts.symcache = c.po.sopts.symcache;
 		st = run(&c);
 	}
 	for (int s = 0; s < 2; s++) {
 		/* the symbol cache is the common options' */
-		c.side[s].popts.session.symcache = NULL;
+		c.side[s].sopts.symcache = NULL;
 		cli_profile_opts_free(&c.side[s]);
 		for (size_t k = 0; k < c.nside_opts[s]; k++)
 			free(c.side_opts[s][k]);

@@ -237,11 +237,12 @@ static int parse_args(int argc, char **argv, cli_report *c)
 		return cli_usage_error(CMD, "standard input ('-') can be read only once");
 	if (!c->threshold_set && c->ro.percent_limit > 0)
 		c->ro.threshold = c->ro.percent_limit;
-	cli_profile_opts_finish(&c->po);
+	if (cli_profile_opts_finish(&c->po) < 0)
+		return CLI_EXIT_ERROR;
 	if (c->ro.mean && c->ro.format != PD_FORMAT_LKP)
 		return cli_usage_error(CMD, "--mean goes with --format=lkp");
 	if (c->ro.format == PD_FORMAT_LKP)
-		pd_lkp_profile_options(&c->po.popts);
+		pd_lkp_profile_options(&c->po.popts, &c->po.sopts);
 	return -1;
 }
 
