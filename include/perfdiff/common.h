@@ -80,11 +80,13 @@ typedef struct pd_error {
  */
 typedef enum pd_warning_kind {
 	PD_WARN_OTHER = 0,      /**< none of the kinds below */
-	PD_WARN_DATA_LOST = 1,  /**< records are missing: the input is cut, ends in
-	                             garbage or an incomplete record, or perf did not
-	                             finish writing it */
-	PD_WARN_METADATA = 2,   /**< a header or feature section was skipped; the
-	                             records are all there */
+	PD_WARN_DATA_LOST = 1,  /**< the input is incomplete: cut short (inside its
+	                             records, or in the header sections after them),
+	                             ending in garbage or an incomplete record, or
+	                             never finished by perf */
+	PD_WARN_METADATA = 2,   /**< a header section that is there was skipped
+	                             (malformed, above a cap); the records are all
+	                             there */
 	PD_WARN_UNVERIFIED = 3, /**< a file was used without a build-id check: the
 	                             recording has no build-id for it */
 	PD_WARN_NOT_FOUND = 4,  /**< a file (binary, kallsyms, JIT map) was not found

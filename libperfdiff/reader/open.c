@@ -206,7 +206,7 @@ static void read_features(pd_reader *r, pd_stream *st, uint64_t index_off)
 		if (!(bits[feat / 64] & (1ull << (feat % 64))))
 			continue;
 		if (at > size || size - at < 16) {
-			pd_reader_warn(r, PD_WARN_METADATA, st->path, at,
+			pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, at,
 				       "feature index cut off at feature %u; remaining features skipped",
 				       feat);
 			return;
@@ -216,7 +216,7 @@ static void read_features(pd_reader *r, pd_stream *st, uint64_t index_off)
 		at += 16;
 		const char *name = pd_feature_name(feat);
 		if (off > size || len > size - off) {
-			pd_reader_warn(r, PD_WARN_METADATA, st->path, at - 16,
+			pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, at - 16,
 				       "feature %s: section [%llu, +%llu) lies outside the file; skipped",
 				       name ? name : "?", (unsigned long long)off,
 				       (unsigned long long)len);

@@ -73,9 +73,9 @@ struct pd_reader {
 /* Warnings are capped so a hostile file cannot make us store millions. */
 #define PD_MAX_WARNINGS 100
 
-/* A warning of `kind` about `file` at `offset`.  PD_WARN_DATA_LOST for
- * records that are missing (a cut, a garbage tail), PD_WARN_METADATA for a
- * header section skipped. */
+/* A warning of `kind` about `file` at `offset`.  PD_WARN_DATA_LOST for an
+ * input that is incomplete (a cut, a garbage tail), PD_WARN_METADATA for a
+ * header section skipped that is there. */
 void pd_reader_warn(pd_reader *r, pd_warning_kind kind, const char *file, uint64_t offset,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
