@@ -13,6 +13,7 @@
 /* How far each version of pd_report_write_options went. */
 static const size_t report_sizes[] = {
 	0, offsetof(pd_report_write_options, profile_options) + sizeof(const void *),
+	offsetof(pd_report_write_options, color) + sizeof(bool),
 };
 
 void pd_report_write_options_init(pd_report_write_options *o)
