@@ -6,6 +6,7 @@
 #                                                 installed to share/man)
 #       --scd2help.awk->  BUILD/tools/perfdiff/help_text.c   (always: the
 #                                                 text of `perfdiff CMD --help`)
+#   tools/perfdiff/perfdiff.bash  -> share/bash-completion/completions/perfdiff
 #
 # The --help text needs only awk, so a build without scdoc still has it;
 # the pages themselves are skipped with a message.
@@ -67,3 +68,7 @@ else()
   message(STATUS "scdoc not found: the manual pages are not built "
                  "(perfdiff --help has their text all the same)")
 endif()
+
+install(FILES ${PROJECT_SOURCE_DIR}/tools/perfdiff/perfdiff.bash
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+        RENAME perfdiff)
