@@ -124,8 +124,9 @@ PD_EXTERN(size_t) pd_profile_run_count(const pd_profile *p);
 /** The path run `run` was read from, or NULL when out of range. */
 PD_EXTERN(const char *) pd_profile_run_path(const pd_profile *p, size_t run);
 
-/** Samples the kernel reported lost in run `run` (LOST + LOST_SAMPLES records;
- *  SIZE_MAX: all runs). */
+/** Samples the kernel reported lost in run `run` (SIZE_MAX: all runs): the
+ *  sum of its LOST records or of its LOST_SAMPLES records, whichever is
+ *  larger, since perf 6.x writes each loss as both. */
 PD_EXTERN(uint64_t) pd_profile_lost(const pd_profile *p, size_t run);
 
 /** SAMPLE records read from run `run`'s file (SIZE_MAX: all runs), every

@@ -126,7 +126,8 @@ static void hold_warnings(dump_opts *o, const pd_reader *r)
 		cli_warns_add(&o->warns, o->path, pd_reader_warning_kind(r, i),
 			      pd_reader_warning(r, i));
 	const pd_reader_stats *st = pd_reader_stats_get(r);
-	cli_warns_lost(&o->warns, o->path, st->lost + st->lost_samples,
+	/* perf since 6.0 writes each loss twice: LOST and LOST_SAMPLES */
+	cli_warns_lost(&o->warns, o->path, st->lost > st->lost_samples ? st->lost : st->lost_samples,
 		       st->by_type[PD_RECORD_SAMPLE]);
 }
 

@@ -312,7 +312,8 @@ static void hold_warnings(script_opts *o, const pd_session *s)
 		cli_warns_add(&o->warns, o->path, pd_reader_warning_kind(r, i),
 			      pd_reader_warning(r, i));
 	const pd_reader_stats *st = pd_reader_stats_get(r);
-	cli_warns_lost(&o->warns, o->path, st->lost + st->lost_samples,
+	/* perf since 6.0 writes each loss twice: LOST and LOST_SAMPLES */
+	cli_warns_lost(&o->warns, o->path, st->lost > st->lost_samples ? st->lost : st->lost_samples,
 		       st->by_type[PD_RECORD_SAMPLE]);
 	for (size_t i = 0; i < pd_session_warning_count(s); i++)
 		cli_warns_add(&o->warns, o->path, pd_session_warning_kind(s, i),
