@@ -12,6 +12,7 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,16 +40,16 @@ static void cli_result_free(cli_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* Run `perfdiff ARGS` (ARGS is shell text); stderr is captured through a
- * file in `dir`. */
-static cli_result run_cli(const char *dir, const char *args)
+/* Run `PRE perfdiff ARGS` (shell text: PRE "cd D &&", "NO_COLOR=1", or
+ * ""); stderr is captured through a file in `dir`. */
+static cli_result run_cli_pre(const char *dir, const char *pre, const char *args)
 {
 	cli_result r = { -1, NULL, NULL };
 	char errpath[4200], cmd[16384];
 	ck_assert_msg(access(PD_CLI_PATH, X_OK) == 0,
 		      "%s is not built (build target perfdiff_cli)", PD_CLI_PATH);
 	snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
-	snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", PD_CLI_PATH, args, errpath);
+	snprintf(cmd, sizeof cmd, "%s '%s' %s 2>'%s'", pre, PD_CLI_PATH, args, errpath);
 	r.out = pd_test_run(cmd, &r.status);
 	size_t n = 0;
 	uint8_t *e = pd_test_read_file(errpath, &n);
@@ -60,6 +61,12 @@ static cli_result run_cli(const char *dir, const char *args)
 	r.err[n] = '\0';
 	free(e);
 	return r;
+}
+
+/* Run `perfdiff ARGS` (ARGS is shell text). */
+static cli_result run_cli(const char *dir, const char *args)
+{
+	return run_cli_pre(dir, "", args);
 }
 
 static size_t count_lines(const char *s)
@@ -292,18 +299,20 @@ START_TEST(test_help_and_version)
 	cli_result r = run_cli(dir, "--help");
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "dump"));
-	ck_assert_ptr_nonnull(strstr(r.out, "Exit status"));
+	ck_assert_ptr_nonnull(strstr(r.out, "EXIT STATUS"));
 	cli_result_free(&r);
 
 	r = run_cli(dir, "dump --help");
 	ck_assert_int_eq(r.status, 0);
 	const char *documented[] = { "--stats", "--ordered", "--format", "--help",
-				     "--no-symbols", "unresolved",
-				     "UNKNOWN", "Exit status", "  0", "  1", "  2" };
+				     "--no-symbols", "unresolved", "-i FILE", "./perf.data",
+				     "UNKNOWN", "EXIT STATUS", "  0", "  1", "  2" };
 	for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
 		ck_assert_msg(strstr(r.out, documented[i]),
 			      "dump --help does not mention %s", documented[i]);
-	cli_result h = run_cli(dir, "help dump");
+	/* where man finds no page (none beside the build's binary), help is
+	 * the same text */
+	cli_result h = run_cli_pre(dir, "MANPATH=/nonexistent", "help dump");
 	ck_assert_int_eq(h.status, 0);
 	ck_assert_str_eq(h.out, r.out);
 	cli_result_free(&h);
@@ -329,7 +338,16 @@ START_TEST(test_usage_errors)
 		{ "", "Usage" },
 		{ "frobnicate", "frobnicate" },
 		{ "--bogus", "--bogus" },
-		{ "dump", "FILE" },
+		{ "reprot x.data", "unknown command 'reprot', did you mean 'report'?" },
+		{ "scirpt", "did you mean 'script'?" },
+		{ "dump --stat x.data", "unknown option '--stat', did you mean '--stats'?" },
+		{ "script --srclin x.data", "did you mean '--srcline'?" },
+		{ "report --percent-limt=1 x.data", "did you mean '--percent-limit'?" },
+		{ "report --colour=never x.data", "did you mean '--color'?" },
+		{ "dump -i", "'-i' needs a FILE" },
+		{ "report -o", "'-o' needs a value" },
+		{ "report --color=sometimes x.data", "sometimes" },
+		{ "-q report x.data", "'report' is a command: put it first" },
 		{ "dump --bogus x.data", "--bogus" },
 		{ "dump --format=xml x.data", "xml" },
 		{ "dump --format", "--format" },
@@ -913,6 +931,733 @@ START_TEST(test_stats_unresolved_per_dso)
 }
 END_TEST
 
+/* ------------------------------------------- the command line at large */
+
+/*
+ * Recordings made once for the tests below: a busy program (`busy`), the
+ * same without build-ids (`nobid`, perf record -B: every binary is then
+ * used unverified, as in a system-wide `perf record -N`), a few samples
+ * (`sparse`, a period of 50 ms), one whose samples do not fit perf's
+ * buffer (`lost`: -m 1 and 16 KB stack copies), and a whole system with
+ * -N (`sys`, skipped where perf may not record it).
+ */
+#define BUSY "sh -c 'head -c 40000000 /dev/zero | sha256sum >/dev/null'"
+
+static struct lab {
+	const char *skip;
+	char *dir;
+	char busy[4200], nobid[4200], sparse[4200], lost[4200], sys[4200];
+	bool have_sys;
+} L;
+
+static void lab_setup(void)
+{
+	memset(&L, 0, sizeof L);
+	L.skip = pd_test_lab_open(false, &L.dir);
+	if (L.skip)
+		return;
+	snprintf(L.busy, sizeof L.busy, "%s/busy.data", L.dir);
+	snprintf(L.nobid, sizeof L.nobid, "%s/nobid.data", L.dir);
+	snprintf(L.sparse, sizeof L.sparse, "%s/sparse.data", L.dir);
+	snprintf(L.lost, sizeof L.lost, "%s/lost.data", L.dir);
+	snprintf(L.sys, sizeof L.sys, "%s/sys.data", L.dir);
+	if (!pd_test_perf_record(L.busy, "-q -N -g -e cpu-clock", BUSY) ||
+	    !pd_test_perf_record(L.nobid, "-q -N -B -e cpu-clock", BUSY) ||
+	    !pd_test_perf_record(L.sparse, "-q -N -e cpu-clock -c 50000000", BUSY) ||
+	    !pd_test_perf_record(L.lost, "-q -N -m 1 --call-graph dwarf,16384 -e cpu-clock "
+				 "-c 100000", BUSY))
+		L.skip = "perf record failed";
+	L.have_sys = pd_test_perf_record(L.sys, "-q -N -a -g -e cpu-clock", "sleep 0.3");
+}
+
+static void lab_teardown(void)
+{
+	pd_test_lab_close(L.dir);
+	memset(&L, 0, sizeof L);
+}
+
+/* A number perf prints for `data`: the output of `perf CMD` piped to
+ * `filter` (shell text that prints one integer). */
+static long perf_number(const char *data, const char *cmd, const char *filter)
+{
+	char sh[16384];
+	snprintf(sh, sizeof sh, "perf %s -i '%s' 2>/dev/null | %s", cmd, data, filter);
+	int st;
+	char *out = pd_test_run(sh, &st);
+	ck_assert_msg(out && out[0], "no number from: %s", sh);
+	long n = atol(out);
+	free(out);
+	return n;
+}
+
+/* Samples perf script shows for `data` (all of cpu-clock here). */
+static long perf_samples(const char *data)
+{
+	return perf_number(data, "script -F event", "grep -c cpu-clock");
+}
+
+static size_t count_of(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The issue's forms work: -i and --input name the FILE, no FILE is
+ * ./perf.data (named when it is not there), options come after the file. */
+START_TEST(test_inputs)
+{
+	PD_SKIP_IF(L.skip);
+	static const char *const cmds[] = { "dump", "script", "report" };
+	char args[9000], pre[4400];
+	snprintf(pre, sizeof pre, "cd '%s' &&", L.dir);
+	for (size_t i = 0; i < 3; i++) {
+		/* no FILE and no ./perf.data: the message names it */
+		cli_result r = run_cli_pre(L.dir, pre, cmds[i]);
+		ck_assert_msg(r.status == 2, "%s without perf.data: exit %d", cmds[i], r.status);
+		ck_assert_msg(strstr(r.err, "no FILE given, and there is no ./perf.data"),
+			      "%s: %s", cmds[i], r.err);
+		ck_assert_str_eq(r.out, "");
+		cli_result_free(&r);
+		/* the file as FILE is the oracle of the other spellings */
+		snprintf(args, sizeof args, "%s '%s'", cmds[i], L.busy);
+		cli_result want = run_cli(L.dir, args);
+		ck_assert_msg(want.status == 0, "%s FILE: exit %d %s", cmds[i], want.status, want.err);
+		const char *forms[] = { "%s -i '%s'", "%s --input='%s'", "%s '%s' --ns" };
+		for (size_t k = 0; k < 3; k++) {
+			if (k == 2 && i != 1)
+				continue;  /* an option after the file: script's --ns */
+			snprintf(args, sizeof args, forms[k], cmds[i], L.busy);
+			r = run_cli(L.dir, args);
+			ck_assert_msg(r.status == 0, "%s: exit %d %s", args, r.status, r.err);
+			if (k < 2)
+				ck_assert_msg(strcmp(r.out, want.out) == 0, "%s differs", args);
+			else  /* nanoseconds: as many lines, longer */
+				ck_assert_msg(count_lines(r.out) == count_lines(want.out) &&
+					      strlen(r.out) > strlen(want.out), "%s", args);
+			cli_result_free(&r);
+		}
+		/* ./perf.data: the same (the report's header names it so) */
+		snprintf(args, sizeof args, "cp '%s' '%s/perf.data'", L.busy, L.dir);
+		ck_assert(pd_test_sh_ok(args));
+		r = run_cli_pre(L.dir, pre, cmds[i]);
+		ck_assert_msg(r.status == 0, "%s in a directory with perf.data: exit %d %s", cmds[i],
+			      r.status, r.err);
+		if (i < 2)
+			ck_assert_str_eq(r.out, want.out);
+		else
+			ck_assert_uint_eq(count_lines(r.out), count_lines(want.out));
+		cli_result_free(&r);
+		snprintf(args, sizeof args, "%s/perf.data", L.dir);
+		unlink(args);
+		cli_result_free(&want);
+	}
+	/* dump's lines are the records the library reads */
+	pd_test_readout ro;
+	pd_test_read_all(L.busy, PD_READER_FILE_ORDER, &ro);
+	snprintf(args, sizeof args, "dump -i '%s'", L.busy);
+	cli_result r = run_cli(L.dir, args);
+	ck_assert_uint_eq(count_lines(r.out), ro.stats.records);
+	cli_result_free(&r);
+	/* the bare form of the issue: options first, then '-' */
+	snprintf(args, sizeof args, "--format=json - '%s' < '%s'", L.busy, L.busy);
+	r = run_cli(L.dir, args);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "schema")), "perfdiff.diff/1");
+	json_decref(j);
+	cli_result_free(&r);
+}
+END_TEST
+
+/* A first word that is an existing file starts a comparison, even where
+ * it looks like a mistyped command. */
+START_TEST(test_file_named_like_a_command)
+{
+	PD_SKIP_IF(L.skip);
+	char cmd[9000], pre[4400];
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s/reprot'", L.busy, L.dir);
+	ck_assert(pd_test_sh_ok(cmd));
+	snprintf(pre, sizeof pre, "cd '%s' &&", L.dir);
+	cli_result r = run_cli_pre(L.dir, pre, "reprot reprot");
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_ptr_nonnull(strstr(r.out, "no significant change"));
+	cli_result_free(&r);
+	/* elsewhere the same word is the typo */
+	r = run_cli(L.dir, "reprot reprot");
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "did you mean 'report'?"));
+	cli_result_free(&r);
+}
+END_TEST
+
+/* The dsos of perf script's frames of `data`, one per line, as text. */
+static char *perf_dsos(const char *data)
+{
+	char sh[8400];
+	snprintf(sh, sizeof sh, "perf script -F ip,dso -i '%s' 2>/dev/null | "
+		 "sed -n 's/.*(\\(.*\\))$/\\1/p' | sort -u", data);
+	int st;
+	char *out = pd_test_run(sh, &st);
+	ck_assert_ptr_nonnull(out);
+	return out;
+}
+
+/* Binaries used without a build-id check (a recording without build-ids,
+ * as a system-wide `perf record -N` has many): warnings summed up, exit 0
+ * from every command; --strict makes them 1, -q silent, -v lists all. */
+START_TEST(test_unverified_exit_zero)
+{
+	PD_SKIP_IF(L.skip);
+	char args[9000];
+	static const char *const forms[] = { "report '%s'", "script '%s'", "'%s' '%s'",
+					     "dump --stats '%s'", "report --format=json '%s'" };
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(args, sizeof args, forms[i], L.nobid, L.nobid);
+		cli_result r = run_cli(L.dir, args);
+		ck_assert_msg(r.status == 0, "%s: exit %d\n%s", args, r.status, r.err);
+		assert_stderr_prefixed(r.err);
+		cli_result_free(&r);
+	}
+	/* -v: every warning, each a binary perf sampled, used unverified */
+	snprintf(args, sizeof args, "report -v '%s'", L.nobid);
+	cli_result all = run_cli(L.dir, args);
+	ck_assert_int_eq(all.status, 0);
+	size_t n = count_lines(all.err);
+	ck_assert_msg(n >= 4, "only %zu warnings without build-ids:\n%s", n, all.err);
+	ck_assert_uint_eq(count_of(all.err, " unverified\n"), n);
+	char *dsos = perf_dsos(L.nobid);
+	for (char *l = strtok(all.err, "\n"); l; l = strtok(NULL, "\n")) {
+		char *dso = strstr(l, ".data: ") + 7;
+		*strstr(dso, ": ") = '\0';
+		char line[4200];
+		snprintf(line, sizeof line, "%s\n", dso);
+		ck_assert_msg(strstr(dsos, line), "%s is no dso perf script shows", dso);
+	}
+	free(dsos);
+	/* by default: three of the kind, and the count */
+	snprintf(args, sizeof args, "report '%s'", L.nobid);
+	cli_result r = run_cli(L.dir, args);
+	char want[256];
+	snprintf(want, sizeof want, "perfdiff: warning: %zu warnings: %zu about files used "
+		 "without a build-id check; %zu not shown (-v shows them)\n", n, n, n - 3);
+	ck_assert_uint_eq(count_lines(r.err), 4);
+	ck_assert_msg(strstr(r.err, want), "no '%s' in\n%s", want, r.err);
+	cli_result_free(&r);
+	/* --strict: 1, the output written all the same */
+	snprintf(args, sizeof args, "report --strict '%s'", L.nobid);
+	r = run_cli(L.dir, args);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "# Event 'cpu-clock'"));
+	cli_result_free(&r);
+	snprintf(args, sizeof args, "script --strict '%s'", L.nobid);
+	r = run_cli(L.dir, args);
+	ck_assert_int_eq(r.status, 1);
+	cli_result_free(&r);
+	/* -q: nothing on stderr */
+	snprintf(args, sizeof args, "script -q '%s' -o /dev/null", L.nobid);
+	r = run_cli(L.dir, args);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(r.out, "");
+	cli_result_free(&r);
+	cli_result_free(&all);
+}
+END_TEST
+
+/* The issue's recording: `perf record -N` of a whole system exits 0 from
+ * every command. */
+START_TEST(test_system_wide_exit_zero)
+{
+	PD_SKIP_IF(L.skip);
+	PD_SKIP_IF(L.have_sys ? NULL : "perf record -a is not allowed here");
+	char args[9000];
+	static const char *const forms[] = { "report '%s'", "script '%s'", "'%s' '%s'",
+					     "dump --stats '%s'", "dump '%s'" };
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(args, sizeof args, forms[i], L.sys, L.sys);
+		cli_result r = run_cli(L.dir, args);
+		ck_assert_msg(r.status == 0, "%s: exit %d\n%s", args, r.status, r.err);
+		/* never more than 3 lines a kind, and the count */
+		ck_assert_uint_le(count_lines(r.err), 3 * 6 + 1);
+		cli_result_free(&r);
+	}
+}
+END_TEST
+
+/* A file cut short: 1 from report and script (as from dump), the cut
+ * named in the report's header and its JSON. */
+START_TEST(test_truncated_status)
+{
+	PD_SKIP_IF(L.skip);
+	pd_reader *rd;
+	pd_error err;
+	ck_assert_int_eq(pd_reader_open(&rd, L.busy, NULL, &err), 0);
+	uint64_t end = pd_reader_header(rd)->data_offset + pd_reader_header(rd)->data_size / 2;
+	pd_reader_free(rd);
+	size_t len;
+	uint8_t *bytes = pd_test_read_file(L.busy, &len);
+	char cut[4300], args[9000];
+	snprintf(cut, sizeof cut, "%s/cut.data", L.dir);
+	ck_assert(pd_test_write_file(cut, bytes, (size_t)end | 1));
+	free(bytes);
+	static const char *const forms[] = { "report '%s'", "script '%s'", "dump '%s'",
+					     "report --format=json '%s'" };
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(args, sizeof args, forms[i], cut);
+		cli_result r = run_cli(L.dir, args);
+		ck_assert_msg(r.status == 1, "%s: exit %d", args, r.status);
+		ck_assert_msg(strstr(r.err, "truncated"), "%s: %s", args, r.err);
+		if (i == 0)
+			ck_assert_ptr_nonnull(strstr(r.out, "\n#     truncated: records after the "
+						     "cut are missing\n"));
+		if (i == 3) {
+			json_t *j = parse_json(r.out);
+			json_t *run = json_array_get(json_object_get(j, "runs"), 0);
+			ck_assert(json_is_true(json_object_get(run, "truncated")));
+			/* fewer samples than perf finds in the whole file */
+			json_t *ev = json_array_get(json_object_get(j, "events"), 0);
+			ck_assert_int_lt(jint(ev, "samples"), perf_samples(L.busy));
+			json_decref(j);
+		}
+		cli_result_free(&r);
+	}
+	/* and the whole file says nothing of the kind */
+	snprintf(args, sizeof args, "report --format=json '%s'", L.busy);
+	cli_result r = run_cli(L.dir, args);
+	json_t *j = parse_json(r.out);
+	ck_assert(json_is_false(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
+						"truncated")));
+	json_decref(j);
+	cli_result_free(&r);
+}
+END_TEST
+
+/* Samples perf says were lost while recording (its LOST_SAMPLES events)
+ * against those it kept: above 5 % the input lost data (exit 1). */
+START_TEST(test_lost_samples)
+{
+	PD_SKIP_IF(L.skip);
+	/* the event's own section of perf's stats, not the aggregated one
+	 * (where LOST_SAMPLES counts records) */
+	long lost = perf_number(L.lost, "report --stats",
+				"awk '/ stats:$/ { e = $1 == \"cpu-clock\" } "
+				"e && / LOST_SAMPLES events:/ { n += $3 } END { print n + 0 }'");
+	long kept = perf_number(L.lost, "report --stats",
+				"awk '/ stats:$/ { e = $1 == \"cpu-clock\" } "
+				"e && / SAMPLE events:/ { n += $3 } END { print n + 0 }'");
+	PD_SKIP_IF(lost == 0 ? "perf lost no sample here" : NULL);
+	int want = (double)lost > 0.05 * (double)(lost + kept) ? 1 : 0;
+	char args[9000], text[128];
+	snprintf(text, sizeof text, ": %ld samples lost while recording (", lost);
+	static const char *const forms[] = { "dump '%s'", "script '%s'", "report '%s'",
+					     "dump --stats --no-symbols '%s'" };
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(args, sizeof args, forms[i], L.lost);
+		cli_result r = run_cli(L.dir, args);
+		ck_assert_msg(r.status == want, "%s: exit %d, want %d (perf: %ld lost, %ld kept)",
+			      args, r.status, want, lost, kept);
+		ck_assert_msg(strstr(r.err, text), "%s: no '%s' in %s", args, text, r.err);
+		cli_result_free(&r);
+	}
+	/* the report's JSON keeps the count */
+	snprintf(args, sizeof args, "report --format=json '%s'", L.lost);
+	cli_result r = run_cli(L.dir, args);
+	json_t *j = parse_json(r.out);
+	ck_assert_int_eq(jint(json_array_get(json_object_get(j, "runs"), 0), "lost"), lost);
+	json_decref(j);
+	cli_result_free(&r);
+}
+END_TEST
+
+/* What leaves a report empty or thin is said: filters that pass nothing
+ * (with the samples they turned away), a missing event (with the events
+ * there are), an event of too few samples. */
+START_TEST(test_report_explains)
+{
+	PD_SKIP_IF(L.skip);
+	char args[9000], want[512];
+	long samples = perf_samples(L.busy);
+	snprintf(args, sizeof args, "report --comm=nothing '%s'", L.busy);
+	cli_result r = run_cli(L.dir, args);
+	ck_assert_int_eq(r.status, 0);
+	snprintf(want, sizeof want, "perfdiff: warning: no sample passes the filters "
+		 "--comm=nothing (of %ld read)\n", samples);
+	ck_assert_msg(strstr(r.err, want), "no '%s' in %s", want, r.err);
+	ck_assert_ptr_nonnull(strstr(r.out, "# no samples"));
+	cli_result_free(&r);
+
+	snprintf(args, sizeof args, "report --event=cycles '%s'", L.busy);
+	r = run_cli(L.dir, args);
+	ck_assert_int_eq(r.status, 2);
+	snprintf(want, sizeof want, "no event 'cycles' in the input; its events: cpu-clock "
+		 "(%ld samples)", samples);
+	ck_assert_msg(strstr(r.err, want), "no '%s' in %s", want, r.err);
+	cli_result_free(&r);
+
+	long few = perf_samples(L.sparse);
+	ck_assert_msg(few > 0 && few < 100, "%ld samples with a 50 ms period", few);
+	snprintf(args, sizeof args, "report '%s'", L.sparse);
+	r = run_cli(L.dir, args);
+	ck_assert_int_eq(r.status, 0);
+	snprintf(want, sizeof want, "\n# Too few samples: %ld in a run, fewer than 100", few);
+	ck_assert_msg(strstr(r.out, want), "no '%s' in %s", want, r.out);
+	cli_result_free(&r);
+	snprintf(args, sizeof args, "report --format=json '%s' '%s'", L.sparse, L.busy);
+	r = run_cli(L.dir, args);
+	json_t *j = parse_json(r.out);
+	ck_assert(json_is_true(json_object_get(json_array_get(json_object_get(j, "events"), 0),
+					       "too_few_samples")));
+	json_decref(j);
+	cli_result_free(&r);
+	snprintf(args, sizeof args, "report '%s'", L.busy);
+	r = run_cli(L.dir, args);
+	ck_assert_ptr_null(strstr(r.out, "Too few samples"));
+	cli_result_free(&r);
+}
+END_TEST
+
+/* Share of the samples of `data` whose leaf perf cannot name (its rows
+ * named by an address), in %. */
+static double perf_unresolved_pct(const char *data)
+{
+	char sh[8400];
+	snprintf(sh, sizeof sh, "perf report -i '%s' --stdio --no-children -F sample,sym "
+		 "-g none 2>/dev/null | awk '/\\] 0x/ { u += $1 } /\\[/ { t += $1 } "
+		 "END { printf \"%%.3f\\n\", t ? 100 * u / t : -1 }'", data);
+	int st;
+	char *out = pd_test_run(sh, &st);
+	ck_assert_ptr_nonnull(out);
+	double v = atof(out);
+	free(out);
+	return v;
+}
+
+/* What each side of a diff rests on is said under it, and in its JSON: the
+ * share perf cannot name either, a side of too few samples, filters that
+ * matched nothing, a cut run (exit 1). */
+START_TEST(test_diff_footers)
+{
+	PD_SKIP_IF(L.skip);
+	char args[9000], want[4600];
+	double unres = perf_unresolved_pct(L.busy);
+	long few = perf_samples(L.sparse);
+	snprintf(args, sizeof args, "'%s' '%s'", L.busy, L.sparse);
+	cli_result r = run_cli(L.dir, args);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	snprintf(want, sizeof want, "      too few samples: %ld in a run, fewer than 100: the "
+		 "test cannot be trusted\n", few);
+	const char *new_side = strstr(r.out, "\nnew: ");
+	ck_assert_ptr_nonnull(new_side);
+	ck_assert_msg(strstr(new_side, want) && count_of(r.out, "too few samples") == 1,
+		      "not once under new: '%s' in %s", want, r.out);
+	char *un = strstr(r.out, " % of the period has no symbol for its leaf");
+	if (unres >= 10) {
+		ck_assert_msg(un && un < new_side, "no unresolved share under base: %s", r.out);
+		while (un[-1] != ' ')
+			un--;
+		ck_assert_msg(fabs(atof(un) - unres) < 0.5, "unresolved %.1f %%, perf %.1f %%",
+			      atof(un), unres);
+	} else {
+		ck_assert_msg(!un || un > new_side, "%.1f %% unresolved shown: %s", unres, r.out);
+	}
+	cli_result_free(&r);
+	snprintf(args, sizeof args, "--format=json '%s' '%s'", L.busy, L.sparse);
+	r = run_cli(L.dir, args);
+	json_t *j = parse_json(r.out);
+	json_t *b = json_object_get(j, "base"), *n = json_object_get(j, "new");
+	ck_assert(json_is_false(json_object_get(b, "too_few_samples")));
+	ck_assert(json_is_true(json_object_get(n, "too_few_samples")));
+	ck_assert_int_eq(jint(n, "fewest_run_samples"), few);
+	ck_assert_msg(fabs(json_real_value(json_object_get(b, "unresolved_pct")) - unres) < 0.5,
+		      "unresolved_pct against perf's %.1f", unres);
+	json_decref(j);
+	cli_result_free(&r);
+
+	/* filters: each value that matched nothing, under both sides */
+	snprintf(args, sizeof args, "--comm=sha256sum,nothing --dso=sha256sum,libnothing.so '%s' '%s'", L.busy, L.busy);
+	r = run_cli(L.dir, args);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_uint_eq(count_of(r.out, "      filters that matched nothing: --comm=nothing, "
+				   "--dso=libnothing.so\n"), 2);
+	cli_result_free(&r);
+	snprintf(args, sizeof args, "--format=json --comm=sha256sum,nothing '%s' '%s'", L.busy,
+		 L.busy);
+	r = run_cli(L.dir, args);
+	j = parse_json(r.out);
+	json_t *u = json_object_get(json_object_get(j, "new"), "unmatched_filters");
+	ck_assert_uint_eq(json_array_size(u), 1);
+	ck_assert_str_eq(json_string_value(json_array_get(u, 0)), "--comm=nothing");
+	json_decref(j);
+	cli_result_free(&r);
+
+	/* a cut run: named under its side; data lost, exit 1 */
+	size_t len;
+	uint8_t *bytes = pd_test_read_file(L.busy, &len);
+	char cut[4300];
+	snprintf(cut, sizeof cut, "%s/cut-new.data", L.dir);
+	ck_assert(pd_test_write_file(cut, bytes, len * 2 / 3));
+	free(bytes);
+	snprintf(args, sizeof args, "'%s' '%s'", L.busy, cut);
+	r = run_cli(L.dir, args);
+	ck_assert_msg(r.status == 1, "exit %d: %s", r.status, r.err);
+	snprintf(want, sizeof want, "      truncated (records after the cut are missing): %s\n",
+		 cut);
+	new_side = strstr(r.out, "\nnew: ");
+	ck_assert_msg(new_side && strstr(new_side, want), "no '%s' under new: %s", want, r.out);
+	ck_assert_uint_eq(count_of(r.out, "truncated (records"), 1);
+	cli_result_free(&r);
+}
+END_TEST
+
+/* perf's colours in the report: a terminal's only, never in JSON; the
+ * text without them is the plain text. */
+START_TEST(test_report_colour)
+{
+	PD_SKIP_IF(L.skip);
+	char args[9000];
+	snprintf(args, sizeof args, "report --no-chains '%s'", L.busy);
+	cli_result plain = run_cli(L.dir, args);
+	snprintf(args, sizeof args, "report --no-chains --color=always '%s'", L.busy);
+	cli_result col = run_cli(L.dir, args);
+	ck_assert_int_eq(col.status, 0);
+	/* each percentage coloured by its own value, as perf: red from 5 %,
+	 * green from 0.5 %; then the escapes taken out give the plain text */
+	size_t red = 0, green = 0;
+	char *o = col.out, *w = col.out;
+	while (*o) {
+		if (o[0] != '\033') {
+			*w++ = *o++;
+			continue;
+		}
+		const char *m = strchr(o, 'm');
+		ck_assert_ptr_nonnull(m);
+		if (strncmp(o, "\033[31m", 5) == 0 || strncmp(o, "\033[32m", 5) == 0) {
+			double v = strtod(m + 1, NULL);
+			bool is_red = o[3] == '1';
+			red += is_red;
+			green += !is_red;
+			ck_assert_msg(is_red ? v >= 5 : v >= 0.5 && v < 5, "%.2f coloured %s", v,
+				      is_red ? "red" : "green");
+		}
+		o = (char *)m + 1;
+	}
+	*w = '\0';
+	ck_assert_str_eq(col.out, plain.out);
+	ck_assert_uint_gt(red, 0);
+	ck_assert_uint_gt(green + red, 2);
+	cli_result_free(&col);
+	/* auto: no terminal here; NO_COLOR; JSON never */
+	const char *forms[] = { "report --no-chains --color=auto '%s'",
+				"report --no-chains '%s'",
+				"report --format=json --color=always '%s'" };
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(args, sizeof args, forms[i], L.busy);
+		cli_result r = run_cli_pre(L.dir, i == 1 ? "NO_COLOR=1" : "", args);
+		ck_assert_msg(!strchr(r.out, '\033'), "%s: colour", args);
+		if (i < 2)
+			ck_assert_str_eq(r.out, plain.out);
+		cli_result_free(&r);
+	}
+	cli_result_free(&plain);
+}
+END_TEST
+
+/* -o FILE: the output in FILE, nothing on standard output. */
+START_TEST(test_output_file)
+{
+	PD_SKIP_IF(L.skip);
+	char args[9000], out[4300];
+	snprintf(out, sizeof out, "%s/out.txt", L.dir);
+	static const char *const cmds[] = { "dump", "script", "report", "diff" };
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(args, sizeof args, "%s '%s'%s%s%s", cmds[i], L.busy, i == 3 ? " '" : "",
+			 i == 3 ? L.busy : "", i == 3 ? "'" : "");
+		cli_result want = run_cli(L.dir, args);
+		strcat(args, " -o '");
+		strcat(strcat(args, out), "'");
+		cli_result r = run_cli(L.dir, args);
+		ck_assert_msg(r.status == 0 && r.out[0] == '\0', "%s: exit %d", args, r.status);
+		size_t n;
+		char *got = (char *)pd_test_read_file(out, &n);
+		ck_assert_ptr_nonnull(got);
+		ck_assert_msg(n == strlen(want.out) && memcmp(got, want.out, n) == 0,
+			      "%s: the file differs from standard output", args);
+		free(got);
+		cli_result_free(&r);
+		cli_result_free(&want);
+	}
+	cli_result r = run_cli(L.dir, "report -o /nonexistent/dir/x.txt /dev/null");
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "/nonexistent/dir/x.txt: cannot write"));
+	cli_result_free(&r);
+}
+END_TEST
+
+/* The words of `text`, one per line; without its first line and its last
+ * non-empty line when `trim` (man's title and footer). */
+static char *words(const char *text, bool trim)
+{
+	const char *p = text, *end = text + strlen(text);
+	if (trim) {
+		p = strchr(text, '\n') ? strchr(text, '\n') + 1 : end;
+		while (end > p && end[-1] == '\n')
+			end--;
+		while (end > p && end[-1] != '\n')
+			end--;
+	}
+	char *out = malloc((size_t)(end - p) + 2), *w = out;
+	ck_assert_ptr_nonnull(out);
+	for (bool sp = true; p < end; p++) {
+		bool blank = *p == ' ' || *p == '\n' || *p == '\t';
+		if (blank && !sp)
+			*w++ = '\n';
+		else if (!blank)
+			*w++ = *p;
+		sp = blank;
+	}
+	*w = '\0';
+	return out;
+}
+
+/* One source: each command's --help is its manual page, word for word,
+ * as man renders the page scdoc built from docs/man; `perfdiff help CMD`
+ * shows that page where man finds it. */
+START_TEST(test_help_is_the_manual)
+{
+	char man1[4200];
+	snprintf(man1, sizeof man1, "%s/../man/man1", PD_TEST_BUILD_DIR);
+	struct stat sb;
+	PD_SKIP_IF(stat(man1, &sb) != 0 ? "scdoc did not build the manual pages" : NULL);
+	PD_SKIP_IF(!pd_test_sh_ok("command -v man >/dev/null") ? "no man" : NULL);
+	char *dir = pd_test_tmpdir();
+	static const char *const pages[] = { "perfdiff", "perfdiff-dump", "perfdiff-script",
+					     "perfdiff-report", "perfdiff-diff" };
+	for (size_t i = 0; i < 5; i++) {
+		char sh[9000], args[64];
+		snprintf(sh, sizeof sh, "MANWIDTH=1000 man -E ascii -l '%s/%s.1' 2>/dev/null",
+			 man1, pages[i]);
+		int st;
+		char *page = pd_test_run(sh, &st);
+		snprintf(args, sizeof args, "%s --help", i ? pages[i] + 9 : "");
+		cli_result r = run_cli(dir, args);
+		/* man's title line and footer are its own */
+		/* man -E ascii writes the pages' one non-ASCII sign, ±, as +- */
+		for (char *pm; (pm = strstr(r.out, "\xc2\xb1"));)
+			memcpy(pm, "+-", 2);
+		char *a = words(page, true), *b = words(r.out, false);
+		ck_assert_msg(strcmp(a, b) == 0, "%s --help is not its manual page", pages[i]);
+		free(a);
+		free(b);
+		free(page);
+		cli_result_free(&r);
+	}
+	char pre[4400];
+	snprintf(pre, sizeof pre, "MANPATH='%s/..' MANWIDTH=80", man1);
+	cli_result r = run_cli_pre(dir, pre, "help diff");
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(strncmp(r.out, "perfdiff-diff(1)", 16) == 0, "not the page: %.200s", r.out);
+	cli_result_free(&r);
+	pd_test_rmrf(dir);
+	free(dir);
+}
+END_TEST
+
+/* Every option `perfdiff --list-options CMD` lists (the completion's and
+ * "did you mean"'s list) is one its command takes, and every option its
+ * manual names is listed: the list cannot drift from either. */
+static const char *value_for(const char *arg, const char *file)
+{
+	static char first[64];
+	if (!arg[0])
+		return NULL;
+	if (strcmp(arg, "FILE") == 0)
+		return file;
+	if (strcmp(arg, "DIR") == 0)
+		return "/tmp";
+	if (strchr(arg, '|')) {
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(arg, "|"), arg);
+		return first;
+	}
+	return strcmp(arg, "START,END") == 0 ? "1,2" : strcmp(arg, "NAME") == 0 ? "x" : "1";
+}
+
+/* The option names on the heading lines of a manual's OPTIONS section
+ * ("  -o FILE, --output=FILE": "-o", "--output"), each "NAME\n" after a
+ * leading "\n" in the result. */
+static char *documented_options(const char *help)
+{
+	const char *l = strstr(help, "\nOPTIONS\n");
+	ck_assert_ptr_nonnull(l);
+	char *out = calloc(1, strlen(help) + 2);
+	ck_assert_ptr_nonnull(out);
+	out[0] = '\n';
+	for (l += 9; *l && !(*l >= 'A' && *l <= 'Z'); l = strchr(l, '\n') + 1) {
+		if (strncmp(l, "  -", 3) == 0)
+			for (const char *p = l + 2; *p && *p != '\n'; p++) {
+				if (*p != '-' || (p[-1] != ' ' && p[-1] != ','))
+					continue;
+				size_t n = strspn(p, "-abcdefghijklmnopqrstuvwxyzUV");
+				strncat(strncat(out, p, n), "\n", 2);
+				p += n - 1;
+			}
+		if (!strchr(l, '\n'))
+			break;
+	}
+	return out;
+}
+
+START_TEST(test_options_listed)
+{
+	char *dir = pd_test_tmpdir();
+	static const char *const cmds[] = { "dump", "script", "report", "diff" };
+	for (size_t c = 0; c < 4; c++) {
+		char args[8400];
+		snprintf(args, sizeof args, "--list-options %s", cmds[c]);
+		cli_result list = run_cli(dir, args);
+		ck_assert_int_eq(list.status, 0);
+		snprintf(args, sizeof args, "%s --help", cmds[c]);
+		cli_result help = run_cli(dir, args);
+		char *doc = documented_options(help.out);
+		size_t n = 0;
+		for (char *l = strtok(list.out, "\n"); l; l = strtok(NULL, "\n"), n++) {
+			char *tab = strchr(l, '\t');
+			ck_assert_ptr_nonnull(tab);
+			*tab = '\0';
+			const char *val = value_for(tab + 1, "/dev/null");
+			/* taken by the parser: the --help after it is reached */
+			snprintf(args, sizeof args, "%s %s%s%s --help", cmds[c], l,
+				 val ? " " : "", val ? val : "");
+			cli_result r = run_cli(dir, args);
+			ck_assert_msg(r.status == 0, "%s: exit %d %s", args, r.status, r.err);
+			cli_result_free(&r);
+			char name[128];
+			snprintf(name, sizeof name, "\n%s\n", l);
+			bool side = strncmp(l, "--base-", 7) == 0 || strncmp(l, "--new-", 6) == 0;
+			ck_assert_msg(side || strstr(doc, name), "%s --help lacks %s", cmds[c], l);
+		}
+		/* and the other way round */
+		for (char *d = strtok(doc + 1, "\n"); d; d = strtok(NULL, "\n")) {
+			if (strcmp(d, "--base-") == 0 || strcmp(d, "--new-") == 0 ||
+			    strcmp(d, "--") == 0)
+				continue;
+			snprintf(args, sizeof args, "%s %s", cmds[c], d);
+			cli_result r = run_cli(dir, args);
+			ck_assert_msg(!strstr(r.err, "unknown option"), "%s documents %s: %s",
+				      cmds[c], d, r.err);
+			cli_result_free(&r);
+		}
+		ck_assert_uint_gt(n, 8);
+		free(doc);
+		cli_result_free(&help);
+		cli_result_free(&list);
+	}
+	pd_test_rmrf(dir);
+	free(dir);
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -929,7 +1674,23 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, test_stdin_and_compressed_corpus);
 	tcase_add_test(tc, test_bad_bytes_in_names);
 	tcase_add_test(tc, test_stats_unresolved_per_dso);
+	tcase_add_test(tc, test_help_is_the_manual);
+	tcase_add_test(tc, test_options_listed);
 	suite_add_tcase(s, tc);
+	TCase *lab = tcase_create("lab");
+	tcase_add_unchecked_fixture(lab, lab_setup, lab_teardown);
+	tcase_set_timeout(lab, 300);
+	tcase_add_test(lab, test_inputs);
+	tcase_add_test(lab, test_file_named_like_a_command);
+	tcase_add_test(lab, test_unverified_exit_zero);
+	tcase_add_test(lab, test_system_wide_exit_zero);
+	tcase_add_test(lab, test_truncated_status);
+	tcase_add_test(lab, test_lost_samples);
+	tcase_add_test(lab, test_report_explains);
+	tcase_add_test(lab, test_diff_footers);
+	tcase_add_test(lab, test_report_colour);
+	tcase_add_test(lab, test_output_file);
+	suite_add_tcase(s, lab);
 	return s;
 }
 

@@ -111,7 +111,7 @@ START_TEST(test_usage_errors)
 		{ "diff '%1$s' '%1$s' --fdr", "--fdr" },
 		{ "diff - -", "standard input" },
 		{ "frobnicate", "frobnicate" },
-		{ "--all '%1$s' '%1$s'", "--all" },
+		{ "--bogus '%1$s' '%1$s'", "--bogus" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char args[2 * PATHMAX];
@@ -152,7 +152,7 @@ START_TEST(test_help)
 		"--format", "lkp", "json", "csv", "--all", "--fail-on", "--absolute",
 		"--depth", "--min-change", "--fdr", "--rename-score", "--no-align", "--tree",
 		"--event", "--perf-compat", "--no-inline", "--unwinder", "--time", "--symfs",
-		"Exit status", "  0", "  1", "  2", "sampling noise", "perfdiff.diff/1",
+		"EXIT STATUS", "  0", "  1", "  2", "sampling noise", "perfdiff.diff/1",
 	};
 	for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
 		ck_assert_msg(strstr(r.out, documented[i]), "diff --help lacks '%s'",
@@ -988,7 +988,21 @@ START_TEST(test_warnings_collapsed)
 		shared += o.nfiles[i] > 1;
 	ck_assert_msg(shared > 0, "no warning that two files give");
 
+	/* by default at most three lines of the kind, and one that counts */
 	res r = PAIR(opts);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	size_t shown = 0;
+	for (const char *c = r.err; (c = strstr(c, "perfdiff: warning: ")); c++)
+		shown++;
+	ck_assert_uint_eq(shown, o.n > 3 ? 4 : o.n);
+	char count[256];
+	snprintf(count, sizeof count, "perfdiff: warning: %zu warnings: %zu about files not "
+		 "found ([unknown] frames); %zu not shown (-v shows them)\n", o.n, o.n, o.n - 3);
+	ck_assert_msg(o.n <= 3 || strstr(r.err, count), "no '%s' in %s", count, r.err);
+	res_free(&r);
+	/* -v: all of them */
+	strcat(opts, " -v");
+	r = PAIR(opts);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	fprintf(stderr, "renamed pair, warnings with an empty symfs:\n%s", r.err);
 	size_t lines = 0;

@@ -341,6 +341,8 @@ void pd_test_read_all(const char *path, unsigned flags, pd_test_readout *out)
 	out->stats = *pd_reader_stats_get(r);
 	out->nattrs = pd_reader_attr_count(r);
 	out->warnings = pd_reader_warning_count(r);
+	for (size_t i = 0; i < out->warnings; i++)
+		out->data_lost += pd_reader_warning_kind(r, i) == PD_WARN_DATA_LOST;
 	out->mode = pd_reader_header(r)->mode;
 	pd_reader_free(r);
 }

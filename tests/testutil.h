@@ -166,6 +166,7 @@ typedef struct pd_test_readout {
 	size_t nattrs;
 	uint64_t samples;
 	size_t warnings;
+	size_t data_lost;    /* of those, PD_WARN_DATA_LOST */
 	pd_input_mode mode;
 } pd_test_readout;
 void pd_test_read_all(const char *path, unsigned flags, pd_test_readout *out);

@@ -72,6 +72,29 @@ typedef struct pd_error {
 	char message[PD_ERROR_MESSAGE_MAX];
 } pd_error;
 
+/**
+ * What a warning (pd_reader_warning_kind(), pd_session_warning_kind(),
+ * pd_profile_warning_kind()) means for the result, so that a program can
+ * tell a cut recording from a binary it could not verify without reading
+ * the message.
+ */
+typedef enum pd_warning_kind {
+	PD_WARN_OTHER = 0,      /**< none of the kinds below */
+	PD_WARN_DATA_LOST = 1,  /**< the input is incomplete: cut short (inside its
+	                             records, or in the header sections after them),
+	                             ending in garbage or an incomplete record, or
+	                             never finished by perf */
+	PD_WARN_METADATA = 2,   /**< a header section that is there was skipped
+	                             (malformed, above a cap); the records are all
+	                             there */
+	PD_WARN_UNVERIFIED = 3, /**< a file was used without a build-id check: the
+	                             recording has no build-id for it */
+	PD_WARN_NOT_FOUND = 4,  /**< a file (binary, kallsyms, JIT map) was not found
+	                             or cannot be read: its frames stay [unknown] */
+	PD_WARN_MISMATCH = 5,   /**< the file found is another build than the one
+	                             recorded: its frames stay [unknown] */
+} pd_warning_kind;
+
 /** A short constant name for a return code ("corrupt input", ...). */
 PD_EXTERN(const char *) pd_error_code_str(int code);
 

@@ -325,7 +325,8 @@ PD_EXTERN(int) pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profi
  * it: several PMUs may share a name).  For callers that compare the two
  * profiles their own way (flame-graph stacks, say) and must pick the same.
  * @return 0 with ev[0] (base) and ev[1] (new) set, or PD_EINVAL when a
- *         side lacks the event (the message says which).
+ *         side lacks the event (the message says which, and lists the
+ *         events that side has with their samples, or that it has none).
  */
 PD_EXTERN(int) pd_diff_events(const pd_profile *base, const pd_profile *new_, const char *event,
 			      size_t ev[2], pd_error *err);

@@ -235,9 +235,17 @@ typedef struct pd_report_write_options {
 	const pd_profile_options *profile_options; /**< as the profile was built: the
 	                              text header and the JSON "settings" describe it;
 	                              NULL: pd_profile_options_init()'s */
+	/* version 2 */
+	bool color;              /**< text: Children and Self coloured as perf colours
+	                              them (ANSI: red from 5 %, green from 0.5 %); for
+	                              a terminal (default false) */
 } pd_report_write_options;
 
-#define PD_REPORT_WRITE_OPTIONS_VERSION 1
+/*
+ * Version 2 added `color`.  A caller built with version 1 still works:
+ * its struct is read up to `profile_options`, and `color` is false.
+ */
+#define PD_REPORT_WRITE_OPTIONS_VERSION 2
 
 /** Fill `o` with the defaults. */
 PD_EXTERN(void) pd_report_write_options_init(pd_report_write_options *o);
@@ -246,7 +254,10 @@ PD_EXTERN(void) pd_report_write_options_init(pd_report_write_options *o);
  * Write profile `p` in `o->format` (NULL `o`: the defaults):
  *   text    per event a header, the children/self table of
  *           `perf report --children --stdio` and the call chains under
- *           each row, drawn as perf draws them
+ *           each row, drawn as perf draws them; the header also names a
+ *           run whose input is cut, samples lost above 5 %, an event
+ *           with fewer than 100 samples in a run, filter values that
+ *           matched nothing
  *   json    schema "perfdiff.report/1" (docs/report-json.md): settings,
  *           runs, per event totals, rows and the calling-context tree
  *   csv     event,symbol,dso,level,inlined,children_pct,self_pct,
@@ -266,6 +277,13 @@ PD_EXTERN(int) pd_report_write(pd_writer *w, pd_profile *p, const pd_report_writ
 
 /* ================================================================ diff */
 
+/** The order of a diff's rows within each metric (pd_diff_write_options.sort). */
+typedef enum pd_diff_sort {
+	PD_DIFF_SORT_CHANGE = 0,     /**< by change, most negative first: the robot's */
+	PD_DIFF_SORT_ABS_CHANGE = 1, /**< by |change|, largest first */
+	PD_DIFF_SORT_NAME = 2,       /**< by key (byte order), then dso */
+} pd_diff_sort;
+
 /** Options of pd_diff_write() and pd_diff_write_folded().  Initialise
  * with pd_diff_write_options_init(). */
 typedef struct pd_diff_write_options {
@@ -280,9 +298,27 @@ typedef struct pd_diff_write_options {
 	const char *event;       /**< pd_diff_write_folded(): the event, as
 	                              pd_diff_events() takes it (NULL: the default) */
 	bool weight_samples;     /**< pd_diff_write_folded(): sample counts, not periods */
+	/* version 2 */
+	bool color;              /**< text: rows coloured as git diff colours lines
+	                              (ANSI): a cost that grew red, one that fell
+	                              green, a row that is not significant dim; for a
+	                              terminal (default false) */
+	pd_diff_sort sort;       /**< the order of the rows within each metric, in
+	                              every format (default PD_DIFF_SORT_CHANGE) */
+	double percent_limit;    /**< rows whose mean is below this share (points) on
+	                              both sides are not written, significant or not,
+	                              and a shift none of whose rows is written is not
+	                              listed; they count as hidden (default 0: none;
+	                              not with PD_DIFF_ABSOLUTE, whose values are
+	                              rates: PD_EINVAL) */
 } pd_diff_write_options;
 
-#define PD_DIFF_WRITE_OPTIONS_VERSION 1
+/*
+ * Version 2 added `color`, `sort` and `percent_limit`.  A caller built with
+ * version 1 still works: its struct is read up to `weight_samples`, and the
+ * new fields take their defaults.
+ */
+#define PD_DIFF_WRITE_OPTIONS_VERSION 2
 
 /** Fill `o` with the defaults. */
 PD_EXTERN(void) pd_diff_write_options_init(pd_diff_write_options *o);
@@ -291,7 +327,11 @@ PD_EXTERN(void) pd_diff_write_options_init(pd_diff_write_options *o);
  * Write comparison `d` in `o->format` (NULL `o`: the defaults):
  *   text  the explained shifts (base -> new, with the rows each explains),
  *         then the robot's compare table of the other shown rows, then
- *         what the numbers rest on (runs, event, test, significance)
+ *         what the numbers rest on (runs, event, test, significance); per
+ *         side also, where they apply: 10 % or more of the period with an
+ *         unresolved leaf, inputs cut short, samples lost while recording,
+ *         a run with fewer than 100 samples, filter values that matched
+ *         nothing (and in JSON, always, as keys of "base" and "new")
  *   lkp   the robot's compare table alone, as its e-mails show it
  *   json  schema "perfdiff.diff/1" (docs/diff-json.md)
  *   csv   one line per shown row, the fields of the JSON rows and the

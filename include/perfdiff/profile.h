@@ -169,9 +169,19 @@ PD_EXTERN(size_t) pd_profile_run_count(const pd_profile *p);
 /** The path run `run` was read from, or NULL when out of range. */
 PD_EXTERN(const char *) pd_profile_run_path(const pd_profile *p, size_t run);
 
-/** Samples the kernel reported lost in run `run` (LOST + LOST_SAMPLES records;
- *  SIZE_MAX: all runs). */
+/** Samples the kernel reported lost in run `run` (SIZE_MAX: all runs): the
+ *  sum of its LOST records or of its LOST_SAMPLES records, whichever is
+ *  larger, since perf 6.x writes each loss as both. */
 PD_EXTERN(uint64_t) pd_profile_lost(const pd_profile *p, size_t run);
+
+/** SAMPLE records read from run `run`'s file (SIZE_MAX: all runs), every
+ *  event's and before filters: what pd_profile_lost() is a share of. */
+PD_EXTERN(uint64_t) pd_profile_run_samples_read(const pd_profile *p, size_t run);
+
+/** Whether run `run`'s input lost records: the reader warned of a cut, a
+ *  garbage tail or a recording perf did not finish (a PD_WARN_DATA_LOST
+ *  warning); its samples are those before the loss. */
+PD_EXTERN(bool) pd_profile_run_truncated(const pd_profile *p, size_t run);
 
 /**
  * Recording span of run `run` in ns, the duration per-second rates are
@@ -443,6 +453,9 @@ PD_EXTERN(size_t) pd_profile_filter_unmatched(const pd_profile *p, const char **
 /** Warnings of the files read (reader and symbolizer), with the file name. */
 PD_EXTERN(size_t) pd_profile_warning_count(const pd_profile *p);
 PD_EXTERN(const char *) pd_profile_warning(const pd_profile *p, size_t i);
+/** What warning `i` means (common.h: the reader's and the symbolizer's
+ *  kinds); PD_WARN_OTHER when out of range. */
+PD_EXTERN(pd_warning_kind) pd_profile_warning_kind(const pd_profile *p, size_t i);
 
 /* ------------------------------------------------------- symbol facts */
 

@@ -621,6 +621,12 @@ PD_EXTERN(size_t) pd_reader_warning_count(const pd_reader *r);
 /** Warning `i` as a message naming the file and offset, or NULL. */
 PD_EXTERN(const char *) pd_reader_warning(const pd_reader *r, size_t i);
 
+/** What warning `i` means (common.h): PD_WARN_DATA_LOST for an input that
+ *  is incomplete (a cut, a garbage tail), PD_WARN_METADATA for a header
+ *  section skipped that is there; PD_WARN_OTHER when out of range.  A warning of data
+ *  lost is never dropped by the cap on stored warnings. */
+PD_EXTERN(pd_warning_kind) pd_reader_warning_kind(const pd_reader *r, size_t i);
+
 /** The path or name the reader was opened with. */
 PD_EXTERN(const char *) pd_reader_path(const pd_reader *r);
 

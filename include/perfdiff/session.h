@@ -200,6 +200,9 @@ PD_EXTERN(const pd_reader *) pd_session_reader(const pd_session *s);
 /** Warnings of the symbolizer (missing files, build-id mismatches, ...). */
 PD_EXTERN(size_t) pd_session_warning_count(const pd_session *s);
 PD_EXTERN(const char *) pd_session_warning(const pd_session *s, size_t i);
+/** What warning `i` means (common.h): PD_WARN_UNVERIFIED, PD_WARN_NOT_FOUND,
+ *  PD_WARN_MISMATCH or PD_WARN_OTHER; PD_WARN_OTHER when out of range. */
+PD_EXTERN(pd_warning_kind) pd_session_warning_kind(const pd_session *s, size_t i);
 
 /* Per-dso counts of sample leaf addresses that could not be named:
  * pd_unresolved_count, in unwind.h. */

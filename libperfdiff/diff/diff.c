@@ -4,6 +4,7 @@
  * relations) and the accessors.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,37 @@ static int find_event(const pd_profile *p, const char *name, char *tmp, size_t n
 	return pd_profile_find_event(p, tmp);
 }
 
+/* "; its events: cycles:P (1200 samples), instructions (1190 samples)", or
+ * "; it has no samples" (filters that pass none, an empty recording): what
+ * to ask for instead of a missing event. */
+static void events_note(const pd_profile *p, char *buf, size_t n)
+{
+	size_t at = 0, nev = pd_profile_event_count(p);
+	buf[0] = '\0';
+	for (size_t i = 0; i < nev && at < n; i++) {
+		uint64_t samples = pd_profile_samples(p, i, SIZE_MAX);
+		if (samples == 0)
+			continue;
+		int k = snprintf(buf + at, n - at, "%s%s (%llu samples)", at ? ", " : "; its events: ",
+				 pd_profile_event_name(p, i), (unsigned long long)samples);
+		at = k < 0 ? n : at + (size_t)k;
+	}
+	if (at == 0)
+		snprintf(buf, n, "; it has no samples");
+}
+
+/* PD_EINVAL: the profile of `side` lacks event `name`. */
+static int no_event(pd_error *err, const char *side, const pd_profile *p, const char *name)
+{
+	char note[256];
+	events_note(p, note, sizeof note);
+	if (!name)
+		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
+				    "%s profile has no event with samples%s", side, note);
+	return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET, "%s profile has no event '%s'%s",
+			    side, name, note);
+}
+
 int pd_diff_events(const pd_profile *b, const pd_profile *n, const char *event, size_t ev[2],
 		   pd_error *err)
 {
@@ -84,13 +116,11 @@ int pd_diff_events(const pd_profile *b, const pd_profile *n, const char *event, 
 	if (event) {
 		eb = find_event(b, event, tmp, sizeof tmp);
 		if (eb < 0)
-			return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
-					    "base profile has no event '%s'", event);
+			return no_event(err, "base", b, event);
 	} else {
 		eb = pd_profile_default_event(b);
 		if (eb < 0)
-			return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
-					    "base profile has no event with samples");
+			return no_event(err, "base", b, NULL);
 	}
 	const char *name = pd_profile_event_name(b, (size_t)eb);
 	/* several events may share a name (one per PMU): the new side's own
@@ -103,8 +133,7 @@ int pd_diff_events(const pd_profile *b, const pd_profile *n, const char *event, 
 	if (en < 0 && event)
 		en = find_event(n, name, tmp, sizeof tmp);
 	if (en < 0)
-		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET,
-				    "new profile has no event '%s'", event ? event : name);
+		return no_event(err, "new", n, event ? event : name);
 	ev[0] = (size_t)eb;
 	ev[1] = (size_t)en;
 	return 0;

@@ -178,8 +178,8 @@ int pdo_diff_csv(const pdo_diff *v)
 {
 	diff_head(v);
 	size_t n = pd_diff_row_count(v->d);
-	for (size_t i = 0; i < n && !v->w->failed; i++) {
-		const pd_diff_row *r = pd_diff_row_at(v->d, i);
+	for (size_t k = 0; k < n && !v->w->failed; k++) {
+		const pd_diff_row *r = pdo_diff_row(v, k);
 		if (pdo_row_shown(v, r))
 			diff_line(v, r);
 	}

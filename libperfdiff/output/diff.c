@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "perfdiff/report.h"
@@ -14,6 +15,7 @@
 /* How far each version of pd_diff_write_options went. */
 static const size_t diff_sizes[] = {
 	0, PD_OPTIONS_END(pd_diff_write_options, weight_samples),
+	PD_OPTIONS_END(pd_diff_write_options, percent_limit),
 };
 
 void pd_diff_write_options_init(pd_diff_write_options *o)
@@ -31,8 +33,108 @@ int pdo_diff_options(pd_diff_write_options *out, const pd_diff_write_options *o,
 	pd_diff_write_options_init(out);
 	if (!o)
 		return 0;
-	return pd_options_import(out, o, diff_sizes, PD_DIFF_WRITE_OPTIONS_VERSION,
-				 "pd_diff_write_options", "output", err);
+	int rc = pd_options_import(out, o, diff_sizes, PD_DIFF_WRITE_OPTIONS_VERSION,
+				   "pd_diff_write_options", "output", err);
+	if (rc == 0 && (unsigned)out->sort > PD_DIFF_SORT_NAME)
+		rc = pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET, "no diff sort %d",
+				  (int)out->sort);
+	if (rc == 0 && !(out->percent_limit >= 0 && out->percent_limit <= 100))
+		rc = pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
+				  "percent_limit must be from 0 to 100");
+	return rc;
+}
+
+bool pdo_row_kept(const pdo_diff *v, const pd_diff_row *r)
+{
+	if (v->percent_limit <= 0)
+		return true;
+	if (r->metric == PD_DIFF_SHIFT)
+		return !r->relation || pdo_rel_listed(v, r->relation);
+	return r->base.mean >= v->percent_limit || r->new.mean >= v->percent_limit;
+}
+
+bool pdo_rel_listed(const pdo_diff *v, const pd_diff_relation *rel)
+{
+	if (v->rel_kept) {
+		size_t n = pd_diff_relation_count(v->d);
+		for (size_t i = 0; i < n; i++)
+			if (pd_diff_relation_at(v->d, i) == rel && !v->rel_kept[i])
+				return false;
+	}
+	return v->all || (rel->row && rel->row->significant) || rel->rows_significant;
+}
+
+/* ---- the order of the rows (--sort) ---- */
+
+typedef struct sort_ref {
+	const pd_diff_row *r;
+	size_t i;
+	pd_diff_sort by;
+} sort_ref;
+
+static double magnitude(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const sort_ref *x = a, *y = b;
+	if (x->r->metric != y->r->metric)
+		return x->r->metric < y->r->metric ? -1 : 1;
+	int c = 0;
+	if (x->by == PD_DIFF_SORT_ABS_CHANGE && magnitude(x->r->change) != magnitude(y->r->change))
+		c = magnitude(x->r->change) > magnitude(y->r->change) ? -1 : 1;
+	else if (x->by == PD_DIFF_SORT_NAME && !(c = strcmp(x->r->key ? x->r->key : "",
+							    y->r->key ? y->r->key : "")))
+		c = strcmp(x->r->dso ? x->r->dso : "", y->r->dso ? y->r->dso : "");
+	/* the diff's own order (by change) among equals */
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The rows' indices in the order `by`, malloc'd; NULL without memory. */
+static size_t *row_order(const pd_diff *d, pd_diff_sort by)
+{
+	size_t n = pd_diff_row_count(d);
+	size_t *order = malloc((n ? n : 1) * sizeof *order);
+	sort_ref *refs = malloc((n ? n : 1) * sizeof *refs);
+	if (order && refs) {
+		for (size_t i = 0; i < n; i++)
+			refs[i] = (sort_ref){ pd_diff_row_at(d, i), i, by };
+		if (by != PD_DIFF_SORT_CHANGE)
+			qsort(refs, n, sizeof *refs, cmp_rows);
+		for (size_t i = 0; i < n; i++)
+			order[i] = refs[i].i;
+	} else {
+		free(order);
+		order = NULL;
+	}
+	free(refs);
+	return order;
+}
+
+/* Per relation: whether a row it explains reaches the percent limit;
+ * NULL without a limit, or without memory (*failed then). */
+static bool *relations_kept(const pdo_diff *v, bool *failed)
+{
+	size_t nrel = pd_diff_relation_count(v->d), n = pd_diff_row_count(v->d);
+	*failed = false;
+	if (v->percent_limit <= 0 || nrel == 0)
+		return NULL;
+	bool *kept = calloc(nrel, sizeof *kept);
+	if (!kept) {
+		*failed = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const pd_diff_row *r = pd_diff_row_at(v->d, i);
+		if (!r->relation || r->metric == PD_DIFF_SHIFT || !pdo_row_kept(v, r))
+			continue;
+		for (size_t k = 0; k < nrel; k++)
+			if (pd_diff_relation_at(v->d, k) == r->relation)
+				kept[k] = true;
+	}
+	return kept;
 }
 
 /* The side's files as given, else its runs' paths (`paths` has room for
@@ -67,6 +169,38 @@ static int dispatch(const pdo_diff *v, pd_format f)
 	}
 }
 
+/* Each side's facts (facts.c) of the event compared. */
+static int side_facts(pdo_diff *v)
+{
+	size_t ev[2];
+	pd_profile *p[2] = { (pd_profile *)pd_diff_profile(v->d, 0),
+			     (pd_profile *)pd_diff_profile(v->d, 1) };
+	bool have_ev = pd_diff_events(p[0], p[1], pd_diff_event(v->d), ev, NULL) == 0;
+	for (int side = 0; side < 2; side++)
+		if (pdo_facts_get(&v->facts[side], p[side], have_ev ? ev[side] : SIZE_MAX,
+				  v->files[side], v->nfiles[side]) < 0)
+			return pdo_nomem(v->err);
+	return 0;
+}
+
+/* The order, the kept relations and the facts, then the format. */
+static int prepare_and_write(pdo_diff *v, pd_format f)
+{
+	bool failed;
+	size_t *order = row_order(v->d, v->opts_sort);
+	bool *kept = relations_kept(v, &failed);
+	int rc = !order || failed ? pdo_nomem(v->err) : side_facts(v);
+	v->order = order;
+	v->rel_kept = kept;
+	if (rc == 0)
+		rc = dispatch(v, f);
+	pdo_facts_free(&v->facts[0]);
+	pdo_facts_free(&v->facts[1]);
+	free(order);
+	free(kept);
+	return rc;
+}
+
 static int write_view(pdo_diff *v, const pd_diff_write_options *o)
 {
 	const char **paths[2] = { NULL, NULL };
@@ -80,7 +214,7 @@ static int write_view(pdo_diff *v, const pd_diff_write_options *o)
 			side_files(v, side, o, paths[side]);
 	}
 	if (rc == 0)
-		rc = dispatch(v, o->format);
+		rc = prepare_and_write(v, o->format);
 	free(paths[0]);
 	free(paths[1]);
 	return rc;
@@ -99,8 +233,12 @@ int pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write_options *o
 				      "a diff (pd_diff_write_folded() writes folded stacks)", err);
 	if (rc < 0)
 		return rc;
-	pdo_diff v = { .w = w, .d = d, .all = opts.all, .err = err };
+	pdo_diff v = { .w = w, .d = d, .all = opts.all, .color = opts.color,
+		       .percent_limit = opts.percent_limit, .opts_sort = opts.sort, .err = err };
 	pd_diff_options_get(d, &v.opts);
+	if (opts.percent_limit > 0 && (v.opts.flags & PD_DIFF_ABSOLUTE))
+		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
+				    "a percent limit does not go with absolute values (rates)");
 	pd_lkp_event_name(pd_diff_event(d), v.event, sizeof v.event);
 	rc = write_view(&v, &opts);
 	return rc < 0 ? rc : pdo_done(w, err);

@@ -129,6 +129,18 @@ static void row_obj(pd_writer *w, const pd_diff_row *r)
 	pdo_json_close(w, '}');
 }
 
+/* What the side's numbers rest on (facts.c). */
+static void side_facts(pd_writer *w, const pdo_facts *f)
+{
+	key_real(w, "unresolved_pct", f->unresolved_pct);
+	key_strs(w, "truncated", f->truncated, f->ntruncated, NULL);
+	key_u64(w, "lost", f->lost);
+	key_u64(w, "samples_read", f->read);
+	key_u64(w, "fewest_run_samples", f->fewest);
+	key_bool(w, "too_few_samples", f->too_few);
+	key_strs(w, "unmatched_filters", f->unmatched, f->nunmatched, NULL);
+}
+
 static void side_obj(const pdo_diff *v, const char *k, int side)
 {
 	pd_writer *w = v->w;
@@ -138,8 +150,11 @@ static void side_obj(const pdo_diff *v, const char *k, int side)
 	key_u64(w, "runs", v->nruns[side]);
 	key_u64(w, "samples", pd_diff_samples(v->d, side, SIZE_MAX));
 	key_u64(w, "total", pd_diff_total(v->d, side, SIZE_MAX));
+	side_facts(w, &v->facts[side]);
 	pdo_json_close(w, '}');
 }
+
+static const char *const sort_names[] = { "change", "abs-change", "name" };
 
 static void options_obj(const pdo_diff *v)
 {
@@ -156,6 +171,9 @@ static void options_obj(const pdo_diff *v)
 	key_real(w, "min_change", o->min_change);
 	key_real(w, "fdr", o->fdr);
 	key_real(w, "rename_score", o->rename_score);
+	key_str(w, "sort", sort_names[(unsigned)v->opts_sort <= PD_DIFF_SORT_NAME ? v->opts_sort
+										   : 0]);
+	key_real(w, "percent_limit", v->percent_limit);
 	pdo_json_close(w, '}');
 }
 
@@ -219,9 +237,9 @@ static void rows_and_relations(const pdo_diff *v)
 	key_u64(w, "rows_hidden", n - shown);
 	pdo_json_key(w, "rows");
 	pdo_json_open(w, '[');
-	for (size_t i = 0; i < n && !w->failed; i++)
-		if (pdo_row_shown(v, pd_diff_row_at(v->d, i)))
-			row_obj(w, pd_diff_row_at(v->d, i));
+	for (size_t k = 0; k < n && !w->failed; k++)
+		if (pdo_row_shown(v, pdo_diff_row(v, k)))
+			row_obj(w, pdo_diff_row(v, k));
 	pdo_json_close(w, ']');
 	pdo_json_key(w, "relations");
 	pdo_json_open(w, '[');

@@ -76,10 +76,9 @@ static bool *shared_keys(const pd_diff *d)
 	return dup;
 }
 
-/* One table row, with the dso when `with_dso`, and when `marks` the
- * relation's tag and a "(n.s.)" mark (--all); no newline.  -1 when
- * memory runs out. */
-static int put_row(const pdo_diff *v, const pd_diff_row *r, bool with_dso, bool marks,
+/* One table row, with the dso when `with_dso`, and when `marks` a
+ * "(n.s.)" mark (--all); no newline.  -1 when memory runs out. */
+static int put_row_plain(const pdo_diff *v, const pd_diff_row *r, bool with_dso, bool marks,
 		   pd_writer *w)
 {
 	char *key = row_key(v, r);
@@ -110,6 +109,37 @@ static int put_row(const pdo_diff *v, const pd_diff_row *r, bool with_dso, bool 
 	if (marks && v->all && !r->significant)
 		pdo_puts(w, "  (n.s.)");
 	return 0;
+}
+
+/* ANSI colours as git diff and perf use them: a cost that grew is red, one
+ * that fell green, what is not significant dim. */
+#define COLOR_RED "\033[31m"
+#define COLOR_GREEN "\033[32m"
+#define COLOR_DIM "\033[2m"
+#define COLOR_RESET "\033[m"
+
+/* The colour of a line of the text (not of the robot's layout), or NULL. */
+static const char *color_of(const pdo_diff *v, bool significant, double change)
+{
+	if (!v->color)
+		return NULL;
+	if (!significant)
+		return COLOR_DIM;
+	return change > 0 ? COLOR_RED : change < 0 ? COLOR_GREEN : NULL;
+}
+
+/* One row: put_row_plain() coloured in the text (`text`), not in the
+ * robot's layout. */
+static int put_row(const pdo_diff *v, const pd_diff_row *r, bool with_dso, bool marks,
+		   bool text, pd_writer *w)
+{
+	const char *color = text ? color_of(v, r->significant, r->change) : NULL;
+	if (color)
+		pdo_puts(w, color);
+	int rc = put_row_plain(v, r, with_dso, marks, w);
+	if (color)
+		pdo_puts(w, COLOR_RESET);
+	return rc;
 }
 
 static void put_perf_header(pd_writer *w)
@@ -150,7 +180,7 @@ static void put_labels(const pdo_diff *v, pd_writer *w)
 /* The robot's table (--format=lkp): its rows by significance alone. */
 static bool dv_lkp_shown(const pdo_diff *v, const pd_diff_row *r)
 {
-	return (v->all || r->significant) && r->metric != PD_DIFF_SHIFT;
+	return (v->all || r->significant) && r->metric != PD_DIFF_SHIFT && pdo_row_kept(v, r);
 }
 
 /* A row of the main table: shown and not part of an explained shift,
@@ -169,7 +199,8 @@ static int put_rows(const pdo_diff *v, bool text, size_t *shown, pd_writer *w)
 		return -1;
 	*shown = 0;
 	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		size_t i = v->order[k];
 		const pd_diff_row *r = pd_diff_row_at(v->d, i);
 		if (text ? !in_table(v, r) : !dv_lkp_shown(v, r))
 			continue;
@@ -177,7 +208,7 @@ static int put_rows(const pdo_diff *v, bool text, size_t *shown, pd_writer *w)
 			text ? put_labels(v, w) : put_perf_header(w);
 		/* "[unknown]" alone says nothing: which dso it is in does */
 		bool unknown = r->symbol && strcmp(r->symbol, "[unknown]") == 0;
-		rc = put_row(v, r, (dup && dup[i]) || (text && unknown), text, w);
+		rc = put_row(v, r, (dup && dup[i]) || (text && unknown), text, text, w);
 		pdo_putc(w, '\n');
 	}
 	free(dup);
@@ -205,9 +236,12 @@ static void put_change(double x, pd_writer *w)
 	pdo_printf(w, x < 100000 && x > -100000 ? "%+.1f" : "%+.2g", x);
 }
 
-static void put_relation_line(const pd_diff_relation *rel, pd_writer *w)
+static void put_relation_line(const pdo_diff *v, const pd_diff_relation *rel, pd_writer *w)
 {
+	const char *color = color_of(v, rel->row && rel->row->significant, rel->net);
 	pdo_puts(w, "  ");
+	if (color)
+		pdo_puts(w, color);
 	if (rel->kind == PD_REL_MOVED) {
 		pdo_put_escaped(w, rel->base_symbol ? rel->base_symbol : "?");
 		pdo_puts(w, ": ");
@@ -228,6 +262,8 @@ static void put_relation_line(const pd_diff_relation *rel, pd_writer *w)
 	put_change(rel->net, w);
 	if (rel->row && !rel->row->significant)
 		pdo_puts(w, "  (n.s.)");
+	if (color)
+		pdo_puts(w, COLOR_RESET);
 	pdo_putc(w, '\n');
 	if (rel->evidence && rel->evidence[0]) {
 		pdo_puts(w, "      ");
@@ -260,13 +296,14 @@ static bool half_of(const pdo_diff *v, const pd_diff_relation *rel, const pd_dif
 static int put_relation(const pdo_diff *v, const pd_diff_relation *rel, size_t *rows,
 			pd_writer *w)
 {
-	put_relation_line(rel, w);
+	put_relation_line(v, rel, w);
 	size_t n = pd_diff_row_count(v->d), more = 0;
 	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		const pd_diff_row *r = pd_diff_row_at(v->d, i);
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		const pd_diff_row *r = pdo_diff_row(v, k);
 		if (half_of(v, rel, r)) {
-			rc = put_row(v, r, r->symbol && strcmp(r->symbol, "[unknown]") == 0, false, w);
+			rc = put_row(v, r, r->symbol && strcmp(r->symbol, "[unknown]") == 0, false,
+				     true, w);
 			pdo_putc(w, '\n');
 			(*rows)++;
 		} else if (r->relation == rel && r->metric != PD_DIFF_SHIFT) {
@@ -353,8 +390,10 @@ static void put_test(const pdo_diff *v, pd_writer *w)
 static void put_footer(const pdo_diff *v, size_t shown, size_t rels_hidden, pd_writer *w)
 {
 	bool abs_mode = v->opts.flags & PD_DIFF_ABSOLUTE;
-	put_side(v, 0, w);
-	put_side(v, 1, w);
+	for (int side = 0; side < 2; side++) {
+		put_side(v, side, w);
+		pdo_facts_text(w, &v->facts[side]);
+	}
 	pdo_puts(w, "event: ");
 	pdo_put_escaped(w, pd_diff_event(v->d));
 	pdo_putc(w, '\n');
@@ -372,7 +411,10 @@ static void put_footer(const pdo_diff *v, size_t shown, size_t rels_hidden, pd_w
 	pdo_printf(w, "significant: Benjamini-Hochberg q-value <= %g and |change| >= %g %s\n",
 		v->opts.fdr, v->opts.min_change, abs_mode ? "%" : "points");
 	size_t n = pd_diff_row_count(v->d);
-	if (shown < n)
+	if (shown < n && v->percent_limit > 0)
+		pdo_printf(w, "%zu of %zu rows not shown: below %g %% on both sides, not "
+			"significant, or through a shift\n", n - shown, n, v->percent_limit);
+	else if (shown < n)
 		pdo_printf(w, "%zu of %zu rows not shown: not significant, or through a shift "
 			"(--all shows them)\n", n - shown, n);
 	if (rels_hidden)

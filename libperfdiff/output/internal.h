@@ -80,6 +80,53 @@ void pdo_folded_path_free(pdo_folded_path *fp);
  */
 int pdo_folded_stack(pd_writer *w, const pd_stack *s, pdo_folded_path *fp);
 
+/* ---- facts.c: what a side's numbers rest on ---- */
+
+/* Fewer samples than this in a run of the event: its shares are coarse,
+ * and a test over them cannot be trusted. */
+#define PDO_FEW_SAMPLES 100
+/* An unresolved share of the period from which a diff's footer names it. */
+#define PDO_UNRESOLVED_SHOWN 10.0
+
+/*
+ * The facts that change what a profile's numbers mean, for the footers of
+ * a diff and the header of a report: how much of event `ev`'s period has
+ * a leaf without a symbol, which runs' inputs are cut (the names of
+ * `files`, one per run, or the runs' paths), samples lost while
+ * recording, whether a run has too few samples, and which filter values
+ * matched nothing.  Pointers into the profile and `files`; `runs`
+ * (truncated ones) is malloc'd: pdo_facts_free().
+ */
+typedef struct pdo_facts {
+	double unresolved_pct;       /* of the event's period */
+	const char **truncated;      /* files of the runs whose input is cut */
+	size_t ntruncated;
+	uint64_t lost, read;         /* samples lost while recording; SAMPLE records read */
+	uint64_t fewest;             /* samples of the event in its sparsest run */
+	bool too_few;                /* fewest < PDO_FEW_SAMPLES */
+	const char **unmatched;      /* filter values that matched nothing ("--comm=x") */
+	size_t nunmatched;
+} pdo_facts;
+
+/* 0, or PD_ENOMEM.  `ev` SIZE_MAX: no event (no unresolved share, no
+ * sample counts). */
+int pdo_facts_get(pdo_facts *f, pd_profile *p, size_t ev, const char *const *files,
+		  size_t nfiles);
+void pdo_facts_free(pdo_facts *f);
+
+/*
+ * The filter values of `p` that matched no sample, as the command line
+ * spells them ("--comm=foo"), malloc'd array of strings the profile owns
+ * in *out; their number.  The profile does not record which values
+ * matched yet (the filters' API for it is being added): until then none,
+ * and the footers that name them stay silent.
+ */
+size_t pdo_unmatched_filters(const pd_profile *p, const char ***out);
+
+/* The facts of `f` as the diff's text footer lines of one side (each
+ * "      ..." and a newline; nothing when all is well). */
+void pdo_facts_text(pd_writer *w, const pdo_facts *f);
+
 /* ---- diff_*.c ---- */
 
 typedef struct pdo_diff {
@@ -90,7 +137,13 @@ typedef struct pdo_diff {
 	size_t nfiles[2];
 	size_t nruns[2];               /* runs read on each side */
 	bool all;                      /* every row, not only significant ones */
+	bool color;                    /* text: ANSI colours */
+	double percent_limit;          /* rows below it on both sides not written */
+	pd_diff_sort opts_sort;        /* the order of the rows */
+	const size_t *order;           /* row indices in that order */
+	const bool *rel_kept;          /* per relation: a row it explains is kept */
 	char event[256];               /* the robot's name of the event ("cpu-clock") */
+	pdo_facts facts[2];            /* what each side's numbers rest on */
 	pd_error *err;
 } pdo_diff;
 
@@ -103,19 +156,27 @@ int pdo_diff_lkp(const pdo_diff *v);
 int pdo_diff_json(const pdo_diff *v);
 int pdo_diff_csv(const pdo_diff *v);
 
-/* Whether an explained shift is listed: all rows, its net change is
- * significant, or a row it explains changed significantly on its own (a
- * rename's -X and +X rows). */
-static inline bool pdo_rel_listed(const pdo_diff *v, const pd_diff_relation *rel)
+/* Row `k` in the order written (pd_diff_write_options.sort). */
+static inline const pd_diff_row *pdo_diff_row(const pdo_diff *v, size_t k)
 {
-	return v->all || (rel->row && rel->row->significant) || rel->rows_significant;
+	return pd_diff_row_at(v->d, v->order[k]);
 }
 
-/* Whether a row is written: significant, explained by a shift that is
- * listed (its halves and its shift row), or all rows. */
+/* Whether a row reaches the percent limit on a side (a shift row: whether
+ * its shift has such a row). */
+bool pdo_row_kept(const pdo_diff *v, const pd_diff_row *r);
+
+/* Whether an explained shift is listed: one of its rows is kept, and all
+ * rows are shown, its net change is significant, or a row it explains
+ * changed significantly on its own (a rename's -X and +X rows). */
+bool pdo_rel_listed(const pdo_diff *v, const pd_diff_relation *rel);
+
+/* Whether a row is written: kept, and significant, explained by a shift
+ * that is listed (its halves and its shift row), or all rows shown. */
 static inline bool pdo_row_shown(const pdo_diff *v, const pd_diff_row *r)
 {
-	return v->all || r->significant || (r->relation && pdo_rel_listed(v, r->relation));
+	return pdo_row_kept(v, r) &&
+	       (v->all || r->significant || (r->relation && pdo_rel_listed(v, r->relation)));
 }
 
 #endif

@@ -14,6 +14,7 @@
 /* How far each version of pd_report_write_options went. */
 static const size_t report_sizes[] = {
 	0, PD_OPTIONS_END(pd_report_write_options, profile_options),
+	PD_OPTIONS_END(pd_report_write_options, color),
 };
 
 void pd_report_write_options_init(pd_report_write_options *o)

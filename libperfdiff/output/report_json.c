@@ -327,6 +327,11 @@ static int put_event(const pdo_report *r, size_t ev)
 	key_u64(w, "unresolved_period", pd_profile_unresolved(r->p, ev, SIZE_MAX));
 	key_runs(w, "unresolved_period_runs", runs, ev_unresolved, &ref);
 	key_u64(w, "nodes", pd_profile_node_count(r->p, ev));
+	uint64_t fewest = UINT64_MAX;
+	for (size_t run = 0; run < runs; run++)
+		if (pd_profile_samples(r->p, ev, run) < fewest)
+			fewest = pd_profile_samples(r->p, ev, run);
+	key_bool(w, "too_few_samples", runs && fewest < PDO_FEW_SAMPLES);
 	pdo_json_newline(w);
 	int rc = put_entries(r, ev);
 	if (rc == 0) {
@@ -335,6 +340,21 @@ static int put_event(const pdo_report *r, size_t ev)
 	}
 	pdo_json_close(w, '}');
 	return rc;
+}
+
+/* The filter values that matched no sample (facts.c). */
+static void put_unmatched(const pdo_report *r)
+{
+	const char **v;
+	size_t n = pdo_unmatched_filters(r->p, &v);
+	pdo_json_key(r->w, "unmatched_filters");
+	pdo_json_open(r->w, '[');
+	for (size_t i = 0; i < n; i++) {
+		pdo_json_item(r->w);
+		pdo_json_str(r->w, v[i]);
+	}
+	pdo_json_close(r->w, ']');
+	free(v);
 }
 
 static void put_runs(const pdo_report *r)
@@ -346,6 +366,8 @@ static void put_runs(const pdo_report *r)
 		pdo_json_open(r->w, '{');
 		key_str(r->w, "path", pd_profile_run_path(r->p, i));
 		key_u64(r->w, "lost", pd_profile_lost(r->p, i));
+		key_u64(r->w, "samples_read", pd_profile_run_samples_read(r->p, i));
+		key_bool(r->w, "truncated", pd_profile_run_truncated(r->p, i));
 		pdo_json_close(r->w, '}');
 	}
 	pdo_json_close(r->w, ']');
@@ -367,6 +389,7 @@ int pdo_report_json(const pdo_report *r)
 	put_settings(r);
 	pdo_json_newline(w);
 	put_runs(r);
+	put_unmatched(r);
 	pdo_json_newline(w);
 	pdo_json_key(w, "events");
 	pdo_json_open(w, '[');

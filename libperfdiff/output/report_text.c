@@ -191,6 +191,32 @@ out:
 	return rc;
 }
 
+/* What the runs' numbers rest on, where it changes what they mean: an
+ * input cut short, samples lost above 5 %, filter values that matched
+ * nothing (facts.c). */
+static void put_run_facts(pd_writer *w, const pd_profile *p, size_t r)
+{
+	if (pd_profile_run_truncated(p, r))
+		pdo_puts(w, "#     truncated: records after the cut are missing\n");
+	uint64_t lost = pd_profile_lost(p, r), read = pd_profile_run_samples_read(p, r);
+	if (lost && (double)lost > 0.05 * (double)(lost + read))
+		pdo_printf(w, "#     %.1f %% of the samples were lost while recording\n",
+			   100.0 * (double)lost / (double)(lost + read));
+}
+
+static void put_unmatched(pd_writer *w, const pd_profile *p)
+{
+	const char **v;
+	size_t n = pdo_unmatched_filters(p, &v);
+	for (size_t i = 0; i < n; i++) {
+		pdo_puts(w, i ? ", " : "# filters that matched nothing: ");
+		pdo_put_escaped(w, v[i]);
+	}
+	if (n)
+		pdo_putc(w, '\n');
+	free(v);
+}
+
 static void put_header(pd_writer *w, const pd_profile *p, const pdo_report *r)
 {
 	size_t runs = pd_profile_run_count(p);
@@ -203,7 +229,9 @@ static void put_header(pd_writer *w, const pd_profile *p, const pdo_report *r)
 		pdo_put_escaped(w, pd_profile_run_path(p, r));
 		snprintf(tmp, sizeof tmp, " (lost samples: %" PRIu64 ")\n", pd_profile_lost(p, r));
 		pdo_puts(w, tmp);
+		put_run_facts(w, p, r);
 	}
+	put_unmatched(w, p);
 	unsigned flags = r->popts->flags, sflags = r->popts->session->flags;
 	snprintf(tmp, sizeof tmp, "# symbols: %s, %s, %s%s\n",
 		 flags & PD_PROFILE_KEEP_SUFFIXES ? "clone suffixes kept"
@@ -235,6 +263,13 @@ static void put_event_header(pd_writer *w, const pd_profile *p, size_t ev, const
 		pdo_put_pct(w, unres, denom, 0);
 		pdo_puts(w, hidden ? "% of the period, left out (-U)\n" : "% of the period\n");
 	}
+	uint64_t fewest = UINT64_MAX;
+	for (size_t run = 0; run < pd_profile_run_count(p); run++)
+		if (pd_profile_samples(p, ev, run) < fewest)
+			fewest = pd_profile_samples(p, ev, run);
+	if (fewest < PDO_FEW_SAMPLES)
+		pdo_printf(w, "# Too few samples: %" PRIu64 " in a run, fewer than %d: "
+			   "shares are coarse\n", fewest, PDO_FEW_SAMPLES);
 	if (o->chains)
 		pdo_puts(w, o->order == PD_CHAIN_CALLER ? "# Chains: caller order (what each symbol calls)\n"
 						       : "# Chains: callee order (who calls each symbol)\n");
@@ -278,14 +313,30 @@ static row_sort *select_rows(const pdo_report *r, const pd_flat_entry *fl, size_
 	return rows;
 }
 
-static void put_row(pd_writer *w, const pd_flat_entry *e, uint64_t total, size_t width)
+/* perf's colours of a percentage (percent_color_snprintf): red from 5 %,
+ * green from 0.5 %; the column as perf prints it, its colour around it. */
+static void put_pct_colored(pd_writer *w, uint64_t v, uint64_t total, unsigned width,
+			    bool color)
+{
+	uint64_t h = pdo_hundredths(v, total);
+	const char *c = !color ? NULL : h >= 500 ? "\033[31m" : h >= 50 ? "\033[32m" : NULL;
+	if (c)
+		pdo_puts(w, c);
+	pdo_put_pct(w, v, total, width);
+	pdo_putc(w, '%');
+	if (c)
+		pdo_puts(w, "\033[m");
+}
+
+static void put_row(pd_writer *w, const pd_flat_entry *e, uint64_t total, size_t width,
+		    bool color)
 {
 	if (!pdo_reserve(w, 64))
 		return;
-	pdo_put_pct(w, e->children, total, 9);
-	pdo_puts(w, "% ");
-	pdo_put_pct(w, e->self, total, 8);
-	pdo_puts(w, "%  ");
+	put_pct_colored(w, e->children, total, 9, color);
+	pdo_putc(w, ' ');
+	put_pct_colored(w, e->self, total, 8, color);
+	pdo_puts(w, "  ");
 	const char *dso = pdo_short_dso(e->dso);
 	pdo_put_escaped(w, dso);
 	for (size_t k = strlen(dso); k < width; k++)
@@ -326,7 +377,7 @@ static int put_rows(const pdo_report *r, size_t ev, const row_sort *rows, size_t
 	size_t ci = 0;
 	for (size_t k = 0; k < nrows && rc == 0 && !w->failed; k++) {
 		const pd_flat_entry *e = rows[k].e;
-		put_row(w, e, total, width);
+		put_row(w, e, total, width, r->o.color);
 		if (r->o.chains && e->children >= chain_min) {
 			pd_chain_tree *t;
 			if ((rc = report_ahead_take(ahead, ci++, &t, r->err)) < 0)

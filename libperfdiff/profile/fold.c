@@ -565,16 +565,19 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 
 	const pd_reader *r = pd_session_reader(s);
 	const pd_reader_stats *rst = pd_reader_stats_get(r);
-	p->run_lost[st.run] = rst->lost + rst->lost_samples;
+	/* perf since 6.0 writes each loss twice, as the kernel's LOST records
+	 * and as a LOST_SAMPLES record of the event's lost count */
+	p->run_lost[st.run] = rst->lost > rst->lost_samples ? rst->lost : rst->lost_samples;
+	p->run_read[st.run] = rst->by_type[PD_RECORD_SAMPLE];
 	const pd_header_info *hi = pd_reader_header(r);
 	if (hi && hi->has_sample_time && hi->sample_time_last > hi->sample_time_first)
 		p->run_span[st.run] = hi->sample_time_last - hi->sample_time_first;
 	else if (have_times)
 		p->run_span[st.run] = t_last - t_first;
 	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
-		pd_profile_warn(p, path, pd_reader_warning(r, i));
+		pd_profile_warn(p, path, pd_reader_warning_kind(r, i), pd_reader_warning(r, i));
 	for (size_t i = 0; i < pd_session_warning_count(s); i++)
-		pd_profile_warn(p, path, pd_session_warning(s, i));
+		pd_profile_warn(p, path, pd_session_warning_kind(s, i), pd_session_warning(s, i));
 	/* per event index of this run: before new events are reordered */
 	int brc = pd_blockrun_finish(&st.blocks, p, st.run);
 	if (brc == 0)

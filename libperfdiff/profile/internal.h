@@ -412,11 +412,14 @@ struct pd_profile {
 	size_t nruns, cap_runs;
 	char **run_paths;
 	uint64_t *run_lost;
+	uint64_t *run_read;           /* SAMPLE records read, before filters */
+	bool *run_data_lost;          /* the reader warned of missing records */
 	uint64_t *run_span;           /* SAMPLE_TIME last - first, ns; 0 unknown */
 	uint64_t *run_block_width;    /* ns; 0: no sample had a time */
 	uint32_t *run_blocks;         /* blocks used (at least 1) */
 	struct pd_facts *facts;       /* symbol facts (facts.c) */
 	char **warnings;
+	pd_warning_kind *warning_kinds;
 	size_t nwarnings, cap_warnings;
 	/* its worker threads: the producer, the release thread, and its
 	 * sessions' (session options' `threads`) */
@@ -444,7 +447,10 @@ size_t pd_facts_loaded(const pd_profile *p);
 /* Grow per-run arrays of every event for run `run`. */
 int pd_profile_begin_run(pd_profile *p, const char *path);
 /* Add a warning "path: msg" (msg already naming the file is kept as is). */
-void pd_profile_warn(pd_profile *p, const char *path, const char *msg);
+/* Keep warning `msg` of kind `kind` about the run being read from `path`
+ * (prefixed with the path unless it names it); a warning of data lost
+ * marks the run (pd_profile_run_truncated()). */
+void pd_profile_warn(pd_profile *p, const char *path, pd_warning_kind kind, const char *msg);
 /* Events: a new event for `attr`, or the existing one it matches that this
  * run has not claimed yet (`claimed` has one flag per event). */
 int pd_events_match(pd_profile *p, const pd_attr *attr, const bool *claimed,

@@ -123,6 +123,8 @@ void pd_profile_free(pd_profile *p)
 		free(p->run_paths[i]);
 	free(p->run_paths);
 	free(p->run_lost);
+	free(p->run_read);
+	free(p->run_data_lost);
 	free(p->run_span);
 	free(p->run_block_width);
 	free(p->run_blocks);
@@ -130,6 +132,7 @@ void pd_profile_free(pd_profile *p)
 	for (size_t i = 0; i < p->nwarnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
+	free(p->warning_kinds);
 	pd_filters_free(&p->filters);
 	free(p->filter_hits);
 	pd_frametab_free(&p->frames);
@@ -171,6 +174,14 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 		if (!lost)
 			return PD_ENOMEM;
 		p->run_lost = lost;
+		uint64_t *nread = realloc(p->run_read, cap * sizeof *nread);
+		if (!nread)
+			return PD_ENOMEM;
+		p->run_read = nread;
+		bool *dl = realloc(p->run_data_lost, cap * sizeof *dl);
+		if (!dl)
+			return PD_ENOMEM;
+		p->run_data_lost = dl;
 		uint64_t *span = realloc(p->run_span, cap * sizeof *span);
 		if (!span)
 			return PD_ENOMEM;
@@ -201,6 +212,8 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 	}
 	p->run_paths[p->nruns] = copy;
 	p->run_lost[p->nruns] = 0;
+	p->run_read[p->nruns] = 0;
+	p->run_data_lost[p->nruns] = false;
 	p->run_span[p->nruns] = 0;
 	p->run_block_width[p->nruns] = 0;
 	p->run_blocks[p->nruns] = 1;
@@ -209,25 +222,41 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 	return 0;
 }
 
-void pd_profile_warn(pd_profile *p, const char *path, const char *msg)
+/* Room for one more warning and its kind; false when memory ran out. */
+static bool warning_room(pd_profile *p)
+{
+	if (p->nwarnings < p->cap_warnings)
+		return true;
+	size_t cap = p->cap_warnings ? p->cap_warnings * 2 : 16;
+	char **w = realloc(p->warnings, cap * sizeof *w);
+	if (w)
+		p->warnings = w;
+	pd_warning_kind *k = realloc(p->warning_kinds, cap * sizeof *k);
+	if (k)
+		p->warning_kinds = k;
+	if (!w || !k)
+		return false;
+	p->cap_warnings = cap;
+	return true;
+}
+
+void pd_profile_warn(pd_profile *p, const char *path, pd_warning_kind kind, const char *msg)
 {
 	if (!msg)
 		return;
-	if (p->nwarnings == p->cap_warnings) {
-		size_t cap = p->cap_warnings ? p->cap_warnings * 2 : 16;
-		char **w = realloc(p->warnings, cap * sizeof *w);
-		if (!w)
-			return; /* a warning is not worth failing the read for */
-		p->warnings = w;
-		p->cap_warnings = cap;
-	}
+	if (kind == PD_WARN_DATA_LOST && p->nruns)
+		p->run_data_lost[p->nruns - 1] = true;
+	if (!warning_room(p))
+		return; /* a warning is not worth failing the read for */
 	char *text;
 	if (strstr(msg, path))
 		text = strdup(msg);
 	else if (asprintf(&text, "%s: %s", path, msg) < 0)
 		text = NULL;
-	if (text)
-		p->warnings[p->nwarnings++] = text;
+	if (!text)
+		return;
+	p->warning_kinds[p->nwarnings] = kind;
+	p->warnings[p->nwarnings++] = text;
 }
 
 size_t pd_profile_run_count(const pd_profile *p)
@@ -250,6 +279,23 @@ uint64_t pd_profile_lost(const pd_profile *p, size_t run)
 	for (size_t r = 0; r < p->nruns; r++)
 		sum += p->run_lost[r];
 	return sum;
+}
+
+uint64_t pd_profile_run_samples_read(const pd_profile *p, size_t run)
+{
+	if (!p)
+		return 0;
+	if (run != SIZE_MAX)
+		return run < p->nruns ? p->run_read[run] : 0;
+	uint64_t sum = 0;
+	for (size_t r = 0; r < p->nruns; r++)
+		sum += p->run_read[r];
+	return sum;
+}
+
+bool pd_profile_run_truncated(const pd_profile *p, size_t run)
+{
+	return p && run < p->nruns && p->run_data_lost[run];
 }
 
 uint64_t pd_profile_run_span(const pd_profile *p, size_t run)
@@ -340,4 +386,9 @@ pd_threads *pd_profile_threads(const pd_profile *p)
 {
 	/* the budget changes under a const profile: its slots are atomic */
 	return (pd_threads *)&p->threads;
+}
+
+pd_warning_kind pd_profile_warning_kind(const pd_profile *p, size_t i)
+{
+	return p && i < p->nwarnings ? p->warning_kinds[i] : PD_WARN_OTHER;
 }

@@ -206,7 +206,7 @@ static void read_features(pd_reader *r, pd_stream *st, uint64_t index_off)
 		if (!(bits[feat / 64] & (1ull << (feat % 64))))
 			continue;
 		if (at > size || size - at < 16) {
-			pd_reader_warn(r, st->path, at,
+			pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, at,
 				       "feature index cut off at feature %u; remaining features skipped",
 				       feat);
 			return;
@@ -216,14 +216,14 @@ static void read_features(pd_reader *r, pd_stream *st, uint64_t index_off)
 		at += 16;
 		const char *name = pd_feature_name(feat);
 		if (off > size || len > size - off) {
-			pd_reader_warn(r, st->path, at - 16,
+			pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, at - 16,
 				       "feature %s: section [%llu, +%llu) lies outside the file; skipped",
 				       name ? name : "?", (unsigned long long)off,
 				       (unsigned long long)len);
 			continue;
 		}
 		if (len > r->opts.max_feature_bytes) {
-			pd_reader_warn(r, st->path, off,
+			pd_reader_warn(r, PD_WARN_METADATA, st->path, off,
 				       "feature %s: %llu bytes exceed the cap of %llu "
 				       "(pd_reader_options.max_feature_bytes); skipped",
 				       name ? name : "?", (unsigned long long)len,
@@ -236,11 +236,11 @@ static void read_features(pd_reader *r, pd_stream *st, uint64_t index_off)
 		int rc = pd_feature_parse(&r->meta, feat, st->src.map + off, (size_t)len,
 					  r->swap, &r->opts, why);
 		if (rc == PD_ENOMEM) {
-			pd_reader_warn(r, st->path, off, "feature %s: out of memory", name);
+			pd_reader_warn(r, PD_WARN_METADATA, st->path, off, "feature %s: out of memory", name);
 			return;
 		}
 		if (rc < 0)
-			pd_reader_warn(r, st->path, off, "feature %s: %s; skipped",
+			pd_reader_warn(r, PD_WARN_METADATA, st->path, off, "feature %s: %s; skipped",
 				       name ? name : "?", why);
 	}
 }
@@ -340,13 +340,13 @@ static int open_file_mode(pd_reader *r, pd_stream *st, uint64_t hsize, bool v1,
 		st->end = fsize;
 		st->end_is_eof = true;
 		if (fsize > data_off)
-			pd_reader_warn(r, path, 48,
+			pd_reader_warn(r, PD_WARN_DATA_LOST, path, 48,
 				       "data size is 0: perf record was not terminated properly; "
 				       "reading records up to the end of the file, features not read");
 	} else if (data_len > fsize - data_off) {
 		st->end = fsize;
 		st->end_is_eof = true;
-		pd_reader_warn(r, path, fsize,
+		pd_reader_warn(r, PD_WARN_DATA_LOST, path, fsize,
 			       "file is truncated: the data section should end at %llu; "
 			       "records up to the cut are read, features not read",
 			       (unsigned long long)(data_off + data_len));

@@ -17,28 +17,45 @@ void pd_reader_options_init(pd_reader_options *opts)
 	*opts = d;
 }
 
-void pd_reader_warn(pd_reader *r, const char *file, uint64_t offset, const char *fmt, ...)
+/* Room for one more warning and its kind; false when memory ran out. */
+static bool warning_room(pd_reader *r)
 {
-	if (r->nwarnings >= PD_MAX_WARNINGS) {
+	if (r->nwarnings < r->cap_warnings)
+		return true;
+	size_t cap = r->cap_warnings ? r->cap_warnings * 2 : 8;
+	char **w = realloc(r->warnings, cap * sizeof *w);
+	if (w)
+		r->warnings = w;
+	pd_warning_kind *k = realloc(r->warning_kinds, cap * sizeof *k);
+	if (k)
+		r->warning_kinds = k;
+	if (!w || !k)
+		return false;
+	r->cap_warnings = cap;
+	return true;
+}
+
+void pd_reader_warn(pd_reader *r, pd_warning_kind kind, const char *file, uint64_t offset,
+		    const char *fmt, ...)
+{
+	/* a lost tail ends the stream, so there are few of them: never
+	 * dropped, since they decide whether the input was read in full */
+	if (r->nwarnings >= PD_MAX_WARNINGS && kind != PD_WARN_DATA_LOST) {
 		r->warnings_dropped++;
 		return;
 	}
-	if (r->nwarnings == r->cap_warnings) {
-		size_t cap = r->cap_warnings ? r->cap_warnings * 2 : 8;
-		char **w = realloc(r->warnings, cap * sizeof *w);
-		if (!w)
-			return;
-		r->warnings = w;
-		r->cap_warnings = cap;
-	}
+	if (!warning_room(r))
+		return;
 	pd_error e;
 	va_list ap;
 	va_start(ap, fmt);
 	pd_error_vset(&e, 0, file, offset, fmt, ap);
 	va_end(ap);
 	char *m = strdup(e.message);
-	if (m)
-		r->warnings[r->nwarnings++] = m;
+	if (!m)
+		return;
+	r->warning_kinds[r->nwarnings] = kind;
+	r->warnings[r->nwarnings++] = m;
 }
 
 int pd_reader_fail(pd_reader *r, int code, const char *file, uint64_t offset,
@@ -147,6 +164,7 @@ void pd_reader_free(pd_reader *r)
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
+	free(r->warning_kinds);
 	pd_meta_free(&r->meta);
 	free(r->path);
 	free(r);
@@ -441,6 +459,11 @@ size_t pd_reader_warning_count(const pd_reader *r)
 const char *pd_reader_warning(const pd_reader *r, size_t i)
 {
 	return i < r->nwarnings ? r->warnings[i] : NULL;
+}
+
+pd_warning_kind pd_reader_warning_kind(const pd_reader *r, size_t i)
+{
+	return i < r->nwarnings ? r->warning_kinds[i] : PD_WARN_OTHER;
 }
 
 const char *pd_reader_path(const pd_reader *r)

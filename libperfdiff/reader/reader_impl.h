@@ -65,6 +65,7 @@ struct pd_reader {
 
 	pd_reader_stats stats;
 	char **warnings;
+	pd_warning_kind *warning_kinds;  /* of each warning */
 	size_t nwarnings, cap_warnings;
 	uint64_t warnings_dropped;
 };
@@ -72,8 +73,11 @@ struct pd_reader {
 /* Warnings are capped so a hostile file cannot make us store millions. */
 #define PD_MAX_WARNINGS 100
 
-void pd_reader_warn(pd_reader *r, const char *file, uint64_t offset,
-		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A warning of `kind` about `file` at `offset`.  PD_WARN_DATA_LOST for an
+ * input that is incomplete (a cut, a garbage tail), PD_WARN_METADATA for a
+ * header section skipped that is there. */
+void pd_reader_warn(pd_reader *r, pd_warning_kind kind, const char *file, uint64_t offset,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Stop reading: remember the error; queued records are still delivered. */
 int pd_reader_fail(pd_reader *r, int code, const char *file, uint64_t offset,

@@ -46,7 +46,7 @@ static void stream_finish(pd_reader *r, pd_stream *st)
 {
 	size_t left = st->zbuf.len - st->zpos;
 	if (left)
-		pd_reader_warn(r, st->path, st->zoffset,
+		pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->zoffset,
 			       "compressed data ends with %zu bytes of an incomplete record",
 			       left);
 	st->done = true;
@@ -135,7 +135,7 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 				return pd_reader_fail(r, PD_EIO, st->path, st->pos,
 						      "read failed: %s", strerror(st->src.read_errno));
 			if (avail > 0)
-				pd_reader_warn(r, st->path, st->pos,
+				pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->pos,
 					       "input ends with %zu bytes of a record header", avail);
 			stream_finish(r, st);
 			continue;
@@ -146,7 +146,7 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 		uint64_t len = size; /* bytes the record occupies */
 		if (size < 8) {
 			if (st->end_is_eof && !known_type(type)) {
-				pd_reader_warn(r, st->path, st->pos,
+				pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->pos,
 					       "%llu bytes of trailing garbage after the last record",
 					       (unsigned long long)room);
 				stream_finish(r, st);
@@ -160,7 +160,7 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 			/* perf 6.16 stores the size in a u16 that wraps for big
 			 * records; data_size is the truth then, without padding */
 			if (avail < 16) {
-				pd_reader_warn(r, st->path, st->pos, "truncated COMPRESSED2 record");
+				pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->pos, "truncated COMPRESSED2 record");
 				stream_finish(r, st);
 				continue;
 			}
@@ -187,11 +187,11 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 						      (unsigned long long)len, type,
 						      (unsigned long long)st->end);
 			if (known_type(type))
-				pd_reader_warn(r, st->path, st->pos,
+				pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->pos,
 					       "input is truncated inside a %s record of %llu bytes",
 					       pd_record_type_name(type), (unsigned long long)len);
 			else
-				pd_reader_warn(r, st->path, st->pos,
+				pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->pos,
 					       "%llu bytes of trailing garbage after the last record",
 					       (unsigned long long)room);
 			stream_finish(r, st);
@@ -202,7 +202,7 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 			if (st->src.read_errno)
 				return pd_reader_fail(r, PD_EIO, st->path, st->pos,
 						      "read failed: %s", strerror(st->src.read_errno));
-			pd_reader_warn(r, st->path, st->pos,
+			pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->pos,
 				       "input is truncated inside a %s record of %llu bytes",
 				       pd_record_type_name(type) ? pd_record_type_name(type) : "?",
 				       (unsigned long long)len);
@@ -235,7 +235,7 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 		st->pos += len;
 		if (extra) {
 			if (extra > st->end - st->pos) {
-				pd_reader_warn(r, st->path, offset,
+				pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, offset,
 					       "input is truncated inside the %llu-byte payload of a %s record",
 					       (unsigned long long)extra, pd_record_type_name(type));
 				st->pos = st->end;

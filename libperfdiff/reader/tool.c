@@ -105,7 +105,7 @@ static int header_feature(pd_reader *r, pd_raw *raw, const char *path)
 		return pd_reader_fail(r, rc, path, raw->offset, "out of memory");
 	if (rc < 0) {
 		const char *name = pd_feature_name((unsigned)feat);
-		pd_reader_warn(r, path, raw->offset, "feature %s: %s; skipped",
+		pd_reader_warn(r, PD_WARN_METADATA, path, raw->offset, "feature %s: %s; skipped",
 			       name ? name : "?", why);
 		return 0;
 	}
@@ -127,7 +127,7 @@ int pd_tool_record(pd_reader *r, pd_raw *raw, const char *path)
 		if (rc == PD_ENOMEM)
 			return pd_reader_fail(r, rc, path, raw->offset, "out of memory");
 		if (rc < 0)
-			pd_reader_warn(r, path, raw->offset, "HEADER_BUILD_ID: %s; skipped", why);
+			pd_reader_warn(r, PD_WARN_METADATA, path, raw->offset, "HEADER_BUILD_ID: %s; skipped", why);
 		return 0;
 	}
 	case PD_RECORD_FINISHED_ROUND:

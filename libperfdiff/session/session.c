@@ -296,6 +296,11 @@ const char *pd_session_warning(const pd_session *s, size_t i)
 	return pd_symbolizer_warning(s->symz, i);
 }
 
+pd_warning_kind pd_session_warning_kind(const pd_session *s, size_t i)
+{
+	return pd_symbolizer_warning_kind(s->symz, i);
+}
+
 size_t pd_session_unresolved(const pd_session *s, const pd_unresolved_count **out)
 {
 	*out = s->unresolved;

@@ -277,6 +277,7 @@ struct pd_symbolizer {
 	pd_symhash bresults;       /* (BPF program, address) → pd_symres */
 
 	char **warnings;
+	pd_warning_kind *warning_kinds;  /* of each warning */
 	size_t nwarnings, capwarnings;
 	struct pd_prefetch *prefetch;  /* NULL: none running (prefetch.c) */
 };
@@ -388,8 +389,9 @@ pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const 
 void pd_dwfl_open_detached(pd_symbolizer *z, pd_dsostate *shadow, const char *elf_path,
 			   bool dwarf, Dwfl **dwfl, Dwfl_Module **mod);
 
-void pd_symbolizer_warn(pd_symbolizer *z, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* A warning of `kind` (common.h): what it means for the frames. */
+void pd_symbolizer_warn(pd_symbolizer *z, pd_warning_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Display name for `raw`: demangled when configured and possible. */
 const char *pd_symbolizer_display(pd_symbolizer *z, const char *raw);
 /* A result with `nframes` zeroed frames, or NULL on allocation failure. */

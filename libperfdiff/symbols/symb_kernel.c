@@ -114,13 +114,13 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 		size_t n = pd_running_kernel_build_id(run, sizeof run);
 		pd_hex(hex, k->build_id, k->build_id_size);
 		pd_hex(rhex, run, n);
-		pd_symbolizer_warn(z,
+		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND,
 			"[kernel.kallsyms]: no kallsyms for build-id %s (not in the build-id cache; running kernel %s); kernel frames stay [unknown]",
 			hex, n ? rhex : "unknown");
 		return;
 	}
 	if (choice == PD_KALLSYMS_UNVERIFIED)
-		pd_symbolizer_warn(z, "[kernel.kallsyms]: no kernel build-id in the recording; using /proc/kallsyms unverified");
+		pd_symbolizer_warn(z, PD_WARN_UNVERIFIED, "[kernel.kallsyms]: no kernel build-id in the recording; using /proc/kallsyms unverified");
 	char why[256] = "";
 	pd_kallsyms *ks = NULL;
 	const pd_kallsyms *shared = NULL;
@@ -130,18 +130,18 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 		shared = pd_symcache_kallsyms(z->cfg.cache, path, kflags, why, sizeof why,
 					      pd_prefetch_help, z);
 		if (!shared) {
-			pd_symbolizer_warn(z, "%s: %s; kernel frames stay [unknown]", path, why);
+			pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; kernel frames stay [unknown]", path, why);
 			return;
 		}
 	} else if (!pd_prefetch_take_kallsyms(z, path, &ks) &&
 		   pd_kallsyms_load_flags(&ks, path, kflags, why, sizeof why) < 0) {
-		pd_symbolizer_warn(z, "%s: %s; kernel frames stay [unknown]", path,
+		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; kernel frames stay [unknown]", path,
 				   why[0] ? why : "cannot be read");
 		return;
 	}
 	const pd_kallsyms *table = shared ? shared : ks;
 	if (pd_kallsyms_all_zero(table)) {
-		pd_symbolizer_warn(z, "%s: every address is 0 (kptr_restrict); kernel frames stay [unknown]",
+		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: every address is 0 (kptr_restrict); kernel frames stay [unknown]",
 				   path);
 		pd_kallsyms_free(ks);
 		return;
@@ -164,7 +164,7 @@ static void load_vmlinux(pd_symbolizer *z, pd_kstate *k)
 	bool have_text = false;
 	uint64_t text = 0;
 	if (pd_vmlinux_load(path, &vm, &have_text, &text, bid, &nbid, why, sizeof why) < 0) {
-		pd_symbolizer_warn(z, "%s: %s; kernel names come from kallsyms", path,
+		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; kernel names come from kallsyms", path,
 				   why[0] ? why : "cannot be read");
 		return;
 	}
@@ -173,16 +173,16 @@ static void load_vmlinux(pd_symbolizer *z, pd_kstate *k)
 		char want[2 * PD_BUILD_ID_MAX + 1], got[2 * PD_BUILD_ID_MAX + 1];
 		pd_hex(want, k->build_id, k->build_id_size);
 		pd_hex(got, bid, nbid);
-		pd_symbolizer_warn(z, "%s: build-id %s is not the recorded kernel's %s; kernel names come from kallsyms",
+		pd_symbolizer_warn(z, PD_WARN_MISMATCH, "%s: build-id %s is not the recorded kernel's %s; kernel names come from kallsyms",
 				   path, nbid ? got : "(none)", want);
 		pd_kallsyms_free(vm);
 		return;
 	}
 	if (!k->build_id_size)
-		pd_symbolizer_warn(z, "%s: no kernel build-id in the recording; vmlinux used unverified",
+		pd_symbolizer_warn(z, PD_WARN_UNVERIFIED, "%s: no kernel build-id in the recording; vmlinux used unverified",
 				   path);
 	if (!have_text)
-		pd_symbolizer_warn(z, "%s: no _text or _stext symbol; kernel addresses not relocated",
+		pd_symbolizer_warn(z, PD_WARN_OTHER, "%s: no _text or _stext symbol; kernel addresses not relocated",
 				   path);
 	k->vm = vm;
 	k->vm_have_text = have_text;
@@ -301,7 +301,7 @@ const pd_symres *pd_symbolizer_jit(pd_symbolizer *z, uint32_t pid, uint64_t addr
 		char why[256] = "";
 		if (pd_jitmap_load(&j->map, path, why, sizeof why) < 0) {
 			j->map = NULL;
-			pd_symbolizer_warn(z, "%s: %s; JIT frames stay [unknown]", path,
+			pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; JIT frames stay [unknown]", path,
 					   why[0] ? why : "cannot be read");
 		}
 	}

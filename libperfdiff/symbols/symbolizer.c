@@ -63,24 +63,38 @@ static const pd_symres no_result = { .nframes = 1, .frames = &no_frame };
 
 /* ---- warnings ---- */
 
-void pd_symbolizer_warn(pd_symbolizer *z, const char *fmt, ...)
+/* Room for one more warning and its kind; false when memory ran out. */
+static bool warning_room(pd_symbolizer *z)
+{
+	if (z->nwarnings < z->capwarnings)
+		return true;
+	size_t ncap = z->capwarnings ? z->capwarnings * 2 : 16;
+	char **nw = realloc(z->warnings, ncap * sizeof *nw);
+	if (nw)
+		z->warnings = nw;
+	pd_warning_kind *nk = realloc(z->warning_kinds, ncap * sizeof *nk);
+	if (nk)
+		z->warning_kinds = nk;
+	if (!nw || !nk)
+		return false;
+	z->capwarnings = ncap;
+	return true;
+}
+
+void pd_symbolizer_warn(pd_symbolizer *z, pd_warning_kind kind, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	if (z->nwarnings == z->capwarnings) {
-		size_t ncap = z->capwarnings ? z->capwarnings * 2 : 16;
-		char **nw = realloc(z->warnings, ncap * sizeof *nw);
-		if (!nw)
-			return;
-		z->warnings = nw;
-		z->capwarnings = ncap;
-	}
+	if (!warning_room(z))
+		return;
 	char *s = pd_arena_strndup(&z->arena, buf, sizeof buf);
-	if (s)
-		z->warnings[z->nwarnings++] = s;
+	if (!s)
+		return;
+	z->warning_kinds[z->nwarnings] = kind;
+	z->warnings[z->nwarnings++] = s;
 }
 
 size_t pd_symbolizer_warning_count(const pd_symbolizer *z)
@@ -91,6 +105,11 @@ size_t pd_symbolizer_warning_count(const pd_symbolizer *z)
 const char *pd_symbolizer_warning(const pd_symbolizer *z, size_t i)
 {
 	return z && i < z->nwarnings ? z->warnings[i] : NULL;
+}
+
+pd_warning_kind pd_symbolizer_warning_kind(const pd_symbolizer *z, size_t i)
+{
+	return z && i < z->nwarnings ? z->warning_kinds[i] : PD_WARN_OTHER;
 }
 
 /* ---- results ---- */
@@ -320,6 +339,7 @@ void pd_symbolizer_free(pd_symbolizer *z)
 	pd_symhash_free(&z->demangled);
 	pd_strpool_free(&z->strings);
 	free(z->warnings);
+	free(z->warning_kinds);
 	pd_arena_free(&z->arena);
 	free(z);
 }
@@ -525,7 +545,7 @@ static bool open_dwfl(pd_symbolizer *z, pd_dsostate *st, int fd)
 	if (!st->o.mod && fd >= 0)
 		close(fd);
 	if (dwfl_report_end(st->o.dwfl, NULL, NULL) != 0 || !st->o.mod) {
-		pd_symbolizer_warn(z, "%s: cannot read %s (%s); frames stay [unknown]", st->name, file,
+		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: cannot read %s (%s); frames stay [unknown]", st->name, file,
 				   dwfl_errmsg(-1));
 		close_dwfl(z, st);
 		return false;
@@ -691,7 +711,7 @@ static bool load_shared(pd_symbolizer *z, pd_dsostate *st)
 	if (!e)
 		return false;
 	if (e->failed) {
-		pd_symbolizer_warn(z, "%s: %s; frames stay [unknown]", st->name, e->why);
+		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; frames stay [unknown]", st->name, e->why);
 		return true;
 	}
 	/* the cache's files, table and DWARF index, never closed or freed
@@ -720,7 +740,8 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 				    &f, warn, sizeof warn) < 0)
 		return;
 	if (warn[0])
-		pd_symbolizer_warn(z, "%s", warn);
+		pd_symbolizer_warn(z, f.unverified ? PD_WARN_UNVERIFIED
+				   : f.mismatch ? PD_WARN_MISMATCH : PD_WARN_NOT_FOUND, "%s", warn);
 	if (!f.elf_path && f.vdso_fd < 0)
 		return;
 	st->elf_path = f.elf_path;
@@ -750,7 +771,7 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 	GElf_Addr bias = 0;
 	Elf *elf = dwfl_module_getelf(st->o.mod, &bias);
 	if (!elf || !read_loads(&st->o.loads, &st->o.nloads, elf)) {
-		pd_symbolizer_warn(z, "%s: %s is not a loadable ELF file; frames stay [unknown]",
+		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s is not a loadable ELF file; frames stay [unknown]",
 				   st->name, st->elf_path ? st->elf_path : "[vdso]");
 		close_dwfl(z, st);
 		pd_symtab_free(ready);
@@ -775,7 +796,7 @@ static bool reopen(pd_symbolizer *z, pd_dsostate *st)
 	int n = pd_elf_file_build_id(st->elf_path, id, sizeof id);
 	if (st->build_id_size &&
 	    (n < st->build_id_size || memcmp(id, st->build_id, st->build_id_size) != 0)) {
-		pd_symbolizer_warn(z, "%s: %s changed during the run; no more source lines from it",
+		pd_symbolizer_warn(z, PD_WARN_MISMATCH, "%s: %s changed during the run; no more source lines from it",
 				   st->name, st->elf_path);
 		st->reopen_failed = true;
 		return false;

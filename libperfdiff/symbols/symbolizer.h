@@ -144,5 +144,6 @@ void pd_symbolizer_prefetch(pd_symbolizer *z, const pd_build_id *ids, size_t n);
 
 size_t pd_symbolizer_warning_count(const pd_symbolizer *z);
 const char *pd_symbolizer_warning(const pd_symbolizer *z, size_t i);
+pd_warning_kind pd_symbolizer_warning_kind(const pd_symbolizer *z, size_t i);
 
 #endif

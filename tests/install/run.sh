@@ -6,6 +6,10 @@
 # perfdiff::perfdiff_static) -- and run on a fixture whose per-event
 # sample counts `perf report --stats` gave when it was recorded
 # (tests/data/two.stats).  The shared library must export pd_* only.
+# The command's manual pages render with man (when man is installed and
+# scdoc built them), `perfdiff help diff` shows the installed page, and
+# the bash completion is installed and completes from the installed
+# program.
 #
 #   run.sh BUILD_DIR SOURCE_DIR
 set -eu
@@ -37,6 +41,52 @@ cmake -S "$src/tests/install" -B "$work/cm" -DCMAKE_PREFIX_PATH="$work/prefix" >
 cmake --build "$work/cm" >/dev/null
 
 status=0
+prefix=$work/prefix
+bin=$prefix/bin/perfdiff
+export LD_LIBRARY_PATH="$libdir"
+
+# manual pages: built when scdoc was there, installed to share/man
+if [ -d "$build/man" ]; then
+	for page in man1/perfdiff.1 man1/perfdiff-dump.1 man1/perfdiff-script.1 \
+		    man1/perfdiff-report.1 man1/perfdiff-diff.1 man3/libperfdiff.3; do
+		[ -f "$prefix/share/man/$page" ] || { echo "not installed: share/man/$page" >&2; status=1; }
+	done
+	if command -v man >/dev/null 2>&1; then
+		MANWIDTH=80 man -M "$prefix/share/man" perfdiff-diff >"$work/man.txt" 2>&1 || true
+		grep -q 'perfdiff-diff - compare two profiles' "$work/man.txt" &&
+			grep -q -- '--percent-limit=PCT' "$work/man.txt" ||
+			{ echo "man -M PREFIX/share/man perfdiff-diff:" >&2; cat "$work/man.txt" >&2; status=1; }
+		# the page beside the program, whatever MANPATH says
+		MANPATH=/nonexistent MANWIDTH=80 "$bin" help diff >"$work/help.txt" 2>&1
+		head -1 "$work/help.txt" | grep -q '^perfdiff-diff(1)' ||
+			{ echo "perfdiff help diff is not the page:" >&2; head -3 "$work/help.txt" >&2; status=1; }
+		echo "man pages: installed, rendered, shown by perfdiff help"
+	else
+		echo "man not installed: the pages' rendering is not checked"
+	fi
+else
+	echo "scdoc not found at build time: no manual pages to check"
+fi
+
+# bash completion: installed, and completing from the installed program
+comp=$prefix/share/bash-completion/completions/perfdiff
+if [ ! -f "$comp" ]; then
+	echo "not installed: share/bash-completion/completions/perfdiff" >&2
+	status=1
+elif command -v bash >/dev/null 2>&1; then
+	got=$(PATH="$prefix/bin:$PATH" bash -c '
+		. "$1"
+		complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
+			_perfdiff 2>/dev/null; echo "${COMPREPLY[*]}"; }
+		complete_words perfdiff diff --perc
+		complete_words perfdiff report --format = j
+		complete_words perfdiff rep' sh "$comp")
+	want=$(printf '%s\n' --percent-limit= json report)
+	[ "$got" = "$want" ] ||
+		{ echo "completion: got [$got], want [$want]" >&2; status=1; }
+	echo "bash completion: installed and completing"
+fi
+
 for prog in "$work/pc_shared" "$work/pc_static" "$work/cm/consumer_shared" "$work/cm/consumer_static"; do
 	LD_LIBRARY_PATH="$libdir" "$prog" "$data" >"$work/out"
 	grep -v '^relations ' "$work/out" | sed 's/:[a-zA-Z]*//' | sort >"$work/got"

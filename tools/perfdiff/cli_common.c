@@ -1,7 +1,14 @@
+/*
+ * What every subcommand shares: messages on stderr with the program's
+ * name in front, the spellings of options that take a value, --format,
+ * inputs (-i, ./perf.data) and opening a reader, so that the commands
+ * accept the same forms and say the same things the same way.
+ */
 #include "cli_common.h"
 
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
@@ -91,7 +98,7 @@ int cli_value_opt_last(const cli_value_opt *opts, size_t n, const char *cmd,
 	const char *a = argv[*i];
 	int m = cli_value_opt_match(opts, n, cmd, argc, argv, i, kind, value);
 	if (m == 0) {
-		cli_usage_error(cmd, "unknown option '%s'", a);
+		cli_unknown_option(cmd, a);
 		return -1;
 	}
 	return m;
@@ -147,4 +154,27 @@ int cli_open_reader(const char *path, unsigned flags, pd_reader **out,
 	*out = NULL;
 	memset(err, 0, sizeof *err);
 	return pd_reader_open(out, path, &opts, err);
+}
+
+int cli_input_opt(const char *cmd, int argc, char **argv, int *i, const char **path)
+{
+	const char *name = argv[*i];
+	int m = cli_opt_value(argc, argv, i, "-i", path);
+	if (m == 0)
+		m = cli_opt_value(argc, argv, i, "--input", path);
+	if (m < 0)
+		cli_usage_error(cmd, "option '%s' needs a FILE", name);
+	return m;
+}
+
+int cli_default_input(const char *cmd, const char **path)
+{
+	struct stat sb;
+	if (stat(CLI_DEFAULT_INPUT, &sb) < 0) {
+		cli_usage_error(cmd, "no FILE given, and there is no ./%s to read (give FILE, "
+				"-i FILE, or '-' for standard input)", CLI_DEFAULT_INPUT);
+		return -1;
+	}
+	*path = CLI_DEFAULT_INPUT;
+	return 0;
 }

@@ -62,6 +62,41 @@ int cli_value_opt_match(const cli_value_opt *opts, size_t n, const char *cmd,
 int cli_value_opt_last(const cli_value_opt *opts, size_t n, const char *cmd,
 		       int argc, char **argv, int *i, int *kind, const char **value);
 
+/* ---- cli_options.c: every command's options by name ---- */
+
+/* An option and its value: NULL for a flag, "a|b|c" for one of these
+ * words, "FILE" or "DIR" for a path, else what the value is ("N"). */
+typedef struct cli_optname {
+	const char *name;
+	const char *arg;
+} cli_optname;
+
+typedef struct cli_optgroup {
+	const cli_optname *v;
+	size_t n;
+} cli_optgroup;
+
+/* The option groups of command `cmd` ("dump", ...; NULL or an unknown
+ * name: the top level's -h, -V) in *out; returns their number. */
+size_t cli_command_options(const char *cmd, const cli_optgroup **out);
+
+/* The option of `cmd` named name[0..len), or NULL. */
+const cli_optname *cli_find_option(const char *cmd, const char *name, size_t len);
+
+/* `perfdiff --list-options CMD`: one "NAME<tab>ARG" line per option of
+ * `cmd`, for the shell completion; an exit status. */
+int cli_list_options(const char *cmd, FILE *f);
+
+/* ---- cli_suggest.c: did you mean ---- */
+
+/* The one of `names` nearest to word[0..len) when it is near enough to be
+ * what was meant (or `word` abbreviates it alone), else NULL. */
+const char *cli_closest(const char *word, size_t len, const char *const *names, size_t n);
+
+/* "unknown option 'ARG'" for command `cmd`, with the nearest option of
+ * the command when there is one; returns CLI_EXIT_ERROR. */
+int cli_unknown_option(const char *cmd, const char *arg);
+
 /* A bit per pd_format, for the formats a command takes. */
 #define CLI_FORMAT_BIT(f) (1u << (f))
 
@@ -129,6 +164,22 @@ static inline void cli_json_null(pd_writer *w, const char *k)
 	pd_json_key(w, k);
 	pd_json_null(w);
 }
+
+/* ---- inputs ---- */
+
+/* The input when none is given, as perf has it. */
+#define CLI_DEFAULT_INPUT "perf.data"
+
+/*
+ * -i FILE, --input=FILE (perf's spelling of an input) as argv[*i]: 1 with
+ * *path set and *i past a separate value; 0: not it; -1: the value is
+ * missing, a usage error printed for `cmd`.
+ */
+int cli_input_opt(const char *cmd, int argc, char **argv, int *i, const char **path);
+
+/* No FILE given: ./perf.data, as perf reads it; 0 with *path set, or -1
+ * after a usage error that names it when it is not there. */
+int cli_default_input(const char *cmd, const char **path);
 
 /* "file", "pipe", "directory". */
 const char *cli_mode_name(pd_input_mode m);

@@ -4,9 +4,9 @@
  * into one profile per side, compared by the diff engine and written by
  * the library (pd_diff_write(), or with --format=folded
  * pd_diff_write_folded(), a differential flame graph's input).
- * The exit status is that of diff(1) rather than that of `report`, so that
- * scripts can gate on it: 0 compared (warnings only on stderr), 1 a
- * significant change above --fail-on, 2 trouble.
+ * The exit status is that of diff(1), so that scripts can gate on it: 0
+ * compared, 1 a significant change above --fail-on or an input that lost
+ * data (cut short, samples lost while recording), 2 trouble.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_explain.h"
+#include "cli_help.h"
+#include "cli_io.h"
 #include "cli_profile_opts.h"
 #include "diff_cli.h"
 
@@ -23,151 +26,7 @@
 
 void diff_usage(FILE *f)
 {
-	fputs(
-"Usage: perfdiff diff [OPTIONS] BASE NEW\n"
-"       perfdiff diff [OPTIONS] BASE... -- NEW...\n"
-"       perfdiff [OPTIONS] BASE NEW   (the same, without the word 'diff')\n"
-"\n"
-"Compare the profile of BASE with that of NEW.  Each side is one or more\n"
-"perf.data files (runs of the same setup); with more than one file on a\n"
-"side, '--' separates the sides.  For the event compared, every key of\n"
-"three metrics, as the kernel test robot (LKP) reports them, is a row:\n"
-"  calltrace  a caller path of up to --depth frames (callee first,\n"
-"             joined by '.'): the share of samples whose path ends so;\n"
-"  children   a symbol: the share of samples whose chain contains it;\n"
-"  self       a symbol: the share of samples whose leaf it is;\n"
-"and with --tree every node of the aligned calling-context tree.  Each\n"
-"side of a row has one value per run, their mean and standard deviation;\n"
-"the change is new mean - base mean in percentage points of the event's\n"
-"total.\n"
-"\n"
-"The two trees are aligned rather than matched by name: a function that\n"
-"was renamed, inlined, outlined, split (foo -> foo + foo.cold), merged or\n"
-"moved under another caller is reported once, as an explained shift with\n"
-"the cost carried across and the net change left, instead of as an\n"
-"unrelated -X row and +X row.\n"
-"\n"
-"Evidence: a rename keeps the function's callees (a callee that most of\n"
-"its cost reaches from elsewhere, like the system-call entry, counts\n"
-"little), its share of its caller's time and, where it is deep, what\n"
-"happens far below it; unlike names and two source files raise the bar.\n"
-"The builds' symbol tables (ELF, kallsyms) refute a rename whose old name\n"
-"the new build still defines; DWARF inline instances confirm or refute\n"
-"an inlining that frames without inline information cannot show.\n"
-"\n"
-"Significance: with at least 2 runs on each side, a moderated t-test over\n"
-"the runs (run-to-run variation, each row's shrunk toward what all rows\n"
-"show, so 2 or 3 runs suffice), never below the variation within each\n"
-"run's time blocks; with 1 run on a side, a moderated t-test over the\n"
-"runs' time blocks (bursts of other load count as variation), with every\n"
-"variance raised as far as the rows vary more than that as a whole; with\n"
-"1 run and no sample times, a two-proportion test on the sample counts,\n"
-"which covers only sampling noise.  Record several runs per side to\n"
-"judge the variation between runs.  p-values are corrected for the\n"
-"number of rows (Benjamini-Hochberg q-values); a row is significant when\n"
-"its q-value is at most --fdr and its change at least --min-change.\n"
-"\n"
-"Text output (default): first the explained shifts, each on one line\n"
-"  __fget_light -> __fdget (renamed)  -12.1 -> +14.9  net +2.8\n"
-"(the base symbol's and the new symbol's children changes, and the net\n"
-"change once the cost is carried across, '(n.s.)' when that is not\n"
-"significant), the evidence in words under it, then the rows it explains\n"
-"(its symbols' children and self rows; --all: every row through it).  A\n"
-"shift is tested on its net change, and the rows it explains take its\n"
-"significance: a pure rename is listed, but changes nothing significant.\n"
-"Listed are the shifts whose net change or whose rows changed\n"
-"significantly.  Then the robot's compare table of the other rows,\n"
-"under the sides' names and files:\n"
-"       BASE-MEAN [± STDDEV%]  CHANGE  NEW-MEAN [± STDDEV%]  KEY\n"
-"with keys 'perf-profile.METRIC.EVENT.KEY' (calltrace, children, self,\n"
-"then tree rows; each block by change, most negative first; a\n"
-"' [dso]' suffix where two rows of a metric share a key and on every\n"
-"'[unknown]' row -- a dso's frames without a symbol, whatever their\n"
-"addresses; ± shown above 2 %), then the files, runs, samples and totals\n"
-"of each side, the dsos taken for one program under two names\n"
-"  dso: ./app-1.2 ~ ./app-1.3 (80 % of symbol names shared)\n"
-"and the test used.  Rows that are not significant are left out (their\n"
-"number is given) unless --all.\n"
-"\n"
-"Options:\n"
-"  --format=FMT       text (default), lkp, json, csv or folded\n"
-"                     lkp: exactly the robot's compare table: the BASE and\n"
-"                     NEW names, the dashes, the %stddev header and the\n"
-"                     rows, with keys and values as the robot computes them\n"
-"                     (implies the robot's reading of the files: see\n"
-"                     'perfdiff report --format=lkp')\n"
-"                     json: schema 'perfdiff.diff/1', see docs/diff-json.md\n"
-"                     csv: a header line, then one line per row: metric,key,\n"
-"                     symbol,dso,base_mean,base_stddev,base_present,\n"
-"                     new_mean,new_stddev,new_present,change,significant,\n"
-"                     p_value,q_value,relation,relation_base,relation_new,\n"
-"                     relation_net, then base_N for each base run and new_N\n"
-"                     for each new run\n"
-"                     folded: the input of a differential flame graph\n"
-"                     (FlameGraph's flamegraph.pl, inferno-flamegraph), as\n"
-"                     difffolded.pl writes it: one line per distinct stack\n"
-"                     of either side, sorted by stack (byte order):\n"
-"                       COMM;ROOT;...;LEAF BASE NEW\n"
-"                     the stack as 'perfdiff report --format=folded' writes\n"
-"                     it, BASE and NEW the stack's period (--weight) on\n"
-"                     that side, the mean over its runs (up to 2 decimals,\n"
-"                     which flamegraph.pl reads; inferno truncates them),\n"
-"                     0 where the side lacks it; no significance test, so\n"
-"                     --all, --fail-on, --lkp-keys and the diff engine's\n"
-"                     options do not apply\n"
-"                       perfdiff diff --format=folded A B | flamegraph.pl > d.svg\n"
-"  --weight=W         folded: period (default) or samples\n"
-"  --all              every row, significant or not (text: the others end\n"
-"                     in '(n.s.)')\n"
-"  --lkp-keys         the robot's keys and reading of the files (as\n"
-"                     --format=lkp) in any format\n"
-"  --fail-on=POINTS   exit 1 when a significant row changed by more than\n"
-"                     POINTS percentage points (with --absolute: percent);\n"
-"                     an explained shift counts by its net change, not by\n"
-"                     the rows it explains\n"
-"  --absolute         values are periods per second of each run's recording\n"
-"                     (its SAMPLE_TIME span, in pipe mode the first to the\n"
-"                     last sample) instead of shares of the event total,\n"
-"                     changes are relative (%); text keys then read\n"
-"                     'perf-rate.…'\n"
-"  --depth=N          frames of a calltrace key (default 5, the robot's;\n"
-"                     0: the whole path)\n"
-"  --min-change=X     smallest change that can be significant (default 0.1\n"
-"                     points; with --absolute 5 %)\n"
-"  --fdr=Q            false discovery rate, 0 < Q <= 1 (default 0.05)\n"
-"  --rename-score=S   evidence (0..1) a rename needs (default 0.6)\n"
-"  --no-align         match rows by exact name only: no explained shifts\n"
-"  --tree             also a row per node of the aligned tree (key: the\n"
-"                     path from the root, frames joined by ';')\n"
-"  --event=NAME       the event to compare ('cycles' finds 'cycles:pp');\n"
-"                     by default the one the robot picks in BASE (cycles,\n"
-"                     else cpu-clock, else task-clock), found in NEW by name\n",
-	      f);
-	cli_profile_opts_usage(f);
-	fputs(
-"  --base-OPT=V, --new-OPT=V\n"
-"                     OPT for one side only, so that two kernels, two\n"
-"                     machines or two binary names can be compared: OPT is\n"
-"                     kallsyms, vmlinux, symfs, buildid-dir, jit-dir, time\n"
-"                     (the side's value replaces the common one) or comm,\n"
-"                     pid, tid, cpu, dso (added to the common list):\n"
-"                       perfdiff --base-kallsyms=k1 --new-kallsyms=k2 a b\n"
-"                       perfdiff --base-comm=app-1.2 --new-comm=app-1.3 a b\n"
-"  -h, --help         show this help and exit\n"
-"  Options that take a value accept '--opt=VALUE' and '--opt VALUE'; list\n"
-"  options may be repeated.  '-' reads a side's only file from standard\n"
-"  input.\n"
-"\n"
-"Exit status:\n"
-"  0  compared (warnings of the reader and the symbolizer go to stderr as\n"
-"     'perfdiff: warning: ...', a text that several files give once with\n"
-"     the files: '... (4 files: a.data, ...)', and do not change the\n"
-"     status)\n"
-"  1  with --fail-on: a significant row changed by more than POINTS\n"
-"  2  usage error, an input could not be opened or is corrupt (what was\n"
-"     read before the error is still compared), or the event is missing\n"
-"     on a side\n",
-	      f);
+	fputs(cli_help_diff, f);
 }
 
 /* ------------------------------------------------------------- options */
@@ -187,18 +46,25 @@ typedef struct cli_diff {
 	double fail_on;
 	bool min_change_set;
 	bool weight_set, weight_samples;  /* --weight (folded) */
+	pd_diff_sort sort;         /* --sort */
+	double percent_limit;      /* --percent-limit */
+	cli_io io;                 /* -o, -q, -v, --strict, --color */
+	cli_warns warns;           /* of every file of both sides */
+	int argc;                  /* the arguments, for what the filters were */
+	char **argv;
 } cli_diff;
 
 typedef enum opt_kind {
 	OPT_FORMAT, OPT_FAIL_ON, OPT_DEPTH, OPT_MIN_CHANGE, OPT_FDR, OPT_RENAME_SCORE,
-	OPT_WEIGHT,
+	OPT_WEIGHT, OPT_SORT, OPT_PERCENT_LIMIT,
 } opt_kind;
 
 static const cli_value_opt value_opts[] = {
 	{ "--format", OPT_FORMAT },         { "--fail-on", OPT_FAIL_ON },
 	{ "--depth", OPT_DEPTH },           { "--min-change", OPT_MIN_CHANGE },
 	{ "--fdr", OPT_FDR },               { "--rename-score", OPT_RENAME_SCORE },
-	{ "--weight", OPT_WEIGHT },
+	{ "--weight", OPT_WEIGHT },         { "--sort", OPT_SORT },
+	{ "--percent-limit", OPT_PERCENT_LIMIT },
 };
 
 #define NELEMS(a) (sizeof (a) / sizeof (a)[0])
@@ -212,6 +78,25 @@ static bool parse_double(const char *s, double lo, double hi, double *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* --sort and --percent-limit: which rows are written, in which order.
+ * Returns -1 to continue, else an exit status. */
+static int apply_view(cli_diff *c, opt_kind kind, const char *val)
+{
+	static const char *const sorts[] = { "change", "abs-change", "name" };
+	if (kind == OPT_PERCENT_LIMIT) {
+		if (!parse_double(val, 0, 100, &c->percent_limit))
+			return cli_usage_error(CMD,
+				"--percent-limit needs a percentage from 0 to 100, not '%s'", val);
+		return -1;
+	}
+	for (size_t i = 0; i < NELEMS(sorts); i++)
+		if (strcmp(val, sorts[i]) == 0) {
+			c->sort = (pd_diff_sort)i;
+			return -1;
+		}
+	return cli_usage_error(CMD, "--sort is change, abs-change or name, not '%s'", val);
 }
 
 /* Returns -1 to continue, else an exit status. */
@@ -271,6 +156,8 @@ static int apply_value(cli_diff *c, opt_kind kind, const char *val)
 			return cli_usage_error(CMD, "--weight is period or samples, not '%s'", val);
 		c->weight_set = true;
 		break;
+	default:
+		return apply_view(c, kind, val);
 	}
 	return -1;
 }
@@ -301,74 +188,57 @@ static int split_sides(cli_diff *c)
 	return 0;
 }
 
-/* Returns -1 to continue, else an exit status. */
-static int parse_args(int argc, char **argv, cli_diff *c)
+/* The flags of diff alone, and the shared output options: 1 taken, 0
+ * not, -1 a usage error (printed). */
+static int own_flag(cli_diff *c, int argc, char **argv, int *i)
 {
-	const char **files = calloc((size_t)argc, sizeof *files);
-	if (!files) {
-		cli_error("out of memory");
+	const char *a = argv[*i];
+	if (strcmp(a, "--all") == 0) {
+		c->all = true;
+		return 1;
+	}
+	if (strcmp(a, "--lkp-keys") == 0) {
+		c->lkp_keys = true;
+		return 1;
+	}
+	for (size_t k = 0; k < NELEMS(flag_opts); k++)
+		if (strcmp(a, flag_opts[k].name) == 0) {
+			c->dopts.flags |= flag_opts[k].flag;
+			return 1;
+		}
+	return cli_io_parse(&c->io, argc, argv, i);
+}
+
+/* argv[*i], an option: -1 to go on, else an exit status. */
+static int option(cli_diff *c, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		diff_usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	int side;
+	char *opt;
+	int m = cli_side_opt(CMD, argc, argv, i, &side, &opt);
+	if (m > 0)
+		c->side_opts[side][c->nside_opts[side]++] = opt;
+	if (m == 0)
+		m = own_flag(c, argc, argv, i);
+	if (m != 0)
+		return m < 0 ? CLI_EXIT_ERROR : -1;
+	int kind;
+	const char *val;
+	m = cli_profile_opts_or_value(&c->po, value_opts, NELEMS(value_opts), CMD, argc, argv, i,
+				      &kind, &val);
+	if (m < 0)
 		return CLI_EXIT_ERROR;
-	}
-	c->paths[0] = files;
-	for (int s = 0; s < 2; s++)
-		if (!(c->side_opts[s] = calloc((size_t)argc, sizeof *c->side_opts[s]))) {
-			cli_error("out of memory");
-			return CLI_EXIT_ERROR;
-		}
-	size_t nfiles = 0, split = SIZE_MAX;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (a[0] != '-' || strcmp(a, "-") == 0) {
-			files[nfiles++] = a;
-			continue;
-		}
-		if (strcmp(a, "--") == 0) {
-			if (split != SIZE_MAX)
-				return cli_usage_error(CMD, "'--' separates the two sides only once");
-			split = nfiles;
-			continue;
-		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			diff_usage(stdout);
-			return CLI_EXIT_OK;
-		}
-		if (strcmp(a, "--all") == 0) {
-			c->all = true;
-			continue;
-		}
-		if (strcmp(a, "--lkp-keys") == 0) {
-			c->lkp_keys = true;
-			continue;
-		}
-		int side;
-		char *opt;
-		int so = cli_side_opt(CMD, argc, argv, &i, &side, &opt);
-		if (so < 0)
-			return CLI_EXIT_ERROR;
-		if (so > 0) {
-			c->side_opts[side][c->nside_opts[side]++] = opt;
-			continue;
-		}
-		bool done = false;
-		for (size_t k = 0; k < NELEMS(flag_opts) && !done; k++)
-			if (strcmp(a, flag_opts[k].name) == 0) {
-				c->dopts.flags |= flag_opts[k].flag;
-				done = true;
-			}
-		if (done)
-			continue;
-		int kind;
-		const char *val;
-		int m = cli_profile_opts_or_value(&c->po, value_opts, NELEMS(value_opts), CMD,
-						  argc, argv, &i, &kind, &val);
-		if (m < 0)
-			return CLI_EXIT_ERROR;
-		if (m == 1)
-			continue;
-		int st = apply_value(c, (opt_kind)kind, val);
-		if (st >= 0)
-			return st;
-	}
+	return m == 1 ? -1 : apply_value(c, (opt_kind)kind, val);
+}
+
+/* The files split into the sides at `split` (SIZE_MAX: no '--'); -1 to
+ * go on, else an exit status. */
+static int split_files(cli_diff *c, const char **files, size_t nfiles, size_t split)
+{
 	if (split == SIZE_MAX) {
 		if (nfiles != 2)
 			return cli_usage_error(CMD,
@@ -386,6 +256,12 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 		stdin_uses += strcmp(files[i], "-") == 0;
 	if (stdin_uses > 1)
 		return cli_usage_error(CMD, "standard input ('-') can be read only once");
+	return -1;
+}
+
+/* What the options say together; -1 to go on, else an exit status. */
+static int check_args(cli_diff *c)
+{
 	if (cli_profile_opts_finish(&c->po) < 0)
 		return CLI_EXIT_ERROR;
 	/* folded runs no comparison: options of the comparison would be
@@ -395,6 +271,9 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 				       c->fail_on_set ? "--fail-on" : "--lkp-keys");
 	if (c->weight_set && c->format != PD_FORMAT_FOLDED)
 		return cli_usage_error(CMD, "--weight goes with --format=folded");
+	if (c->percent_limit > 0 && (c->dopts.flags & PD_DIFF_ABSOLUTE))
+		return cli_usage_error(CMD, "--percent-limit does not go with --absolute "
+				       "(its values are rates, not shares)");
 	if (c->format == PD_FORMAT_LKP || c->lkp_keys) {
 		pd_lkp_profile_options(&c->po.popts, &c->po.sopts);
 		c->dopts.flags |= PD_DIFF_LKP_KEYS;
@@ -407,6 +286,44 @@ static int parse_args(int argc, char **argv, cli_diff *c)
 		c->dopts.min_change = c->dopts.flags & PD_DIFF_ABSOLUTE ? 5 : 0.1;
 	c->dopts.event = c->po.event;
 	return -1;
+}
+
+/* Room for the files and each side's own options. */
+static int alloc_args(cli_diff *c, int argc)
+{
+	if (!(c->paths[0] = calloc((size_t)argc, sizeof *c->paths[0])))
+		return -1;
+	for (int s = 0; s < 2; s++)
+		if (!(c->side_opts[s] = calloc((size_t)argc, sizeof *c->side_opts[s])))
+			return -1;
+	return 0;
+}
+
+/* Returns -1 to continue, else an exit status. */
+static int parse_args(int argc, char **argv, cli_diff *c)
+{
+	if (alloc_args(c, argc) < 0) {
+		cli_error("out of memory");
+		return CLI_EXIT_ERROR;
+	}
+	const char **files = c->paths[0];
+	size_t nfiles = 0, split = SIZE_MAX;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int st = -1;
+		if (a[0] != '-' || strcmp(a, "-") == 0)
+			files[nfiles++] = a;
+		else if (strcmp(a, "--") == 0 && split != SIZE_MAX)
+			return cli_usage_error(CMD, "'--' separates the two sides only once");
+		else if (strcmp(a, "--") == 0)
+			split = nfiles;
+		else
+			st = option(c, argc, argv, &i);
+		if (st >= 0)
+			return st;
+	}
+	int st = split_files(c, files, nfiles, split);
+	return st >= 0 ? st : check_args(c);
 }
 
 /* ------------------------------------------------------------- running */
@@ -456,22 +373,29 @@ static void *build_side(void *arg)
 	return NULL;
 }
 
-/* Hand a finished side's warnings to `w`, file by file. */
-static void hold_warnings(const side_job *j, diff_warnings *w)
+/* Hand a finished side's warnings to the summary, file by file, with
+ * the samples each run lost while recording. */
+static void hold_warnings(const side_job *j, cli_warns *w)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < j->nread; i++)
+	for (size_t i = 0; i < j->nread; i++) {
+		const char *path = j->c->paths[j->side][i];
 		for (; k < j->warn_end[i]; k++)
-			diff_warnings_add(w, j->c->paths[j->side][i], pd_profile_warning(j->p, k));
+			cli_warns_add(w, path, pd_profile_warning_kind(j->p, k),
+				      pd_profile_warning(j->p, k));
+		if (i < pd_profile_run_count(j->p))
+			cli_warns_lost(w, path, pd_profile_lost(j->p, i),
+				       pd_profile_run_samples_read(j->p, i));
+	}
 }
 
 /* Print a side's error after the warnings held so far.  0 when the side
  * can be compared, else -1 (the profile is freed). */
-static int report_side(side_job *j, diff_warnings *w)
+static int report_side(side_job *j, cli_warns *w)
 {
 	if (j->rc == 0)
 		return 0;
-	diff_warnings_flush(w);
+	cli_warns_print(w, &j->c->io);
 	if (j->new_failed)
 		cli_error("%s", j->err.message);
 	else
@@ -482,6 +406,20 @@ static int report_side(side_job *j, diff_warnings *w)
 		return -1;
 	}
 	return 0;
+}
+
+/* A side the filters left without a sample has nothing to compare: said
+ * with the filters as typed and what they turned away.  -1 then. */
+static int empty_side(const cli_diff *c, int side, const pd_profile *p)
+{
+	char given[512];
+	if (cli_profile_samples(p) ||
+	    !cli_filters_given(c->argc, c->argv, side, given, sizeof given))
+		return 0;
+	cli_error("%s side: no sample passes the filters %s (of %llu read)",
+		  side ? "new" : "base", given,
+		  (unsigned long long)pd_profile_run_samples_read(p, SIZE_MAX));
+	return -1;
 }
 
 /* A significant change above `points`: of a row no shift explains, or
@@ -512,6 +450,9 @@ static int write_out(cli_diff *c, diff_writer write, const void *what, const cha
 	o.all = c->all;
 	o.event = c->po.event;
 	o.weight_samples = c->weight_samples;
+	o.color = cli_io_colored(&c->io, c->format);
+	o.sort = c->sort;
+	o.percent_limit = c->percent_limit;
 	for (int side = 0; side < 2; side++) {
 		o.files[side] = c->paths[side];
 		o.nfiles[side] = c->npaths[side];
@@ -519,7 +460,7 @@ static int write_out(cli_diff *c, diff_writer write, const void *what, const cha
 	pd_writer *w;
 	pd_error err;
 	memset(&err, 0, sizeof err);
-	int rc = pd_writer_new_file(&w, stdout, &err);
+	int rc = pd_writer_new_file(&w, c->io.out, &err);
 	if (rc == 0) {
 		rc = write(w, what, &o, &err);
 		if (rc == 0)
@@ -546,22 +487,26 @@ static int write_folded(pd_writer *w, const void *p, const pd_diff_write_options
 	return pd_diff_write_folded(w, sides[0], sides[1], o, err);
 }
 
-static int run(cli_diff *c)
+/* Both sides' profiles into p[], side B on a second thread; their
+ * warnings held, their errors printed.  0; 1 when a file broke off (what
+ * was read is compared); -1 when a side has nothing to compare (both
+ * profiles freed). */
+static int build_sides(cli_diff *c, pd_profile *p[2])
 {
-	pd_profile *p[2] = { NULL, NULL };
-	int st = CLI_EXIT_OK;
 	side_job jobs[2];
 	memset(jobs, 0, sizeof jobs);
+	int rc = 0;
 	for (int side = 0; side < 2; side++) {
-		jobs[side].c = c;
-		jobs[side].side = side;
+		jobs[side] = (side_job){ .c = c, .side = side };
 		jobs[side].warn_end = calloc(c->npaths[side] ? c->npaths[side] : 1,
 					     sizeof *jobs[side].warn_end);
-		if (!jobs[side].warn_end) {
-			free(jobs[0].warn_end);
-			cli_error("out of memory");
-			return CLI_EXIT_ERROR;
-		}
+		if (!jobs[side].warn_end)
+			rc = -1;
+	}
+	if (rc < 0) {
+		free(jobs[0].warn_end);
+		cli_error("out of memory");
+		return -1;
 	}
 	pthread_t tid;
 	bool threaded = pthread_create(&tid, NULL, build_side, &jobs[1]) == 0;
@@ -570,51 +515,55 @@ static int run(cli_diff *c)
 		pthread_join(tid, NULL);
 	else
 		build_side(&jobs[1]);
-	diff_warnings w;
-	diff_warnings_init(&w);
-	int bad = 0;
-	for (int side = 0; side < 2 && !bad; side++) {
-		hold_warnings(&jobs[side], &w);
+	for (int side = 0; side < 2 && rc >= 0; side++) {
+		hold_warnings(&jobs[side], &c->warns);
 		if (jobs[side].rc > 0)
-			st = CLI_EXIT_ERROR;
-		bad = report_side(&jobs[side], &w);
+			rc = 1;
+		if (report_side(&jobs[side], &c->warns) < 0)
+			rc = -1;
 	}
-	p[0] = jobs[0].p;
-	p[1] = jobs[1].p;
-	free(jobs[0].warn_end);
-	free(jobs[1].warn_end);
-	if (bad) {
-		diff_warnings_free(&w);
-		pd_profile_free(p[0]);
-		pd_profile_free(p[1]);
-		return CLI_EXIT_ERROR;
+	for (int side = 0; side < 2; side++) {
+		p[side] = jobs[side].p;
+		free(jobs[side].warn_end);
 	}
-	diff_warnings_flush(&w);
-	diff_warnings_free(&w);
-	if (c->format == PD_FORMAT_FOLDED) {
-		if (write_out(c, write_folded, p, "stacks") < 0)
-			st = CLI_EXIT_ERROR;
-		pd_profile_free(p[0]);
-		pd_profile_free(p[1]);
-		return st;
-	}
+	return rc;
+}
+
+/* The comparison written; 1 when --fail-on fails it, 0, or -1 after an
+ * error. */
+static int compare(cli_diff *c, pd_profile *p[2])
+{
+	if (c->format == PD_FORMAT_FOLDED)
+		return write_out(c, write_folded, p, "stacks");
 	pd_diff *d = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);
 	if (pd_diff_new(&d, p[0], p[1], &c->dopts, &err) < 0) {
 		cli_error("%s", err.message[0] ? err.message : pd_error_code_str(err.code));
-		pd_profile_free(p[0]);
-		pd_profile_free(p[1]);
-		return CLI_EXIT_ERROR;
+		return -1;
 	}
-	if (write_out(c, write_diff, d, "comparison") < 0)
-		st = CLI_EXIT_ERROR;
-	if (st == CLI_EXIT_OK && c->fail_on_set && fails(d, c->fail_on))
-		st = 1;
+	int rc = write_out(c, write_diff, d, "comparison");
+	if (rc == 0 && c->fail_on_set && fails(d, c->fail_on))
+		rc = 1;
 	pd_diff_free(d);
+	return rc;
+}
+
+static int run(cli_diff *c)
+{
+	pd_profile *p[2] = { NULL, NULL };
+	int rc = build_sides(c, p);
+	cli_warns_print(&c->warns, &c->io);
+	for (int side = 0; side < 2 && rc >= 0; side++)
+		if (empty_side(c, side, p[side]) < 0)
+			rc = -1;
+	int crc = rc >= 0 ? compare(c, p) : -1;
 	pd_profile_free(p[0]);
 	pd_profile_free(p[1]);
-	return st;
+	/* a file that broke off is an error even when what was read compared */
+	if (crc < 0 || rc != 0)
+		return CLI_EXIT_ERROR;
+	return crc == 1 ? 1 : cli_warns_status(&c->warns, &c->io);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -622,15 +571,24 @@ int cmd_diff(int argc, char **argv)
 	cli_diff c;
 	memset(&c, 0, sizeof c);
 	c.format = PD_FORMAT_TEXT;
+	c.argc = argc;
+	c.argv = argv;
 	cli_profile_opts_init(&c.po);
 	pd_diff_options_init(&c.dopts);
+	cli_io_init(&c.io, CMD, true);
+	cli_warns_init(&c.warns);
 	int st = parse_args(argc, argv, &c);
+	if (st < 0 && cli_io_open(&c.io) < 0)
+		st = CLI_EXIT_ERROR;
 	if (st < 0) {
 		cli_profile_opts_share_symbols(&c.po);
 		for (int s = 0; s < 2; s++)
 			c.side[s].sopts.symcache = c.po.sopts.symcache;
 		st = run(&c);
+		if (cli_io_close(&c.io) < 0)
+			st = CLI_EXIT_ERROR;
 	}
+	cli_warns_free(&c.warns);
 	for (int s = 0; s < 2; s++) {
 		/* the symbol cache is the common options' */
 		c.side[s].sopts.symcache = NULL;

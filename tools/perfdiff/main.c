@@ -1,11 +1,17 @@
 /*
  * perfdiff: command dispatch, top-level help and version.  Each subcommand
- * lives in its own file and parses its own options.
+ * lives in its own file and parses its own options.  Without a command
+ * word the arguments are a comparison (`perfdiff [OPTIONS] BASE NEW`), so
+ * a first argument that is neither a command nor an existing file is
+ * checked against the commands before it is read as a file: `perfdiff
+ * reprot x.data` is a typo, answered with the command it resembles.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_common.h"
+#include "cli_help.h"
 #include "diff_cli.h"
 #include "dump.h"
 #include "report.h"
@@ -13,20 +19,15 @@
 
 typedef struct command {
 	const char *name;
-	const char *summary;
 	int (*run)(int argc, char **argv);
 	void (*usage)(FILE *f);
 } command;
 
 static const command commands[] = {
-	{ "dump", "list the records of a perf.data file, or --stats",
-	  cmd_dump, dump_usage },
-	{ "script", "print every sample with its call chain named, like perf script",
-	  cmd_script, script_usage },
-	{ "report", "children/self profile with call chains, like perf report --children",
-	  cmd_report, report_usage },
-	{ "diff", "compare two profiles: aligned trees, explained shifts, significance",
-	  cmd_diff, diff_usage },
+	{ "dump", cmd_dump, dump_usage },
+	{ "script", cmd_script, script_usage },
+	{ "report", cmd_report, report_usage },
+	{ "diff", cmd_diff, diff_usage },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -41,48 +42,59 @@ static const command *find_command(const char *name)
 
 static void usage(FILE *f)
 {
-	fputs("Usage: perfdiff COMMAND [OPTIONS] [ARGS]\n"
-	      "       perfdiff BASE.data NEW.data [OPTIONS]  (perfdiff diff ...)\n"
-	      "       perfdiff BASE1 BASE2... -- NEW1 NEW2... [OPTIONS]\n"
-	      "       perfdiff help COMMAND\n"
-	      "       perfdiff --help | --version\n"
-	      "\n"
-	      "Read perf.data files (file mode, pipe mode, 'perf record --threads'\n"
-	      "directories, zstd-compressed data) without perf.\n"
-	      "\n"
-	      "Commands:\n",
-	      f);
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n"
-	      "Options:\n"
-	      "  -h, --help     show this help and exit\n"
-	      "  -V, --version  show the version of perfdiff and libperfdiff\n"
-	      "\n"
-	      "Exit status:\n"
-	      "  0  success\n"
-	      "  1  the input was read (possibly only up to a cut), with warnings;\n"
-	      "     diff: a significant change above --fail-on (diff's warnings\n"
-	      "     do not change its status)\n"
-	      "  2  usage error, the input could not be opened, or it is corrupt\n"
-	      "\n"
-	      "Messages go to standard error, prefixed 'perfdiff: '.\n"
-	      "Run 'perfdiff help COMMAND' for the options of a command.\n",
-	      f);
+	fputs(cli_help_perfdiff, f);
 }
 
+/* What a bare `perfdiff` prints: the forms and the commands, not the
+ * whole manual. */
+static void short_usage(FILE *f)
+{
+	fputs("Usage: perfdiff [OPTIONS] BASE NEW\n"
+	      "       perfdiff [OPTIONS] BASE... -- NEW...\n"
+	      "       perfdiff COMMAND [OPTIONS] [FILE...]\n"
+	      "Commands:", f);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, " %s,", commands[i].name);
+	fputs(" help\nRun 'perfdiff --help' or 'perfdiff help COMMAND' for more.\n", f);
+}
+
+/* The command (or "help") that `word` is a typo of, or NULL. */
+static const char *near_command(const char *word)
+{
+	const char *names[NCOMMANDS + 1];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		names[i] = commands[i].name;
+	names[NCOMMANDS] = "help";
+	return cli_closest(word, strlen(word), names, NCOMMANDS + 1);
+}
+
+/* "unknown command 'reprot', did you mean 'report'?"; CLI_EXIT_ERROR. */
+static int unknown_command(const char *word)
+{
+	const char *near = near_command(word);
+	if (near)
+		return cli_usage_error(NULL, "unknown command '%s', did you mean '%s'?", word, near);
+	return cli_usage_error(NULL, "unknown command '%s'", word);
+}
+
+/* `perfdiff help [COMMAND]`: the manual page when man can show it, else
+ * the built-in text (the same text, cli_help.h). */
 static int help(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stdout);
-		return CLI_EXIT_OK;
-	}
 	if (argc > 2)
 		return cli_usage_error(NULL, "help takes one COMMAND");
-	const command *c = find_command(argv[1]);
-	if (!c)
-		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
-	c->usage(stdout);
+	const command *c = argc == 2 ? find_command(argv[1]) : NULL;
+	if (argc == 2 && !c)
+		return unknown_command(argv[1]);
+	char page[64];
+	snprintf(page, sizeof page, "perfdiff%s%s", c ? "-" : "", c ? c->name : "");
+	fflush(stdout);
+	if (cli_show_man(page) == 0)
+		return CLI_EXIT_OK;
+	if (c)
+		c->usage(stdout);
+	else
+		usage(stdout);
 	return CLI_EXIT_OK;
 }
 
@@ -95,31 +107,65 @@ static int finish(int status)
 	return status;
 }
 
-int main(int argc, char **argv)
+static bool exists(const char *path)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return CLI_EXIT_ERROR;
+	struct stat sb;
+	return stat(path, &sb) == 0;
+}
+
+/* "perfdiff -q report x.data": a command word after options, which no
+ * file is named like; NULL when there is none. */
+static const char *late_command(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-')
+			continue;
+		return find_command(argv[i]) && !exists(argv[i]) ? argv[i] : NULL;
 	}
+	return NULL;
+}
+
+/* The top level's own words: help, version, the completion's list.  -1
+ * when `a` is none of them, else an exit status. */
+static int top_level(int argc, char **argv)
+{
 	const char *a = argv[1];
 	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 		usage(stdout);
 		return finish(CLI_EXIT_OK);
 	}
 	if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
-		printf("perfdiff %s (libperfdiff %s)\n", PD_VERSION_STRING,
-		       pd_version());
+		printf("perfdiff %s (libperfdiff %s)\n", PD_VERSION_STRING, pd_version());
 		return finish(CLI_EXIT_OK);
 	}
 	if (strcmp(a, "help") == 0)
 		return finish(help(argc - 1, argv + 1));
-	if (a[0] == '-')
-		return cli_usage_error(NULL, "unknown option '%s'", a);
+	/* for tools/perfdiff/perfdiff.bash, not for people */
+	if (strcmp(a, "--list-options") == 0)
+		return finish(cli_list_options(argc > 2 ? argv[2] : NULL, stdout));
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		short_usage(stderr);
+		return CLI_EXIT_ERROR;
+	}
+	int st = top_level(argc, argv);
+	if (st >= 0)
+		return st;
+	const char *a = argv[1];
 	const command *c = find_command(a);
 	if (c)
 		return finish(c->run(argc - 1, argv + 1));
-	/* "perfdiff BASE NEW ...": a diff; a lone word is a mistyped command */
-	if (argc == 2)
-		return cli_usage_error(NULL, "unknown command '%s'", a);
+	/* "perfdiff [OPTIONS] BASE NEW ...": a diff, options and '-' first
+	 * included; a word that is no file may be a mistyped command */
+	if (a[0] != '-' && !exists(a) && (argc == 2 || near_command(a)))
+		return unknown_command(a);
+	const char *word = late_command(argc, argv);
+	if (word)
+		return cli_usage_error(NULL, "'%s' is a command: put it first "
+				       "(perfdiff %s [OPTIONS] ...)", word, word);
 	return finish(cmd_diff(argc, argv));
 }

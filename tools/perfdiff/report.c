@@ -1,17 +1,22 @@
 /*
- * `perfdiff report [options] FILE...`: the files are runs of one setup,
+ * `perfdiff report [options] [FILE...]`: the files are runs of one setup,
  * folded into one profile (children, self and the calling-context tree of
  * every event) and printed as a table like `perf report --children` with
  * call chains under each row, or as JSON, CSV or collapsed stacks.
  * Options map onto pd_profile_options and pd_report_write_options; the
  * library writes every format (perfdiff/output.h).  The exit status tells
- * a clean read (0) from one with warnings (1) and from an error (2).
+ * inputs read in full (0) from one that lost data (1) and from an error
+ * (2); a binary that cannot be found or verified is a warning, not a
+ * failure, unless --strict.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_explain.h"
+#include "cli_help.h"
+#include "cli_io.h"
 #include "cli_profile_opts.h"
 #include "report.h"
 
@@ -19,81 +24,7 @@
 
 void report_usage(FILE *f)
 {
-	fputs(
-"Usage: perfdiff report [OPTIONS] FILE...\n"
-"\n"
-"Fold the samples of one or more perf.data inputs into a profile and print\n"
-"it.  Several FILEs are runs of the same setup: their values are summed\n"
-"(JSON and CSV also give each run's).  FILE is a perf.data file, '-' for\n"
-"standard input (pipe mode) or a 'perf record --threads' directory.\n"
-"\n"
-"For every event, each symbol (keyed by name, dso and inline-ness) gets\n"
-"  Children  the share of the event's period whose call chain contains\n"
-"            it, counted once per sample even under recursion;\n"
-"  Self      the share of samples whose leaf frame it is.\n"
-"Percentages are of the event's total period (of the selected samples\n"
-"when filters are given).  Compiler clone suffixes (.isra.N,\n"
-".constprop.N, .part.N, .cold, .llvm.N, .lto_priv.N, .localalias) are\n"
-"folded into the function's name.  Frames without a symbol are named by\n"
-"their address in their dso, one row per address, as perf does.\n"
-"\n"
-"Text output (default): per event a header, then one row per symbol,\n"
-"sorted by Children:\n"
-"  CHILDREN%  SELF%  DSO  [k|.] SYMBOL\n"
-"([k] kernel, [.] user; inline frames end in ' (inlined)') and under each\n"
-"row its call chains as a tree, percentages of the event total:\n"
-"  caller order (default): the row's symbol, then what it calls;\n"
-"  callee order: the row's symbol, then who calls it.\n"
-"\n"
-"Options:\n"
-"  --format=FMT       text (default), json, csv, folded or lkp\n"
-"                     json: see docs/report-json.md (schema\n"
-"                     'perfdiff.report/1'): runs, events, rows and the\n"
-"                     calling-context tree, with per-run values\n"
-"                     csv: one line per row: event,symbol,dso,level,inlined,\n"
-"                     children_pct,self_pct,children,self, then\n"
-"                     children_N,self_N for each run N\n"
-"                     folded: collapsed stacks for flame graphs, one line\n"
-"                     per distinct stack: 'COMM;ROOT;...;LEAF WEIGHT'; inline\n"
-"                     frames end in '_[i]'; ';' in names becomes ':'\n"
-"                     lkp: the kernel test robot's perf-profile keys\n"
-"                     ('calltrace|children|self.EVENT.SYMBOL: PCT'), exactly\n"
-"                     as its parser prints them from 'perf report --children\n"
-"                     -U -g folded,0.5,callee --sort=dso,symbol'; implies\n"
-"                     --perf-compat, -U and perf's names; every event adds\n"
-"                     to the first event's keys (the robot's way) unless\n"
-"                     --event is given; several FILEs: a '# FILE' line\n"
-"                     before each file's keys\n"
-"  --mean             with lkp: one block of each key's mean over the FILEs\n"
-"                     (0 where a FILE lacks the key)\n"
-"  --event=NAME       only this event ('cycles' finds 'cycles:pp'); by\n"
-"                     default every event with samples (folded: the event\n"
-"                     the kernel test robot picks: cycles, else cpu-clock,\n"
-"                     else task-clock)\n"
-"  --order=ORDER      caller (default) or callee chains under each row\n"
-"  --threshold=PCT    leave out chain nodes below PCT % of the event total\n"
-"                     (default 0.5)\n"
-"  --no-chains        the table without call chains\n"
-"  --percent-limit=PCT  leave out rows below PCT % (children, or self with\n"
-"                     --sort=self), and JSON tree nodes below it; also the\n"
-"                     chain threshold unless --threshold is given\n"
-"  --sort=KEY         children (default) or self\n"
-"  --weight=W         folded: period (default) or samples\n",
-	      f);
-	cli_profile_opts_usage(f);
-	fputs(
-"  -h, --help         show this help and exit\n"
-"  --                 end of options\n"
-"  Options that take a value accept '--opt=VALUE' and '--opt VALUE'; list\n"
-"  options may be repeated.\n"
-"\n"
-"Exit status:\n"
-"  0  every input was read to the end without warnings\n"
-"  1  read, with warnings from the reader or the symbolizer\n"
-"  2  usage error, an input could not be opened, or it is corrupt (what\n"
-"     was read before the error is still reported)\n"
-"Warnings go to stderr as 'perfdiff: warning: ...'.\n",
-	      f);
+	fputs(cli_help_report, f);
 }
 
 /* ------------------------------------------------------------- options */
@@ -104,6 +35,10 @@ typedef struct cli_report {
 	const char **paths;
 	size_t npaths;
 	bool threshold_set;
+	cli_io io;                 /* -o, -q, -v, --strict, --color */
+	cli_warns warns;           /* of every file, summed up at the end */
+	int argc;                  /* the arguments, for what the filters were */
+	char **argv;
 } cli_report;
 
 static bool parse_pct(const char *s, double *out)
@@ -185,51 +120,49 @@ static int apply_value(cli_report *c, opt_kind kind, const char *val)
 	return -1;
 }
 
-/* Returns -1 to continue, else an exit status. */
-static int parse_args(int argc, char **argv, cli_report *c)
+/* report's own flags and the shared output options; 1 taken, 0 not, -1
+ * a usage error (printed). */
+static int own_flag(cli_report *c, int argc, char **argv, int *i)
 {
-	bool no_more_opts = false;
-	c->paths = calloc((size_t)argc, sizeof *c->paths);
-	if (!c->paths) {
-		cli_error("out of memory");
+	const char *a = argv[*i];
+	if (strcmp(a, "--mean") == 0)
+		c->ro.mean = true;
+	else if (strcmp(a, "--no-chains") == 0)
+		c->ro.chains = false;
+	else
+		return cli_io_parse(&c->io, argc, argv, i);
+	return 1;
+}
+
+/* argv[*i], an option: -1 to go on, else an exit status. */
+static int option(cli_report *c, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *in;
+	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		report_usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	int m = cli_input_opt(CMD, argc, argv, i, &in);
+	if (m > 0)
+		c->paths[c->npaths++] = in;
+	if (m == 0)
+		m = own_flag(c, argc, argv, i);
+	if (m != 0)
+		return m < 0 ? CLI_EXIT_ERROR : -1;
+	int kind;
+	const char *val;
+	m = cli_profile_opts_or_value(&c->po, value_opts, NELEMS(value_opts), CMD, argc, argv, i,
+				      &kind, &val);
+	if (m < 0)
 		return CLI_EXIT_ERROR;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0) {
-			c->paths[c->npaths++] = a;
-			continue;
-		}
-		if (strcmp(a, "--") == 0) {
-			no_more_opts = true;
-			continue;
-		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			report_usage(stdout);
-			return CLI_EXIT_OK;
-		}
-		if (strcmp(a, "--mean") == 0) {
-			c->ro.mean = true;
-			continue;
-		}
-		if (strcmp(a, "--no-chains") == 0) {
-			c->ro.chains = false;
-			continue;
-		}
-		int kind;
-		const char *val;
-		int m = cli_profile_opts_or_value(&c->po, value_opts, NELEMS(value_opts), CMD,
-						  argc, argv, &i, &kind, &val);
-		if (m < 0)
-			return CLI_EXIT_ERROR;
-		if (m == 1)
-			continue;
-		int st = apply_value(c, (opt_kind)kind, val);
-		if (st >= 0)
-			return st;
-	}
-	if (c->npaths == 0)
-		return cli_usage_error(CMD, "report needs at least one FILE ('-' for standard input)");
+	return m == 1 ? -1 : apply_value(c, (opt_kind)kind, val);
+}
+
+/* What the options say together; -1 to go on, else an exit status. */
+static int check_args(cli_report *c)
+{
+	if (c->npaths == 0 && cli_default_input(CMD, &c->paths[c->npaths++]) < 0)
+		return CLI_EXIT_ERROR;
 	size_t stdin_uses = 0;
 	for (size_t i = 0; i < c->npaths; i++)
 		stdin_uses += strcmp(c->paths[i], "-") == 0;
@@ -246,28 +179,57 @@ static int parse_args(int argc, char **argv, cli_report *c)
 	return -1;
 }
 
-/* ------------------------------------------------------------- running */
-
-static void print_warnings(const pd_profile *p, size_t *shown)
+/* Returns -1 to continue, else an exit status. */
+static int parse_args(int argc, char **argv, cli_report *c)
 {
-	for (; *shown < pd_profile_warning_count(p); (*shown)++) {
-		const char *w = pd_profile_warning(p, *shown);
-		if (w)
-			cli_warning("%s", w);
+	bool no_more_opts = false;
+	c->paths = calloc((size_t)argc + 1, sizeof *c->paths);
+	if (!c->paths) {
+		cli_error("out of memory");
+		return CLI_EXIT_ERROR;
 	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int st = -1;
+		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0)
+			c->paths[c->npaths++] = a;
+		else if (strcmp(a, "--") == 0)
+			no_more_opts = true;
+		else
+			st = option(c, argc, argv, &i);
+		if (st >= 0)
+			return st;
+	}
+	return check_args(c);
 }
 
-/* The profile to standard output in the chosen format; 0, or -1 after
+/* ------------------------------------------------------------- running */
+
+/* The warnings of the file just read (profile warnings from `from` on),
+ * and the samples it lost while recording, to the summary. */
+static void hold_warnings(cli_report *c, const pd_profile *p, size_t run, size_t from,
+			  const char *path)
+{
+	for (size_t i = from; i < pd_profile_warning_count(p); i++)
+		cli_warns_add(&c->warns, path, pd_profile_warning_kind(p, i),
+			      pd_profile_warning(p, i));
+	if (run < pd_profile_run_count(p))
+		cli_warns_lost(&c->warns, path, pd_profile_lost(p, run),
+			       pd_profile_run_samples_read(p, run));
+}
+
+/* The profile to the output in the chosen format; 0, or -1 after
  * printing the error. */
 static int write_report(cli_report *c, pd_profile *p)
 {
 	pd_writer *w;
 	pd_error err;
 	memset(&err, 0, sizeof err);
-	int rc = pd_writer_new_file(&w, stdout, &err);
+	int rc = pd_writer_new_file(&w, c->io.out, &err);
 	if (rc == 0) {
 		c->ro.files = c->paths;
 		c->ro.nfiles = c->npaths;
+		c->ro.color = cli_io_colored(&c->io, c->ro.format);
 		rc = pd_report_write(w, p, &c->ro, &err);
 		if (rc == 0)
 			rc = pd_writer_flush(w, &err);
@@ -280,6 +242,57 @@ static int write_report(cli_report *c, pd_profile *p)
 	return rc < 0 ? -1 : 0;
 }
 
+/* Every file into `p`: 0; 1 when one broke off (what was read stays);
+ * -1 when one could not be opened.  Errors printed, warnings held. */
+static int read_files(cli_report *c, pd_profile *p)
+{
+	for (size_t i = 0; i < c->npaths; i++) {
+		size_t runs = pd_profile_run_count(p), from = pd_profile_warning_count(p);
+		pd_error err;
+		memset(&err, 0, sizeof err);
+		int rc = pd_profile_add_file(p, c->paths[i], &err);
+		hold_warnings(c, p, runs, from, c->paths[i]);
+		if (rc < 0) {
+			cli_warns_print(&c->warns, &c->io);
+			cli_print_pd_error(c->paths[i], &err);
+			/* not opened: nothing of it to report */
+			return pd_profile_run_count(p) == runs ? -1 : 1;
+		}
+	}
+	return 0;
+}
+
+/* --event, found in the profile: 0, or -1 after an error that lists the
+ * events there are. */
+static int choose_event(cli_report *c, const pd_profile *p)
+{
+	c->ro.event = -1;
+	if (!c->po.event)
+		return 0;
+	c->ro.event = pd_profile_find_event(p, c->po.event);
+	if (c->ro.event >= 0)
+		return 0;
+	char note[512];
+	if (cli_events_note(p, note, sizeof note))
+		cli_error("no event '%s' in the input; its events: %s", c->po.event, note);
+	else
+		cli_error("no event '%s' in the input, which has no samples", c->po.event);
+	return -1;
+}
+
+/* A profile that the filters left empty: said, with the filters as given
+ * and the samples they turned away. */
+static void explain_empty(cli_report *c, const pd_profile *p)
+{
+	char given[512];
+	if (cli_profile_samples(p) || !cli_filters_given(c->argc, c->argv, -1, given, sizeof given))
+		return;
+	char text[768];
+	snprintf(text, sizeof text, "no sample passes the filters %s (of %llu read)", given,
+		 (unsigned long long)pd_profile_run_samples_read(p, SIZE_MAX));
+	cli_warns_add(&c->warns, NULL, PD_WARN_OTHER, text);
+}
+
 static int run(cli_report *c)
 {
 	pd_profile *p = NULL;
@@ -289,38 +302,20 @@ static int run(cli_report *c)
 		cli_error("%s", err.message);
 		return CLI_EXIT_ERROR;
 	}
-	size_t shown = 0;
-	bool read_error = false;
-	for (size_t i = 0; i < c->npaths; i++) {
-		size_t runs = pd_profile_run_count(p);
-		memset(&err, 0, sizeof err);
-		int rc = pd_profile_add_file(p, c->paths[i], &err);
-		print_warnings(p, &shown);
-		if (rc < 0) {
-			cli_print_pd_error(c->paths[i], &err);
-			read_error = true;
-			if (pd_profile_run_count(p) == runs) {
-				/* not opened: nothing of it to report */
-				pd_profile_free(p);
-				return CLI_EXIT_ERROR;
-			}
-			break;
-		}
-	}
-	c->ro.event = -1;
-	if (c->po.event) {
-		c->ro.event = pd_profile_find_event(p, c->po.event);
-		if (c->ro.event < 0) {
-			cli_error("no event '%s' in the input", c->po.event);
-			pd_profile_free(p);
-			return CLI_EXIT_ERROR;
-		}
+	int rrc = read_files(c, p);
+	if (rrc >= 0)
+		explain_empty(c, p);
+	if (rrc < 0 || choose_event(c, p) < 0) {
+		cli_warns_print(&c->warns, &c->io);
+		pd_profile_free(p);
+		return CLI_EXIT_ERROR;
 	}
 	int wrc = write_report(c, p);
 	pd_profile_free(p);
-	if (wrc < 0 || read_error)
+	cli_warns_print(&c->warns, &c->io);
+	if (wrc < 0 || rrc > 0)
 		return CLI_EXIT_ERROR;
-	return shown ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+	return cli_warns_status(&c->warns, &c->io);
 }
 
 int cmd_report(int argc, char **argv)
@@ -329,13 +324,22 @@ int cmd_report(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	pd_report_write_options_init(&c.ro);
 	c.ro.profile_options = &c.po.popts;
+	c.argc = argc;
+	c.argv = argv;
 	cli_profile_opts_init(&c.po);
+	cli_io_init(&c.io, CMD, true);
+	cli_warns_init(&c.warns);
 	int st = parse_args(argc, argv, &c);
+	if (st < 0 && cli_io_open(&c.io) < 0)
+		st = CLI_EXIT_ERROR;
 	if (st < 0) {
 		if (c.npaths > 1)
 			cli_profile_opts_share_symbols(&c.po);
 		st = run(&c);
+		if (cli_io_close(&c.io) < 0)
+			st = CLI_EXIT_ERROR;
 	}
+	cli_warns_free(&c.warns);
 	cli_profile_opts_free(&c.po);
 	free(c.paths);
 	return st;

@@ -1,17 +1,20 @@
 /*
- * `perfdiff script [options] FILE`: every sample of a perf.data input with
+ * `perfdiff script [options] [FILE]`: every sample of a perf.data input with
  * its call chain named (symbol, dso, inline frames, source lines), laid out
  * like `perf script` or as JSON lines.  Options map onto
  * pd_session_options (parsed as for `report`, cli_profile_opts.h);
  * filters pick samples by command, process, thread and CPU.  The exit
- * status tells a clean read (0) from one with warnings (1) and from an
- * error (2), as for `dump`.
+ * status tells an input read in full (0) from one that lost data (1) and
+ * from an error (2), as for `dump`: a binary that cannot be found or
+ * verified is a warning, not a failure, unless --strict.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_help.h"
+#include "cli_io.h"
 #include "cli_profile_opts.h"
 #include "script.h"
 
@@ -34,75 +37,13 @@ typedef struct script_opts {
 	const char *path;
 	id_list pids, tids, cpus;
 	name_list comms;
+	cli_io io;            /* -o, -q, -v, --strict */
+	cli_warns warns;      /* the reader's and the symbolizer's */
 } script_opts;
 
 void script_usage(FILE *f)
 {
-	fputs(
-"Usage: perfdiff script [OPTIONS] FILE\n"
-"\n"
-"Print every sample of a perf.data input with its call chain named, in the\n"
-"layout of 'perf script' (default) or as JSON lines.  FILE is a perf.data\n"
-"file, '-' for standard input (pipe mode) or a 'perf record --threads'\n"
-"directory.  Samples come in timestamp order.\n"
-"\n"
-"Text output, one block per sample:\n"
-"  COMM PID/TID [CPU] SECS.USECS:     PERIOD EVENT: \n"
-"  \\t<address> symbol+0xoffset (dso)          one line per frame, leaf first\n"
-"  \\t<address> function+0xoffset (inlined)    an inline frame (no dso)\n"
-"  (blank line)\n"
-"  [CPU] appears when the event samples the CPU.  Unknown symbols and\n"
-"  addresses outside any mapping print as '[unknown]'.  For an event\n"
-"  recorded without call chains the leaf goes on the header line and the\n"
-"  command is padded to 16 columns, as perf does.  User-space addresses are\n"
-"  printed as offsets in their dso, as perf does (the JSON output has both).\n"
-"  Caller frames are named at return address - 1, so that\n"
-"  a call to a function that never returns is credited to the caller; the\n"
-"  offset shown is still that of the recorded address.\n"
-"\n"
-"Options:\n"
-"  --format=FMT       'text' (default) or 'json' (also '--format FMT')\n"
-"  --srcline          add source lines: a '  file:line' line under each\n"
-"                     frame (text; '  dso[address]' where none is known),\n"
-"                     srcfile/line for every frame (JSON)\n"
-"  --full-source-path show the full path of source files (text)\n"
-"  --ns               print times with nanoseconds (text)\n"
-"  --perf-compat      name return addresses as perf does (no - 1) and drop\n"
-"                     C++ parameter lists, to reproduce perf's names exactly\n"
-"                     (inline frames stay unless --no-inline)\n",
-	      f);
-	cli_session_opts_usage(f);
-	cli_filter_opts_usage(f);
-	fputs(
-"  -h, --help         show this help and exit\n"
-"  --                 end of options (for a FILE that starts with '-')\n"
-"  Options that take a value accept '--opt=VALUE' and '--opt VALUE'.\n"
-"\n"
-"JSON output: one object per sample with comm, pid, tid, cpu (null when not\n"
-"sampled), time (ns; null when not sampled), period, event and frames, leaf\n"
-"first: [{addr (hex string), symbol, raw_symbol (as in the symbol table),\n"
-"offset, dso, inlined, srcfile, line, unit}].  symbol and offset are null\n"
-"when the symbol is unknown; srcfile and line are null when no line is known\n"
-"(inline frames have them, other frames with --srcline); unit is the source\n"
-"file the function was compiled from (its DWARF compilation unit), null\n"
-"without DWARF and for inline frames.  Strings are valid\n"
-"UTF-8: bytes that are not are replaced by U+FFFD.\n"
-"\n"
-"Where code is found: user binaries by build-id in perf's build-id cache,\n"
-"/usr/lib/debug/.build-id, then at the recorded path when its build-id\n"
-"matches (each under --symfs); the kernel from --kallsyms, perf's cached\n"
-"kallsyms or /proc/kallsyms; JIT code from perf-PID.map files.  What cannot\n"
-"be found (a deleted binary, a build-id mismatch) gives [unknown] frames and\n"
-"a warning.\n"
-"\n"
-"Exit status:\n"
-"  0  the input was read to the end without warnings\n"
-"  1  the input was read (possibly only up to a cut), with warnings from the\n"
-"     reader or the symbolizer (missing files, build-id mismatches, ...)\n"
-"  2  usage error, the input could not be opened, or it is corrupt; what\n"
-"     was read before the error is still printed, the error goes to stderr\n"
-"Warnings go to stderr as 'perfdiff: warning: ...'.\n",
-	      f);
+	fputs(cli_help_script, f);
 }
 
 /* ------------------------------------------------------------- filters */
@@ -252,6 +193,8 @@ static int parse_option(script_opts *o, int argc, char **argv, int *i)
 	}
 	int m = cli_format_opt(CMD, argc, argv, i, &o->out.format);
 	if (m == 0)
+		m = cli_io_parse(&o->io, argc, argv, i);
+	if (m == 0)
 		m = cli_session_opts_parse(&o->session, CMD, argc, argv, i);
 	if (m != 0)
 		return m;
@@ -262,36 +205,51 @@ static int parse_option(script_opts *o, int argc, char **argv, int *i)
 	return m > 0 ? apply_filter(o, (opt_kind)kind, val) : m;
 }
 
+/* The one FILE: -1 to go on, else an exit status. */
+static int add_path(script_opts *o, const char *path)
+{
+	if (o->path)
+		return cli_usage_error(CMD, "script takes one FILE; unexpected '%s'", path);
+	o->path = path;
+	return -1;
+}
+
+/* argv[*i], an option: -1 to go on, else an exit status. */
+static int option(script_opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *in;
+	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		script_usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	int m = cli_input_opt(CMD, argc, argv, i, &in);
+	if (m > 0)
+		return add_path(o, in);
+	if (m == 0)
+		m = parse_option(o, argc, argv, i);
+	if (m < 0)
+		return CLI_EXIT_ERROR;
+	return m == 0 ? cli_unknown_option(CMD, a) : -1;
+}
+
 /* Returns -1 to continue, else an exit status. */
 static int parse_args(int argc, char **argv, script_opts *o)
 {
 	bool no_more_opts = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0) {
-			if (o->path)
-				return cli_usage_error(CMD,
-					"script takes one FILE; unexpected '%s'", a);
-			o->path = a;
-			continue;
-		}
-		if (strcmp(a, "--") == 0) {
+		int st = -1;
+		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0)
+			st = add_path(o, a);
+		else if (strcmp(a, "--") == 0)
 			no_more_opts = true;
-			continue;
-		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			script_usage(stdout);
-			return CLI_EXIT_OK;
-		}
-		int m = parse_option(o, argc, argv, &i);
-		if (m < 0)
-			return CLI_EXIT_ERROR;
-		if (m == 0)
-			return cli_usage_error(CMD, "unknown option '%s'", a);
+		else
+			st = option(o, argc, argv, &i);
+		if (st >= 0)
+			return st;
 	}
-	if (!o->path)
-		return cli_usage_error(CMD,
-			"script needs a FILE (or '-' for standard input)");
+	if (!o->path && cli_default_input(CMD, &o->path) < 0)
+		return CLI_EXIT_ERROR;
 	o->out.srcline = (o->session.flags & PD_SESSION_SRCLINE) != 0;
 	/* text shows an inline frame's line only with --srcline */
 	if (o->out.format == PD_FORMAT_TEXT)
@@ -302,23 +260,6 @@ static int parse_args(int argc, char **argv, script_opts *o)
 }
 
 /* ------------------------------------------------------------- running */
-
-/* Print the session's warnings from `*shown` on.  The samples before them
- * are written first, so that where both go to one terminal a warning
- * shows up near the samples it concerns. */
-static int flush_warnings(const pd_session *s, size_t *shown, pd_writer *w, pd_error *err)
-{
-	size_t n = pd_session_warning_count(s);
-	if (*shown == n)
-		return 0;
-	int rc = pd_writer_flush(w, err);
-	for (; *shown < n; (*shown)++) {
-		const char *msg = pd_session_warning(s, *shown);
-		if (msg)
-			cli_warning("%s", msg);
-	}
-	return rc;
-}
 
 /* The sample's event's PD_SAMPLE_* bits, for the filters. */
 static uint64_t sample_type(const pd_reader *r, const pd_resolved_sample *rs)
@@ -332,38 +273,51 @@ static uint64_t sample_type(const pd_reader *r, const pd_resolved_sample *rs)
 /* Every wanted sample of `s` to `w`.  0 at the end of the input, 1 when
  * writing failed (*werr says why), else the session's error (in *rerr). */
 static int write_samples(script_opts *o, pd_session *s, pd_script_writer *sw, pd_writer *w,
-			 size_t *shown, pd_error *rerr, pd_error *werr)
+			 pd_error *rerr, pd_error *werr)
 {
 	const pd_reader *r = pd_session_reader(s);
 	const pd_resolved_sample *rs;
 	int rc;
-	while ((rc = pd_session_next(s, &rs, rerr)) == 0) {
+	while ((rc = pd_session_next(s, &rs, rerr)) == 0)
 		if (wanted(o, rs, sample_type(r, rs)) &&
 		    pd_script_write_sample(sw, rs, werr) < 0)
 			return 1;
-		if (flush_warnings(s, shown, w, werr) < 0)
-			return 1;
-	}
 	/* what came before a read error is written all the same */
 	if (pd_writer_flush(w, werr) < 0)
 		return 1;
 	return rc == PD_ITEROVER ? 0 : rc;
 }
 
-/* Run the samples of `s` through a script writer to standard output; as
+/* Run the samples of `s` through a script writer to the output; as
  * write_samples(). */
-static int write_all(script_opts *o, pd_session *s, size_t *shown, pd_error *rerr,
-		     pd_error *werr)
+static int write_all(script_opts *o, pd_session *s, pd_error *rerr, pd_error *werr)
 {
 	pd_writer *w = NULL;
 	pd_script_writer *sw = NULL;
-	int rc = pd_writer_new_file(&w, stdout, werr);
+	int rc = pd_writer_new_file(&w, o->io.out, werr);
 	if (rc == 0)
 		rc = pd_script_writer_new(&sw, w, s, &o->out, werr);
-	rc = rc < 0 ? 1 : write_samples(o, s, sw, w, shown, rerr, werr);
+	rc = rc < 0 ? 1 : write_samples(o, s, sw, w, rerr, werr);
 	pd_script_writer_free(sw);
 	pd_writer_free(w);
 	return rc;
+}
+
+/* The reader's and the symbolizer's warnings, and the samples lost while
+ * recording, to the summary (cli_io.h). */
+static void hold_warnings(script_opts *o, const pd_session *s)
+{
+	const pd_reader *r = pd_session_reader(s);
+	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
+		cli_warns_add(&o->warns, o->path, pd_reader_warning_kind(r, i),
+			      pd_reader_warning(r, i));
+	const pd_reader_stats *st = pd_reader_stats_get(r);
+	/* perf since 6.0 writes each loss twice: LOST and LOST_SAMPLES */
+	cli_warns_lost(&o->warns, o->path, st->lost > st->lost_samples ? st->lost : st->lost_samples,
+		       st->by_type[PD_RECORD_SAMPLE]);
+	for (size_t i = 0; i < pd_session_warning_count(s); i++)
+		cli_warns_add(&o->warns, o->path, pd_session_warning_kind(s, i),
+			      pd_session_warning(s, i));
 }
 
 static int run(script_opts *o)
@@ -376,28 +330,15 @@ static int run(script_opts *o)
 		cli_print_pd_error(o->path, &err);
 		return CLI_EXIT_ERROR;
 	}
-	size_t shown = 0;
-	int rc = write_all(o, s, &shown, &err, &werr);
-	bool out_failed = rc == 1, read_error = rc < 0;
-	if (out_failed)
+	int rc = write_all(o, s, &err, &werr);
+	if (rc == 1)
 		cli_error("cannot write samples: %s", werr.message);
-	const pd_reader *r = pd_session_reader(s);
-	size_t nrw = pd_reader_warning_count(r);
-	for (size_t i = 0; i < nrw; i++)
-		cli_warning("%s", pd_reader_warning(r, i));
-	size_t nsw = pd_session_warning_count(s);
-	for (; shown < nsw; shown++) {
-		const char *w = pd_session_warning(s, shown);
-		if (w)
-			cli_warning("%s", w);
-	}
-	if (read_error)
+	hold_warnings(o, s);
+	cli_warns_print(&o->warns, &o->io);
+	if (rc < 0)
 		cli_print_pd_error(o->path, &err);
 	pd_session_free(s);
-
-	if (out_failed || read_error)
-		return CLI_EXIT_ERROR;
-	return nrw || shown ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+	return rc ? CLI_EXIT_ERROR : cli_warns_status(&o->warns, &o->io);
 }
 
 int cmd_script(int argc, char **argv)
@@ -406,9 +347,17 @@ int cmd_script(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	pd_script_write_options_init(&o.out);
 	pd_session_options_init(&o.session);
+	cli_io_init(&o.io, CMD, false);
+	cli_warns_init(&o.warns);
 	int st = parse_args(argc, argv, &o);
-	if (st < 0)
+	if (st < 0 && cli_io_open(&o.io) < 0)
+		st = CLI_EXIT_ERROR;
+	if (st < 0) {
 		st = run(&o);
+		if (cli_io_close(&o.io) < 0)
+			st = CLI_EXIT_ERROR;
+	}
+	cli_warns_free(&o.warns);
 	free_lists(&o);
 	return st;
 }

@@ -1,0 +1,112 @@
+/*
+ * The options every command shares about its output and its messages
+ * (cli_io.h): -o FILE, -q, -v, --strict and --color.  Colour follows git
+ * and perf: on a terminal only unless asked for, never for a terminal
+ * that says it cannot (TERM=dumb), never when NO_COLOR is set
+ * (https://no-color.org) unless --color=always asks for it.
+ */
+#include "cli_io.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void cli_io_init(cli_io *io, const char *cmd, bool takes_color)
+{
+	memset(io, 0, sizeof *io);
+	io->cmd = cmd;
+	io->takes_color = takes_color;
+	io->color = CLI_COLOR_AUTO;
+}
+
+static int parse_color(cli_io *io, const char *val)
+{
+	if (strcmp(val, "auto") == 0)
+		io->color = CLI_COLOR_AUTO;
+	else if (strcmp(val, "always") == 0)
+		io->color = CLI_COLOR_ALWAYS;
+	else if (strcmp(val, "never") == 0)
+		io->color = CLI_COLOR_NEVER;
+	else {
+		cli_usage_error(io->cmd, "--color is auto, always or never, not '%s'", val);
+		return -1;
+	}
+	return 1;
+}
+
+/* The flags: -q, -v, --strict.  1 taken, 0 not. */
+static int parse_flag(cli_io *io, const char *a)
+{
+	if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+		io->verbosity = CLI_QUIET;
+	else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
+		io->verbosity = CLI_VERBOSE;
+	else if (strcmp(a, "--strict") == 0)
+		io->strict = true;
+	else
+		return 0;
+	return 1;
+}
+
+int cli_io_parse(cli_io *io, int argc, char **argv, int *i)
+{
+	if (parse_flag(io, argv[*i]))
+		return 1;
+	const char *name = argv[*i], *val;
+	int m = cli_opt_value(argc, argv, i, "-o", &val);
+	if (m == 0)
+		m = cli_opt_value(argc, argv, i, "--output", &val);
+	if (m == 0 && io->takes_color) {
+		m = cli_opt_value(argc, argv, i, "--color", &val);
+		if (m > 0)
+			return parse_color(io, val);
+	}
+	if (m < 0) {
+		cli_usage_error(io->cmd, "option '%s' needs a value", name);
+		return -1;
+	}
+	if (m > 0)
+		io->out_path = strcmp(val, "-") == 0 ? NULL : val;
+	return m;
+}
+
+int cli_io_open(cli_io *io)
+{
+	if (!io->out_path) {
+		io->out = stdout;
+		return 0;
+	}
+	io->out = fopen(io->out_path, "w");
+	if (!io->out) {
+		cli_error("%s: cannot write: %s", io->out_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+bool cli_io_colored(const cli_io *io, pd_format f)
+{
+	if (f != PD_FORMAT_TEXT || !io->takes_color || io->color == CLI_COLOR_NEVER)
+		return false;
+	if (io->color == CLI_COLOR_ALWAYS)
+		return true;
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+	if ((no && no[0]) || (term && strcmp(term, "dumb") == 0))
+		return false;
+	return io->out && isatty(fileno(io->out));
+}
+
+int cli_io_close(cli_io *io)
+{
+	if (!io->out)
+		return 0;
+	bool bad = fflush(io->out) != 0 || ferror(io->out);
+	if (io->out != stdout && fclose(io->out) != 0)
+		bad = true;
+	io->out = NULL;
+	if (bad)
+		cli_error("%s: cannot write: %s", io->out_path ? io->out_path : "standard output",
+			  strerror(errno));
+	return bad ? -1 : 0;
+}
