@@ -1311,7 +1311,7 @@ static void record_case(const dcase *c, rstatus *st)
 		size_t len = (size_t)snprintf(st->msg, sizeof st->msg,
 					      "%s  recorded twice; the first time:\n", now);
 		if (len < sizeof st->msg)
-			len += (size_t)snprintf(st->msg + len, sizeof st->msg - len, "%s", first);
+			copy(st->msg + len, sizeof st->msg - len, first);
 	}
 	st->seconds = now_s() - t0;
 	status_write(c, st);
