@@ -418,9 +418,7 @@ struct pd_profile {
 	uint64_t *run_block_width;    /* ns; 0: no sample had a time */
 	uint32_t *run_blocks;         /* blocks used (at least 1) */
 	struct pd_facts *facts;       /* symbol facts (facts.c) */
-	char **warnings;
-	pd_warning_kind *warning_kinds;
-	size_t nwarnings, cap_warnings;
+	pd_warnings warnings;         /* no cap: a reader's are capped */
 	/* its worker threads: the producer, the release thread, and its
 	 * sessions' (session options' `threads`) */
 	pd_threads threads;
@@ -446,7 +444,6 @@ size_t pd_facts_loaded(const pd_profile *p);
 
 /* Grow per-run arrays of every event for run `run`. */
 int pd_profile_begin_run(pd_profile *p, const char *path);
-/* Add a warning "path: msg" (msg already naming the file is kept as is). */
 /* Keep warning `msg` of kind `kind` about the run being read from `path`
  * (prefixed with the path unless it names it); a warning of data lost
  * marks the run (pd_profile_run_truncated()). */

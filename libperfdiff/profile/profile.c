@@ -74,6 +74,7 @@ int pd_profile_new(pd_profile **out, const pd_profile_options *opts, pd_error *e
 	}
 	pd_strtab_init(&p->strings);
 	pd_frametab_init(&p->frames);
+	pd_warnings_init(&p->warnings, 0);
 	pd_threads_init(&p->threads, p->options.session.threads);
 	rc = pd_facts_new(&p->facts, &p->options.o, &p->threads);
 	if (rc < 0) {
@@ -129,10 +130,7 @@ void pd_profile_free(pd_profile *p)
 	free(p->run_block_width);
 	free(p->run_blocks);
 	pd_facts_free(p->facts);
-	for (size_t i = 0; i < p->nwarnings; i++)
-		free(p->warnings[i]);
-	free(p->warnings);
-	free(p->warning_kinds);
+	pd_warnings_free(&p->warnings);
 	pd_filters_free(&p->filters);
 	free(p->filter_hits);
 	pd_frametab_free(&p->frames);
@@ -222,41 +220,24 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 	return 0;
 }
 
-/* Room for one more warning and its kind; false when memory ran out. */
-static bool warning_room(pd_profile *p)
-{
-	if (p->nwarnings < p->cap_warnings)
-		return true;
-	size_t cap = p->cap_warnings ? p->cap_warnings * 2 : 16;
-	char **w = realloc(p->warnings, cap * sizeof *w);
-	if (w)
-		p->warnings = w;
-	pd_warning_kind *k = realloc(p->warning_kinds, cap * sizeof *k);
-	if (k)
-		p->warning_kinds = k;
-	if (!w || !k)
-		return false;
-	p->cap_warnings = cap;
-	return true;
-}
-
 void pd_profile_warn(pd_profile *p, const char *path, pd_warning_kind kind, const char *msg)
 {
 	if (!msg)
 		return;
 	if (kind == PD_WARN_DATA_LOST && p->nruns)
 		p->run_data_lost[p->nruns - 1] = true;
-	if (!warning_room(p))
-		return; /* a warning is not worth failing the read for */
-	char *text;
-	if (strstr(msg, path))
-		text = strdup(msg);
-	else if (asprintf(&text, "%s: %s", path, msg) < 0)
-		text = NULL;
-	if (!text)
+	if (strstr(msg, path)) {
+		pd_warnings_add(&p->warnings, kind, msg);
 		return;
-	p->warning_kinds[p->nwarnings] = kind;
-	p->warnings[p->nwarnings++] = text;
+	}
+	/* not pd_warnings_addf(): a long path must not cut the message */
+	char *text;
+	if (asprintf(&text, "%s: %s", path, msg) < 0) {
+		p->warnings.dropped++; /* a warning is not worth failing the read for */
+		return;
+	}
+	pd_warnings_add(&p->warnings, kind, text);
+	free(text);
 }
 
 size_t pd_profile_run_count(const pd_profile *p)
@@ -348,12 +329,12 @@ const pd_cct_node *pd_profile_root(const pd_profile *p, size_t ev)
 
 size_t pd_profile_warning_count(const pd_profile *p)
 {
-	return p ? p->nwarnings : 0;
+	return p ? pd_warnings_count(&p->warnings) : 0;
 }
 
 const char *pd_profile_warning(const pd_profile *p, size_t i)
 {
-	return p && i < p->nwarnings ? p->warnings[i] : NULL;
+	return p ? pd_warnings_get(&p->warnings, i) : NULL;
 }
 
 uint64_t pd_profile_filter_matches(const pd_profile *p, pd_filter_kind kind, size_t i)
@@ -390,5 +371,5 @@ pd_threads *pd_profile_threads(const pd_profile *p)
 
 pd_warning_kind pd_profile_warning_kind(const pd_profile *p, size_t i)
 {
-	return p && i < p->nwarnings ? p->warning_kinds[i] : PD_WARN_OTHER;
+	return p ? pd_warnings_kind_of(&p->warnings, i) : PD_WARN_OTHER;
 }

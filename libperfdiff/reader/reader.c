@@ -17,45 +17,13 @@ void pd_reader_options_init(pd_reader_options *opts)
 	*opts = d;
 }
 
-/* Room for one more warning and its kind; false when memory ran out. */
-static bool warning_room(pd_reader *r)
-{
-	if (r->nwarnings < r->cap_warnings)
-		return true;
-	size_t cap = r->cap_warnings ? r->cap_warnings * 2 : 8;
-	char **w = realloc(r->warnings, cap * sizeof *w);
-	if (w)
-		r->warnings = w;
-	pd_warning_kind *k = realloc(r->warning_kinds, cap * sizeof *k);
-	if (k)
-		r->warning_kinds = k;
-	if (!w || !k)
-		return false;
-	r->cap_warnings = cap;
-	return true;
-}
-
 void pd_reader_warn(pd_reader *r, pd_warning_kind kind, const char *file, uint64_t offset,
 		    const char *fmt, ...)
 {
-	/* a lost tail ends the stream, so there are few of them: never
-	 * dropped, since they decide whether the input was read in full */
-	if (r->nwarnings >= PD_MAX_WARNINGS && kind != PD_WARN_DATA_LOST) {
-		r->warnings_dropped++;
-		return;
-	}
-	if (!warning_room(r))
-		return;
-	pd_error e;
 	va_list ap;
 	va_start(ap, fmt);
-	pd_error_vset(&e, 0, file, offset, fmt, ap);
+	pd_warnings_vat(&r->warnings, kind, file, offset, fmt, ap);
 	va_end(ap);
-	char *m = strdup(e.message);
-	if (!m)
-		return;
-	r->warning_kinds[r->nwarnings] = kind;
-	r->warnings[r->nwarnings++] = m;
 }
 
 int pd_reader_fail(pd_reader *r, int code, const char *file, uint64_t offset,
@@ -105,6 +73,7 @@ static int reader_new(pd_reader **out, const char *path, const pd_reader_options
 		return pd_error_set(err, PD_ENOMEM, path, PD_NO_OFFSET, "out of memory");
 	}
 	r->opts = o;
+	pd_warnings_init(&r->warnings, PD_MAX_WARNINGS);
 	pd_meta_init(&r->meta);
 	pd_queue_init(&r->queue);
 	r->id_pos = r->is_pos = -1;
@@ -161,10 +130,7 @@ void pd_reader_free(pd_reader *r)
 	pd_id_table_free(&r->ids);
 	free(r->attrs);
 	free(r->attr_samples);
-	for (size_t i = 0; i < r->nwarnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
-	free(r->warning_kinds);
+	pd_warnings_free(&r->warnings);
 	pd_meta_free(&r->meta);
 	free(r->path);
 	free(r);
@@ -453,17 +419,17 @@ uint64_t pd_reader_attr_samples(const pd_reader *r, size_t i)
 
 size_t pd_reader_warning_count(const pd_reader *r)
 {
-	return r->nwarnings;
+	return pd_warnings_count(&r->warnings);
 }
 
 const char *pd_reader_warning(const pd_reader *r, size_t i)
 {
-	return i < r->nwarnings ? r->warnings[i] : NULL;
+	return pd_warnings_get(&r->warnings, i);
 }
 
 pd_warning_kind pd_reader_warning_kind(const pd_reader *r, size_t i)
 {
-	return i < r->nwarnings ? r->warning_kinds[i] : PD_WARN_OTHER;
+	return pd_warnings_kind_of(&r->warnings, i);
 }
 
 const char *pd_reader_path(const pd_reader *r)

@@ -64,18 +64,16 @@ struct pd_reader {
 	pd_record rec;
 
 	pd_reader_stats stats;
-	char **warnings;
-	pd_warning_kind *warning_kinds;  /* of each warning */
-	size_t nwarnings, cap_warnings;
-	uint64_t warnings_dropped;
+	pd_warnings warnings;  /* at most PD_MAX_WARNINGS, lost tails aside */
 };
 
 /* Warnings are capped so a hostile file cannot make us store millions. */
 #define PD_MAX_WARNINGS 100
 
 /* A warning of `kind` about `file` at `offset`.  PD_WARN_DATA_LOST for an
- * input that is incomplete (a cut, a garbage tail), PD_WARN_METADATA for a
- * header section skipped that is there. */
+ * input that is incomplete (a cut, a garbage tail): never dropped for the
+ * cap, since it decides whether the input was read in full;
+ * PD_WARN_METADATA for a header section skipped that is there. */
 void pd_reader_warn(pd_reader *r, pd_warning_kind kind, const char *file, uint64_t offset,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

@@ -294,19 +294,17 @@ static int recorded_path(pd_arena *arena, const char *symfs, const char *name, c
 }
 
 int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
-		      pd_arena *arena, pd_dsofiles *out, char *warn, size_t warn_size)
+		      pd_arena *arena, pd_dsofiles *out, pd_warnings *warn)
 {
-	return pd_find_dso_files_among(symfs, buildid_dir, dso, NULL, 0, arena, out, warn,
-				       warn_size);
+	return pd_find_dso_files_among(symfs, buildid_dir, dso, NULL, 0, arena, out, warn);
 }
 
 int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
 			    const char *const *others, size_t nothers, pd_arena *arena,
-			    pd_dsofiles *out, char *warn, size_t warn_size)
+			    pd_dsofiles *out, pd_warnings *warn)
 {
 	memset(out, 0, sizeof *out);
 	out->vdso_fd = -1;
-	warn[0] = '\0';
 	const char *name = dso->name ? dso->name : "";
 	bool vdso = strcmp(name, "[vdso]") == 0;
 
@@ -318,16 +316,18 @@ int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd
 		if (path && is_regular(path)) {
 			out->elf_path = path;
 			out->unverified = true;
-			snprintf(warn, warn_size,
-				 "%s: no build-id in the recording; using %s unverified", name, path);
+			pd_warnings_addf(warn, PD_WARN_UNVERIFIED,
+					 "%s: no build-id in the recording; using %s unverified", name,
+					 path);
 		} else if (vdso && (out->vdso_fd = running_vdso(dso, false)) >= 0) {
 			out->unverified = true;
-			snprintf(warn, warn_size,
-				 "%s: no build-id in the recording; using the running kernel's vdso unverified",
-				 name);
+			pd_warnings_addf(warn, PD_WARN_UNVERIFIED,
+					 "%s: no build-id in the recording; using the running kernel's vdso unverified",
+					 name);
 		} else if (!special_name(name)) {
-			snprintf(warn, warn_size, "%s: cannot open %s; frames stay [unknown]", name,
-				 path ? path : name);
+			pd_warnings_addf(warn, PD_WARN_NOT_FOUND,
+					 "%s: cannot open %s; frames stay [unknown]", name,
+					 path ? path : name);
 		}
 		return 0;
 	}
@@ -433,12 +433,12 @@ int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd
 	if (out->elf_path || out->vdso_fd >= 0)
 		return 0;
 	if (out->mismatch)
-		snprintf(warn, warn_size,
-			 "%s: build-id mismatch (file %s, recording %s); frames stay [unknown]",
-			 path ? path : name, file_hex, hex);
+		pd_warnings_addf(warn, PD_WARN_MISMATCH,
+				 "%s: build-id mismatch (file %s, recording %s); frames stay [unknown]",
+				 path ? path : name, file_hex, hex);
 	else if (!special_name(name) || vdso)
-		snprintf(warn, warn_size,
-			 "%s: no file with build-id %s (searched the build-id cache, /usr/lib/debug%s); frames stay [unknown]",
-			 name, hex, path ? ", the path" : "");
+		pd_warnings_addf(warn, PD_WARN_NOT_FOUND,
+				 "%s: no file with build-id %s (searched the build-id cache, /usr/lib/debug%s); frames stay [unknown]",
+				 name, hex, path ? ", the path" : "");
 	return 0;
 }

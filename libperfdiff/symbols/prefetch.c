@@ -87,9 +87,9 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 {
 	pd_symbolizer *z = pf->z;
 	pd_dsofiles f;
-	char warn[1024];
-	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, &j->id, arena, &f, warn,
-			      sizeof warn) < 0)
+	/* no warnings from a guess ahead: the symbolizer's own lookup of the
+	 * dso, if it comes, tells them, and z's sink is not this thread's */
+	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, &j->id, arena, &f, NULL) < 0)
 		return;
 	if (f.vdso_fd >= 0)
 		close(f.vdso_fd);

@@ -103,11 +103,13 @@ typedef struct pd_dsofiles {
  * Locate the files of `dso` (lookup order: perf's build-id cache under
  * `buildid_dir`, /usr/lib/debug/.build-id, the recorded path if its
  * build-id matches; symfs prefixes the system paths).  Strings go to
- * `arena`.  `warn` receives a sentence when something should be told to
- * the user (empty otherwise).  Returns 0, or PD_ENOMEM.
+ * `arena`.  What should be told to the user, one sentence at most, goes
+ * to `warn` (NULL: dropped) with its kind: PD_WARN_UNVERIFIED for a file
+ * used without a build-id check, PD_WARN_MISMATCH for another build at the
+ * path, PD_WARN_NOT_FOUND for none found.  Returns 0, or PD_ENOMEM.
  */
 int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
-		      pd_arena *arena, pd_dsofiles *out, char *warn, size_t warn_size);
+		      pd_arena *arena, pd_dsofiles *out, pd_warnings *warn);
 /*
  * The same, with `others`: further recorded paths of the same build-id (a
  * program and its stripped copy).  Without a debug file, the first of the
@@ -116,7 +118,7 @@ int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_i
  */
 int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
 			    const char *const *others, size_t nothers, pd_arena *arena,
-			    pd_dsofiles *out, char *warn, size_t warn_size);
+			    pd_dsofiles *out, pd_warnings *warn);
 
 /* ---- sorted symbol table of one Dwfl module ---- */
 
@@ -276,9 +278,7 @@ struct pd_symbolizer {
 	const void *bpf_reader, *bpf_progs, *bpf_btfs;
 	pd_symhash bresults;       /* (BPF program, address) → pd_symres */
 
-	char **warnings;
-	pd_warning_kind *warning_kinds;  /* of each warning */
-	size_t nwarnings, capwarnings;
+	pd_warnings warnings;      /* no cap: one or two per file at most */
 	struct pd_prefetch *prefetch;  /* NULL: none running (prefetch.c) */
 };
 

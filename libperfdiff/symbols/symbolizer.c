@@ -63,53 +63,27 @@ static const pd_symres no_result = { .nframes = 1, .frames = &no_frame };
 
 /* ---- warnings ---- */
 
-/* Room for one more warning and its kind; false when memory ran out. */
-static bool warning_room(pd_symbolizer *z)
-{
-	if (z->nwarnings < z->capwarnings)
-		return true;
-	size_t ncap = z->capwarnings ? z->capwarnings * 2 : 16;
-	char **nw = realloc(z->warnings, ncap * sizeof *nw);
-	if (nw)
-		z->warnings = nw;
-	pd_warning_kind *nk = realloc(z->warning_kinds, ncap * sizeof *nk);
-	if (nk)
-		z->warning_kinds = nk;
-	if (!nw || !nk)
-		return false;
-	z->capwarnings = ncap;
-	return true;
-}
-
 void pd_symbolizer_warn(pd_symbolizer *z, pd_warning_kind kind, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	pd_warnings_vaddf(&z->warnings, kind, fmt, ap);
 	va_end(ap);
-	if (!warning_room(z))
-		return;
-	char *s = pd_arena_strndup(&z->arena, buf, sizeof buf);
-	if (!s)
-		return;
-	z->warning_kinds[z->nwarnings] = kind;
-	z->warnings[z->nwarnings++] = s;
 }
 
 size_t pd_symbolizer_warning_count(const pd_symbolizer *z)
 {
-	return z ? z->nwarnings : 0;
+	return z ? pd_warnings_count(&z->warnings) : 0;
 }
 
 const char *pd_symbolizer_warning(const pd_symbolizer *z, size_t i)
 {
-	return z && i < z->nwarnings ? z->warnings[i] : NULL;
+	return z ? pd_warnings_get(&z->warnings, i) : NULL;
 }
 
 pd_warning_kind pd_symbolizer_warning_kind(const pd_symbolizer *z, size_t i)
 {
-	return z && i < z->nwarnings ? z->warning_kinds[i] : PD_WARN_OTHER;
+	return z ? pd_warnings_kind_of(&z->warnings, i) : PD_WARN_OTHER;
 }
 
 /* ---- results ---- */
@@ -266,6 +240,7 @@ int pd_symbolizer_new(pd_symbolizer **out, const pd_symbolizer_config *cfg, pd_e
 	if (!z)
 		return pd_error_set(err, PD_ENOMEM, "symbolizer", PD_NO_OFFSET, "out of memory");
 	pd_arena_init(&z->arena);
+	pd_warnings_init(&z->warnings, 0);
 	if (cfg)
 		z->cfg = *cfg;
 	z->cfg.symfs = dup_opt(&z->arena, z->cfg.symfs && z->cfg.symfs[0] ? z->cfg.symfs : NULL);
@@ -338,8 +313,7 @@ void pd_symbolizer_free(pd_symbolizer *z)
 	pd_symhash_free(&z->results);
 	pd_symhash_free(&z->demangled);
 	pd_strpool_free(&z->strings);
-	free(z->warnings);
-	free(z->warning_kinds);
+	pd_warnings_free(&z->warnings);
 	pd_arena_free(&z->arena);
 	free(z);
 }
@@ -728,7 +702,6 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 	st->loaded = true;
 	st->failed = true;
 	pd_dsofiles f;
-	char warn[1024];
 	/* the other recorded paths of this build, in the order seen */
 	const char *others[16];
 	size_t nothers = 0;
@@ -737,11 +710,8 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 		if (strcmp(p->name, name) != 0)
 			others[nothers++] = p->name;
 	if (pd_find_dso_files_among(z->cfg.symfs, z->buildid_dir, d, others, nothers, &z->arena,
-				    &f, warn, sizeof warn) < 0)
+				    &f, &z->warnings) < 0)
 		return;
-	if (warn[0])
-		pd_symbolizer_warn(z, f.unverified ? PD_WARN_UNVERIFIED
-				   : f.mismatch ? PD_WARN_MISMATCH : PD_WARN_NOT_FOUND, "%s", warn);
 	if (!f.elf_path && f.vdso_fd < 0)
 		return;
 	st->elf_path = f.elf_path;

@@ -1,3 +1,10 @@
+/*
+ * The util stage's helpers that are not inline (util.h): the bit order of
+ * swapped attr flags, growing arrays, the arena, the byte buffer, reading
+ * a whole file and pd_error formatting.  Gathered here because every stage
+ * needs them and none should grow its own; the warnings sink is in
+ * warnings.c.
+ */
 #include "util.h"
 
 #include <errno.h>
@@ -242,6 +249,28 @@ int pd_read_file(const char *path, size_t max, char **data, size_t *len, char *w
 	}
 	*data = buf;
 	*len = n;
+	return 0;
+}
+
+int pd_grow_slow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap > 16 ? *cap : 16;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return PD_ENOMEM;
+		n *= 2;
+	}
+	if (elem && n > SIZE_MAX / elem)
+		return PD_ENOMEM;
+	/* `arr` points at a T *: copied through void * so that no caller
+	 * needs a cast (all object pointers share a representation here) */
+	void *old;
+	memcpy(&old, arr, sizeof old);
+	void *v = realloc(old, n * elem);
+	if (!v)
+		return PD_ENOMEM;
+	memcpy(arr, &v, sizeof v);
+	*cap = n;
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /*
  * Small shared helpers: byte order, an arena for strings and tables owned by
- * one object, a growable byte buffer, and pd_error formatting.  Internal to
- * libperfdiff; nothing here is exported.
+ * one object, growing arrays, a growable byte buffer, the warnings sink and
+ * pd_error formatting.  Internal to libperfdiff; nothing here is exported.
  */
 #ifndef PD_UTIL_H
 #define PD_UTIL_H
@@ -100,6 +100,27 @@ void *pd_arena_alloc(pd_arena *a, size_t n);
 char *pd_arena_strndup(pd_arena *a, const char *s, size_t n);
 void *pd_arena_memdup(pd_arena *a, const void *p, size_t n);
 
+/* ---- growing arrays ---- */
+
+/*
+ * Room for `need` elements of `elem` bytes in the array whose pointer is
+ * at `arr` (a T **, passed as void * so that any element type goes
+ * without a cast) and whose capacity in elements is *cap: the capacity
+ * doubles, from 16 at least, until `need` fits, so that n appends cost
+ * O(n) copying.  0, or PD_ENOMEM with the array and *cap unchanged (the
+ * size would overflow, or realloc failed).
+ *
+ *     if (pd_grow(&t->v, &t->cap, t->n + 1, sizeof *t->v) < 0)
+ *         return PD_ENOMEM;
+ *     t->v[t->n++] = x;
+ */
+int pd_grow_slow(void *arr, size_t *cap, size_t need, size_t elem);
+/* Inline so that the common case, room already there, is one compare. */
+static inline int pd_grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	return need <= *cap ? 0 : pd_grow_slow(arr, cap, need, elem);
+}
+
 /* ---- growable buffer ---- */
 
 typedef struct pd_buf {
@@ -141,6 +162,61 @@ int pd_options_import(void *dst, const void *src, const size_t *sizes, unsigned 
 
 /* How far a struct went: the end of its field `last`. */
 #define PD_OPTIONS_END(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
+
+/* ---- warnings ---- */
+
+/*
+ * The one sink of warnings (util/warnings.c): what a stage tells the user
+ * and reads on past (a file not found, a header section skipped, a cut
+ * input), kept in order with its pd_warning_kind for the public
+ * pd_*_warning() and pd_*_warning_kind() accessors.  Internal functions
+ * that may warn take a pd_warnings * (NULL: their warnings are dropped);
+ * failures stay pd_error.
+ *
+ * At most `max` warnings are kept (0: no limit), so that a hostile input
+ * cannot make us store millions; later ones are only counted in `dropped`,
+ * except PD_WARN_DATA_LOST: few (a lost tail ends a stream) and deciding
+ * whether the input was read in full, they are never dropped for the cap.
+ * A warning that finds no memory is counted in `dropped` too: a warning is
+ * never worth failing the caller for, so no function here returns an error.
+ */
+typedef struct pd_warnings {
+	char **v;              /* the messages, malloc'd */
+	pd_warning_kind *kind; /* of each message, as long as v */
+	size_t n, cap, max;
+	uint64_t dropped;
+} pd_warnings;
+
+/* Formatted warnings keep at most PD_WARNING_MAX - 1 bytes: a sentence. */
+#define PD_WARNING_MAX 1024
+
+void pd_warnings_init(pd_warnings *w, size_t max);
+/* Frees the messages; `w` is empty (same max) afterwards. */
+void pd_warnings_free(pd_warnings *w);
+/* A copy of `msg`, whole (NULL: nothing). */
+void pd_warnings_add(pd_warnings *w, pd_warning_kind kind, const char *msg);
+void pd_warnings_addf(pd_warnings *w, pd_warning_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void pd_warnings_vaddf(pd_warnings *w, pd_warning_kind kind, const char *fmt, va_list ap);
+/* Formatted as pd_error_vset() formats an error: "file: offset N: text"
+ * (no offset part for PD_NO_OFFSET), at most PD_ERROR_MESSAGE_MAX - 1 bytes. */
+void pd_warnings_vat(pd_warnings *w, pd_warning_kind kind, const char *file, uint64_t offset,
+		     const char *fmt, va_list ap);
+
+static inline size_t pd_warnings_count(const pd_warnings *w)
+{
+	return w ? w->n : 0;
+}
+/* Warning i; NULL out of range. */
+static inline const char *pd_warnings_get(const pd_warnings *w, size_t i)
+{
+	return w && i < w->n ? w->v[i] : NULL;
+}
+/* The kind of warning i; PD_WARN_OTHER out of range. */
+static inline pd_warning_kind pd_warnings_kind_of(const pd_warnings *w, size_t i)
+{
+	return w && i < w->n ? w->kind[i] : PD_WARN_OTHER;
+}
 
 /* ---- errors ---- */
 

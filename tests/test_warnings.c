@@ -1,0 +1,124 @@
+/*
+ * The warnings sink (util.h, util/warnings.c) and the array growth helper
+ * it uses (pd_grow): the reader, the symbolizer and the profile keep their
+ * warnings there, so its rules are their public behaviour: order and kind
+ * kept, the cap counts what it drops but never drops a lost tail, a NULL
+ * sink takes anything, and "file: offset N: text" as an error has it.
+ */
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+static void at(pd_warnings *w, pd_warning_kind kind, const char *file, uint64_t offset,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pd_warnings_vat(w, kind, file, offset, fmt, ap);
+	va_end(ap);
+}
+
+START_TEST(test_order_and_kinds)
+{
+	pd_warnings w;
+	pd_warnings_init(&w, 0);
+	pd_warnings_add(&w, PD_WARN_NOT_FOUND, "a");
+	pd_warnings_addf(&w, PD_WARN_MISMATCH, "%s %d", "b", 2);
+	at(&w, PD_WARN_DATA_LOST, "perf.data", 49104, "cut %s", "short");
+	at(&w, PD_WARN_METADATA, "perf.data", PD_NO_OFFSET, "skipped");
+	pd_warnings_add(&w, PD_WARN_OTHER, NULL); /* nothing */
+	ck_assert_uint_eq(pd_warnings_count(&w), 4);
+	ck_assert_str_eq(pd_warnings_get(&w, 0), "a");
+	ck_assert_str_eq(pd_warnings_get(&w, 1), "b 2");
+	ck_assert_str_eq(pd_warnings_get(&w, 2), "perf.data: offset 49104: cut short");
+	ck_assert_str_eq(pd_warnings_get(&w, 3), "perf.data: skipped");
+	ck_assert_int_eq(pd_warnings_kind_of(&w, 0), PD_WARN_NOT_FOUND);
+	ck_assert_int_eq(pd_warnings_kind_of(&w, 1), PD_WARN_MISMATCH);
+	ck_assert_int_eq(pd_warnings_kind_of(&w, 2), PD_WARN_DATA_LOST);
+	ck_assert_int_eq(pd_warnings_kind_of(&w, 3), PD_WARN_METADATA);
+	ck_assert_ptr_null(pd_warnings_get(&w, 4));
+	ck_assert_int_eq(pd_warnings_kind_of(&w, 4), PD_WARN_OTHER);
+	ck_assert_uint_eq(w.dropped, 0);
+	pd_warnings_free(&w);
+	ck_assert_uint_eq(pd_warnings_count(&w), 0);
+}
+END_TEST
+
+START_TEST(test_cap_keeps_lost_tails)
+{
+	pd_warnings w;
+	pd_warnings_init(&w, 3);
+	for (int i = 0; i < 5; i++)
+		pd_warnings_addf(&w, PD_WARN_METADATA, "m%d", i);
+	pd_warnings_add(&w, PD_WARN_DATA_LOST, "tail");
+	pd_warnings_add(&w, PD_WARN_OTHER, "late");
+	ck_assert_uint_eq(pd_warnings_count(&w), 4);
+	ck_assert_str_eq(pd_warnings_get(&w, 2), "m2");
+	ck_assert_str_eq(pd_warnings_get(&w, 3), "tail");
+	ck_assert_int_eq(pd_warnings_kind_of(&w, 3), PD_WARN_DATA_LOST);
+	ck_assert_uint_eq(w.dropped, 3);
+	pd_warnings_free(&w);
+}
+END_TEST
+
+START_TEST(test_null_sink_and_long_text)
+{
+	pd_warnings_add(NULL, PD_WARN_OTHER, "x");
+	pd_warnings_addf(NULL, PD_WARN_OTHER, "%s", "x");
+	at(NULL, PD_WARN_OTHER, "f", 0, "x");
+	ck_assert_uint_eq(pd_warnings_count(NULL), 0);
+	ck_assert_ptr_null(pd_warnings_get(NULL, 0));
+
+	/* formatted: a sentence at most; added: whole */
+	char big[3000];
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	pd_warnings w;
+	pd_warnings_init(&w, 0);
+	pd_warnings_addf(&w, PD_WARN_OTHER, "%s", big);
+	pd_warnings_add(&w, PD_WARN_OTHER, big);
+	ck_assert_uint_eq(strlen(pd_warnings_get(&w, 0)), PD_WARNING_MAX - 1);
+	ck_assert_uint_eq(strlen(pd_warnings_get(&w, 1)), sizeof big - 1);
+	pd_warnings_free(&w);
+}
+END_TEST
+
+START_TEST(test_grow)
+{
+	int *v = NULL;
+	size_t cap = 0;
+	for (size_t n = 0; n < 1000; n++) {
+		ck_assert_int_eq(pd_grow(&v, &cap, n + 1, sizeof *v), 0);
+		ck_assert_uint_ge(cap, n + 1);
+		v[n] = (int)n;
+	}
+	for (size_t n = 0; n < 1000; n++)
+		ck_assert_int_eq(v[n], (int)n);
+	ck_assert_uint_eq(cap, 1024); /* doubling from 16 */
+	size_t before = cap;
+	ck_assert_int_eq(pd_grow(&v, &cap, SIZE_MAX, sizeof *v), PD_ENOMEM);
+	ck_assert_uint_eq(cap, before);
+	free(v);
+}
+END_TEST
+
+static Suite *warnings_suite(void)
+{
+	Suite *s = suite_create("warnings");
+	TCase *tc = tcase_create("warnings");
+	tcase_add_test(tc, test_order_and_kinds);
+	tcase_add_test(tc, test_cap_keeps_lost_tails);
+	tcase_add_test(tc, test_null_sink_and_long_text);
+	tcase_add_test(tc, test_grow);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return pd_test_main(warnings_suite());
+}
