@@ -1031,6 +1031,140 @@ START_TEST(test_warnings_collapsed)
 }
 END_TEST
 
+/* A row's mean on side `side` ("base", "new"). */
+static double side_mean(json_t *row, const char *side)
+{
+	return json_number_value(json_object_get(json_object_get(row, side), "mean"));
+}
+
+/* Whether `a` and `b` hold equal rows, in any order. */
+static bool same_rows(json_t *a, json_t *b)
+{
+	if (json_array_size(a) != json_array_size(b))
+		return false;
+	size_t i;
+	json_t *x;
+	json_array_foreach(a, i, x) {
+		bool found = false;
+		size_t k;
+		json_t *y;
+		json_array_foreach(b, k, y)
+			found |= json_equal(x, y);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* --sort orders the rows within each metric and changes nothing else;
+ * --percent-limit leaves out exactly the rows below it on both sides. */
+START_TEST(test_sort_limit)
+{
+	PD_SKIP_IF(P.skip);
+	res all = PAIR("--all --format=json");
+	ck_assert_msg(all.status == 0, "exit %d: %s", all.status, all.err);
+	json_t *ja = parse(all.out), *rows = json_object_get(ja, "rows");
+	static const char *const sorts[] = { "name", "abs-change", "change" };
+	for (size_t s = 0; s < 3; s++) {
+		char opts[64];
+		snprintf(opts, sizeof opts, "--all --format=json --sort=%s", sorts[s]);
+		res r = PAIR(opts);
+		ck_assert_msg(r.status == 0, "%s: exit %d: %s", opts, r.status, r.err);
+		json_t *j = parse(r.out), *v = json_object_get(j, "rows");
+		ck_assert_msg(same_rows(v, rows), "%s: other rows", opts);
+		for (size_t i = 1; i < json_array_size(v); i++) {
+			json_t *a = json_array_get(v, i - 1), *b = json_array_get(v, i);
+			const char *ma = json_string_value(json_object_get(a, "metric"));
+			if (strcmp(ma, json_string_value(json_object_get(b, "metric"))) != 0)
+				continue;
+			double ca = json_number_value(json_object_get(a, "change"));
+			double cb = json_number_value(json_object_get(b, "change"));
+			const char *ka = json_string_value(json_object_get(a, "key"));
+			const char *kb = json_string_value(json_object_get(b, "key"));
+			if (s == 0)
+				ck_assert_msg(strcmp(ka, kb) <= 0, "%s after %s", kb, ka);
+			else if (s == 1)
+				ck_assert_msg(fabs(ca) >= fabs(cb), "|%g| after |%g|", cb, ca);
+			else
+				ck_assert_msg(ca <= cb, "%g after %g", cb, ca);
+		}
+		json_decref(j);
+		res_free(&r);
+	}
+	/* the limit: the rows of the whole at or above it on a side */
+	res lim = PAIR("--all --format=json --percent-limit=5");
+	ck_assert_msg(lim.status == 0, "exit %d: %s", lim.status, lim.err);
+	json_t *jl = parse(lim.out), *want = json_array();
+	size_t i;
+	json_t *row;
+	json_array_foreach(rows, i, row) {
+		const char *m = json_string_value(json_object_get(row, "metric"));
+		bool shift = strcmp(m, "shift") == 0;
+		if (!shift && (side_mean(row, "base") >= 5 || side_mean(row, "new") >= 5))
+			json_array_append(want, row);
+	}
+	json_t *got = json_array();
+	json_array_foreach(json_object_get(jl, "rows"), i, row)
+		if (strcmp(json_string_value(json_object_get(row, "metric")), "shift") != 0)
+			json_array_append(got, row);
+	ck_assert_uint_gt(json_array_size(want), 0);
+	ck_assert_uint_lt(json_array_size(want), json_array_size(rows));
+	ck_assert_msg(same_rows(got, want), "--percent-limit=5: %zu rows, want %zu",
+		      json_array_size(got), json_array_size(want));
+	json_decref(got);
+	json_decref(want);
+	json_decref(jl);
+	res_free(&lim);
+	res bad = PAIR("--absolute --percent-limit=5");
+	ck_assert_int_eq(bad.status, 2);
+	ck_assert_ptr_nonnull(strstr(bad.err, "--percent-limit does not go with --absolute"));
+	res_free(&bad);
+
+	json_decref(ja);
+	res_free(&all);
+}
+END_TEST
+
+/* --color=always colours the text as git diff does (red: a cost grew,
+ * green: it fell, dim: not significant) and changes nothing else;
+ * never in JSON, never without a terminal by default. */
+START_TEST(test_color)
+{
+	/* colour: git diff's, on the text only; without escapes the plain text */
+	res plain = run("diff --all '%s' '%s'", fp, sys);
+	res col = run("diff --all --color=always '%s' '%s'", fp, sys);
+	ck_assert_int_eq(col.status, 0);
+	size_t red = 0, green = 0, dim = 0;
+	char *o = col.out, *w = col.out;
+	while (*o) {
+		if (*o != '\033') {
+			*w++ = *o++;
+			continue;
+		}
+		red += strncmp(o, "\033[31m", 5) == 0;
+		green += strncmp(o, "\033[32m", 5) == 0;
+		dim += strncmp(o, "\033[2m", 4) == 0;
+		o = strchr(o, 'm') + 1;
+	}
+	*w = '\0';
+	ck_assert_str_eq(col.out, plain.out);
+	ck_assert_uint_gt(dim, 0);        /* --all shows rows that are not significant */
+	ck_assert_uint_gt(red, 0);        /* the system's share grew */
+	ck_assert_uint_gt(green, 0);      /* the workload's fell */
+	res_free(&col);
+	static const char *const never[] = { "--all --color=never", "--all --color=auto",
+					     "--all --format=json --color=always" };
+	for (size_t k = 0; k < 3; k++) {
+		res r = run("diff %s '%s' '%s'", never[k], fp, sys);
+		ck_assert_msg(!strchr(r.out, '\033'), "%s: colour", never[k]);
+		if (k < 2)
+			ck_assert_str_eq(r.out, plain.out);
+		res_free(&r);
+	}
+	res_free(&plain);
+}
+END_TEST
+
 /* ------------------------------------------------ --format=folded */
 
 /* Collapsed stacks "STACK V1 [V2]" by stack; equal stacks summed. */
@@ -1294,6 +1428,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_usage_errors);
+	tcase_add_test(tc, test_color);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_help);
 	tcase_add_test(tc, test_identical);
@@ -1310,6 +1445,7 @@ static Suite *suite(void)
 	tcase_add_test(rec, test_relations_first);
 	tcase_add_test(rec, test_warnings_collapsed);
 	tcase_add_test(rec, test_folded);
+	tcase_add_test(rec, test_sort_limit);
 	suite_add_tcase(s, rec);
 	TCase *sides = tcase_create("sides");
 	tcase_add_unchecked_fixture(sides, sides_setup, sides_teardown);
