@@ -1082,6 +1082,97 @@ START_TEST(test_filters_and_sorting)
 }
 END_TEST
 
+/* Samples whose call chain perf shows with the value -1 in it (perf
+ * report -D lists each chain entry as ".....  N: HEX"). */
+static long perf_garbage_chains(const char *data)
+{
+	char cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd, "perf report -D -i '%s' 2>/dev/null | awk '/FP chain: nr:/ "
+		 "{ n += bad; bad = 0 } / ffffffffffffffff$/ { bad = 1 } END { print n + bad }'",
+		 data);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	ck_assert_ptr_nonnull(out);
+	long n = atol(out);
+	free(out);
+	return n;
+}
+
+/* A chain with garbage in it (tests/workloads/garbage_fp.c): dropped
+ * whole under --perf-compat, as perf drops it (every row as perf's),
+ * cut before the garbage otherwise (the program's function then holds
+ * its system calls), and counted by dump --stats under its binary. */
+START_TEST(test_invalid_chains)
+{
+	NEED_LAB();
+#ifndef __x86_64__
+	PD_SKIP_IF("the workload is x86_64 assembly");
+#endif
+	char bin[PATHMAX], data[PATHMAX], args[3 * PATHMAX];
+	snprintf(bin, sizeof bin, "%s/garbage_fp", L.dir);
+	snprintf(data, sizeof data, "%s/garbage.data", L.dir);
+	ck_assert(pd_test_compile("cc", "-O1 -fno-omit-frame-pointer", bin,
+				  WORKLOAD_DIR "/garbage_fp.c"));
+	snprintf(args, sizeof args, "'%s' 2000000", bin);
+	ck_assert(pd_test_perf_record(data, "-q -N -e cpu-clock -g", args));
+	long bad = perf_garbage_chains(data);
+	int st;
+	ck_assert_msg(bad > 50, "only %ld chains with -1 in them", bad);
+
+	snprintf(args, sizeof args, COMPAT " --no-chains '%s'", data);
+	char *out = report_ok(args);
+	rows ours, perf;
+	parse_rows(out, NULL, false, &ours);
+	perf_rows(data, "", NULL, &perf);
+	size_t n = compare_rows(&perf, &ours);
+	ck_assert_uint_ge(n, 4);
+	const row *pc = find_row(&perf, "garbage_fp", "calls");
+	ck_assert_ptr_nonnull(pc);
+	ck_assert_msg(pc->children < 90, "perf kept the garbage chains: calls %.2f", pc->children);
+	free(out);
+	free_rows(&ours);
+
+	/* by default the frames before the garbage stay: calls is under all */
+	snprintf(args, sizeof args, "--no-chains '%s'", data);
+	out = report_ok(args);
+	parse_rows(out, NULL, false, &ours);
+	const row *oc = find_row(&ours, "garbage_fp", "calls");
+	ck_assert_ptr_nonnull(oc);
+	/* what perf dropped comes back, at most the share of the cut chains
+	 * (fewer where perf had calls anyway: a sample taken in it) */
+	char cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd, "perf script -F period -i '%s' 2>/dev/null | grep -c .", data);
+	char *lines = pd_test_run(cmd, &st);
+	ck_assert_ptr_nonnull(lines);
+	double cut = 100.0 * (double)bad / (double)atol(lines);
+	free(lines);
+	ck_assert_msg(oc->children > pc->children + cut / 2 &&
+			      oc->children <= pc->children + cut + 0.01,
+		      "calls %.2f, perf %.2f, cut chains %.2f %%", oc->children, pc->children, cut);
+	fprintf(stderr, "invalid chains: %ld (%.1f %%); calls %.2f %% as perf with --perf-compat, "
+		"%.2f %% by default\n", bad, cut, pc->children, oc->children);
+	ck_assert_double_eq_tol(oc->self, pc->self, 0.01 + 1e-6);
+	free(out);
+	free_rows(&ours);
+	free_rows(&perf);
+
+	snprintf(args, sizeof args, "dump --stats --format=json '%s'", data);
+	char *err;
+	out = pd_test_cli(L.dir, args, &st, &err);
+	ck_assert_int_eq(st, 0);
+	json_error_t je;
+	json_t *j = json_loads(out, 0, &je);
+	ck_assert_ptr_nonnull(j);
+	json_t *v = json_object_get(j, "invalid_chains");
+	ck_assert_uint_eq(json_array_size(v), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(v, 0), "dso")), bin);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(v, 0), "samples")), bad);
+	json_decref(j);
+	free(out);
+	free(err);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	NEED_LAB();
@@ -1184,6 +1275,7 @@ static Suite *report_suite(void)
 	tcase_add_test(lab, test_events_and_runs);
 	tcase_add_test(lab, test_filters_and_sorting);
 	tcase_add_test(lab, test_errors);
+	tcase_add_test(lab, test_invalid_chains);
 	suite_add_tcase(s, lab);
 	return s;
 }

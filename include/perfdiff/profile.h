@@ -256,6 +256,14 @@ PD_EXTERN(const pd_cct_node *) pd_cct_child(const pd_cct_node *n, size_t i);
 PD_EXTERN(uint64_t) pd_cct_self(const pd_cct_node *n, size_t run);
 /** Period of samples passing through this node (inclusive). */
 PD_EXTERN(uint64_t) pd_cct_total(const pd_cct_node *n, size_t run);
+/**
+ * The part of pd_cct_self() from samples whose call chain was dropped
+ * (pd_session_chain_dropped(): garbage in it, perf-compatible
+ * naming): perf counts them in the Children and Self of their entry but
+ * draws no call chain for them, so the robot's calltrace keys leave them
+ * out.  Run SIZE_MAX: all runs.  0 for every node of most profiles.
+ */
+PD_EXTERN(uint64_t) pd_cct_chainless(const pd_cct_node *n, size_t run);
 /** Depth of the node: 0 for the root, 1 for an outermost caller. */
 PD_EXTERN(size_t) pd_cct_depth(const pd_cct_node *n);
 

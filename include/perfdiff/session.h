@@ -225,6 +225,26 @@ PD_EXTERN(size_t) pd_session_unresolved(const pd_session *s,
 PD_EXTERN(size_t) pd_session_truncated(const pd_session *s,
 				       const pd_unresolved_count **out);
 
+/**
+ * Per-dso counts of samples whose call chain holds a value at or above
+ * PD_CONTEXT_MAX that is no context marker: garbage a frame-pointer walk
+ * picked up in code built without frame pointers (-1, say).  perf drops
+ * such a chain whole ("invalid callchain context"), the sample keeping
+ * its ip; so does PD_SESSION_PERF_COMPAT.  Otherwise the frames before
+ * the garbage value are kept.  `dso` is that of the last frame kept.
+ * Valid until the next call into the session.
+ */
+PD_EXTERN(size_t) pd_session_invalid_chains(const pd_session *s,
+					    const pd_unresolved_count **out);
+
+/**
+ * Whether the sample pd_session_next() handed out last had its call chain
+ * dropped, as perf drops a chain with garbage in it: under
+ * PD_SESSION_PERF_COMPAT only the sample's own address is left, and perf
+ * draws no call chain for the sample (see pd_cct_chainless()).
+ */
+PD_EXTERN(bool) pd_session_chain_dropped(const pd_session *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,7 @@ void pd_cct_free(pd_cct *t)
 	free(t->self_sum);
 	free(t->total_sum);
 	free(t->child_ids);
+	pd_cct_chainless_free(t);
 	memset(t, 0, sizeof *t);
 }
 

@@ -412,6 +412,8 @@ static int fold_record(run_state *st, const pd_srec *r)
 	uint32_t comm = comm_id(st, tp, r->comm);
 	if (comm == PD_NO_ID || (rc = pd_cct_add_self(t, node, r->period)) < 0)
 		return rc < 0 ? rc : PD_ENOMEM;
+	if (r->chain_dropped && (rc = pd_cct_add_chainless(t, node, r->period)) < 0)
+		return rc;
 	if (tp->leaf == node && tp->comm == comm && tp->stack != PD_NO_ID) {
 		e->stacks.period[tp->stack] += r->period;
 		e->stacks.samples[tp->stack]++;

@@ -31,6 +31,7 @@
 #include "options.h"
 #include "perfdiff/profile.h"
 #include "util/threads.h"
+#include "util/u64map.h"
 #include "util/util.h"
 
 #define PD_NO_ID UINT32_MAX
@@ -176,6 +177,10 @@ struct pd_cct {
 	uint64_t **total_runs;          /* [nruns][n] */
 	uint32_t *child_ids;            /* children of every node, by parent, in id order */
 	bool final;
+	/* self of samples perf draws no chain for (cct_chainless.c) */
+	pd_u64map chainless;            /* run << 32 | node → index + 1 in chainless_v */
+	uint64_t *chainless_v;
+	size_t nchainless, cap_chainless;
 };
 
 int pd_cct_init(pd_cct *t, const struct pd_profile *prof);
@@ -206,6 +211,10 @@ static inline uint32_t pd_cct_child_id(pd_cct *t, uint32_t parent, uint32_t fram
 int pd_cct_add_self(pd_cct *t, uint32_t node, uint64_t period);
 /* Totals, sums and child lists; call after every run. */
 int pd_cct_finalise(pd_cct *t);
+/* Add `period` to the current run's self of `node` from samples whose
+ * chain was dropped (pd_cct_chainless()). */
+int pd_cct_add_chainless(pd_cct *t, uint32_t node, uint64_t period);
+void pd_cct_chainless_free(pd_cct *t);
 
 static inline uint64_t pd_cct_self_of(const pd_cct *t, uint32_t id, size_t run)
 {

@@ -179,6 +179,7 @@ static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs, bool gr
 	r->nframes = n;
 	r->leaf_unresolved = unres;
 	r->hidden = hidden;
+	r->chain_dropped = pd_session_chain_dropped(pl->s);
 	r->period = rs->period;
 	r->has_time = rs->record && (rs->record->u.sample.sample_type & PD_SAMPLE_TIME);
 	r->time = rs->time;

@@ -37,6 +37,7 @@ typedef struct pd_srec {
 	bool leaf_unresolved;     /* the leaf has no symbol */
 	bool hidden;              /* dropped by -U: only counted as unresolved */
 	bool has_time;            /* the sample carries PERF_SAMPLE_TIME */
+	bool chain_dropped;       /* pd_session_chain_dropped() */
 	uint64_t period;
 	uint64_t time;            /* ns, with has_time: places it in a time block */
 	const char *comm;         /* the session's (pd_resolved_sample.comm) */

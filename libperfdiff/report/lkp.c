@@ -49,6 +49,11 @@ static uint64_t cct_self(const void *n, size_t run)
 	return pd_cct_self(n, run);
 }
 
+static uint64_t cct_chainless(const void *n, size_t run)
+{
+	return pd_cct_chainless(n, run);
+}
+
 PD_EXTERN(void) pd_lkp_profile_options(pd_profile_options *opts, pd_session_options *session)
 {
 	if (session)
@@ -93,6 +98,7 @@ static int fold_run(lkp_acc *a, lkp_names *names, const pd_profile *p, size_t ev
 			.dso = cct_dso,
 			.inlined = cct_inlined,
 			.self = cct_self,
+			.chainless = cct_chainless,
 		};
 		uint64_t total;
 		int rc = lkp_walk(a, &t, run, pd_profile_event_name(p, e), &total);

@@ -66,6 +66,8 @@ typedef struct lkp_tree {
 	const char *(*dso)(const void *node);      /* NULL: unknown */
 	bool (*inlined)(const void *node);
 	uint64_t (*self)(const void *node, size_t run);
+	/* The part of self from samples perf draws no chain for (NULL: none). */
+	uint64_t (*chainless)(const void *node, size_t run);
 } lkp_tree;
 
 /* ------------------------------------------------------------- names */

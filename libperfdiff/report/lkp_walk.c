@@ -45,6 +45,7 @@ typedef struct frame {
 	size_t row;
 	size_t next_child;
 	uint64_t self, incl, sub;
+	uint64_t nc_incl, nc_sub; /* the same of samples perf draws no chain for */
 	size_t prev_same; /* the entry's previous open frame + 1 */
 } frame;
 
@@ -121,6 +122,7 @@ static int push(walk *w, const void *node, bool is_root)
 		if (rc < 0)
 			return rc;
 		f.self = f.incl = w->t->self(node, w->run);
+		f.nc_incl = w->t->chainless ? w->t->chainless(node, w->run) : 0;
 		f.prev_same = w->rows[f.row].open;
 		w->rows[f.row].open = w->depth + 1;
 	}
@@ -194,15 +196,20 @@ static int fold(walk *w, lkp_acc *a, uint64_t total)
 			break;
 		}
 		uint64_t hit = f->incl - f->sub;
+		/* samples whose chain perf dropped count in the row, not in a chain */
+		uint64_t drawn = hit - (f->nc_incl - f->nc_sub);
 		row *r = &w->rows[f->row];
 		r->children += hit;
 		r->self += f->self;
 		r->open = f->prev_same;
-		if (f->prev_same)
+		if (f->prev_same) {
 			w->st[f->prev_same - 1].sub += f->incl;
-		if (hit && hit >= min_hit)
-			rc = emit_chain(w, a, hit, total);
+			w->st[f->prev_same - 1].nc_sub += f->nc_incl;
+		}
+		if (drawn && drawn >= min_hit)
+			rc = emit_chain(w, a, drawn, total);
 		w->st[w->depth - 2].incl += f->incl;
+		w->st[w->depth - 2].nc_incl += f->nc_incl;
 		w->depth--;
 	}
 	return rc;

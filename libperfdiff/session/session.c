@@ -47,6 +47,12 @@ typedef struct pending_kframe {
  * holds the index into pend. */
 static const char pending_mark[] = "[kernel symbol pending]";
 
+/* Samples per dso, in the order the dsos came. */
+typedef struct dso_counts {
+	pd_unresolved_count *v;
+	size_t n, cap;
+} dso_counts;
+
 struct pd_session {
 	pd_reader *reader;
 	pd_machine *machine;
@@ -59,8 +65,10 @@ struct pd_session {
 	pd_resolved_sample out;
 	pd_frame *frames;
 	size_t cap_frames;
-	pd_unresolved_count *unresolved;
-	size_t nunresolved, cap_unresolved;
+	dso_counts unresolved;          /* unnamed leaves per dso */
+	dso_counts bad_chains;          /* chains cut at an invalid context value */
+	bool chain_cut;                 /* the sample being named: its chain was */
+	bool chain_dropped;             /* and dropped whole (pd_session_chain_dropped()) */
 	pd_stack_unwinder *unwinder;   /* NULL: PD_UNWINDER_NONE */
 	pd_unwind_frame *uframes;
 	size_t max_uframes;
@@ -273,7 +281,8 @@ void pd_session_free(pd_session *s)
 	pd_machine_free(s->machine);
 	pd_reader_free(s->reader);
 	free(s->frames);
-	free(s->unresolved);
+	free(s->unresolved.v);
+	free(s->bad_chains.v);
 	pd_kcache_free(&s->kcache);
 	pd_chain_memo_free(&s->chains);
 	free(s->pend);
@@ -303,8 +312,19 @@ pd_warning_kind pd_session_warning_kind(const pd_session *s, size_t i)
 
 size_t pd_session_unresolved(const pd_session *s, const pd_unresolved_count **out)
 {
-	*out = s->unresolved;
-	return s->nunresolved;
+	*out = s->unresolved.v;
+	return s->unresolved.n;
+}
+
+bool pd_session_chain_dropped(const pd_session *s)
+{
+	return s->chain_dropped;
+}
+
+size_t pd_session_invalid_chains(const pd_session *s, const pd_unresolved_count **out)
+{
+	*out = s->bad_chains.v;
+	return s->bad_chains.n;
 }
 
 size_t pd_session_truncated(const pd_session *s, const pd_unresolved_count **out)
@@ -312,22 +332,22 @@ size_t pd_session_truncated(const pd_session *s, const pd_unresolved_count **out
 	return pd_unwinder_truncated(s->unwinder, out);
 }
 
-static void count_unresolved(pd_session *s, const char *dso, uint64_t n)
+static void count_dso(dso_counts *c, const char *dso, uint64_t n)
 {
-	for (size_t i = 0; i < s->nunresolved; i++)
-		if (s->unresolved[i].dso == dso || strcmp(s->unresolved[i].dso, dso) == 0) {
-			s->unresolved[i].samples += n;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].dso == dso || strcmp(c->v[i].dso, dso) == 0) {
+			c->v[i].samples += n;
 			return;
 		}
-	if (s->nunresolved == s->cap_unresolved) {
-		size_t cap = s->cap_unresolved ? s->cap_unresolved * 2 : 16;
-		pd_unresolved_count *u = realloc(s->unresolved, cap * sizeof *u);
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		pd_unresolved_count *u = realloc(c->v, cap * sizeof *u);
 		if (!u)
 			return; /* a statistic, not worth failing the read for */
-		s->unresolved = u;
-		s->cap_unresolved = cap;
+		c->v = u;
+		c->cap = cap;
 	}
-	s->unresolved[s->nunresolved++] = (pd_unresolved_count){ dso, n };
+	c->v[c->n++] = (pd_unresolved_count){ dso, n };
 }
 
 static bool is_pending(const pd_frame *f)
@@ -344,7 +364,7 @@ static void count_leaf(pd_session *s, const pd_frame *frames)
 	if (is_pending(&frames[0]))
 		s->pend[frames[0].line].leaves++;
 	else
-		count_unresolved(s, frames[0].dso, 1);
+		count_dso(&s->unresolved, frames[0].dso, 1);
 }
 
 static pd_frame *new_frame(pd_session *s)
@@ -662,6 +682,7 @@ static int resolve(pd_session *s, const pd_record *rec)
 	const pd_sample *smp = &rec->u.sample;
 	s->out.nframes = 0;
 	s->out.frames = NULL;   /* s->frames, unless a memo's */
+	s->chain_dropped = false;
 	const uint64_t dwarf = PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER;
 	if (s->unwinder && (smp->sample_type & dwarf) == dwarf && smp->regs_user_abi != 0) {
 		int rc = resolve_unwound(s, rec);
@@ -698,6 +719,12 @@ static int resolve(pd_session *s, const pd_record *rec)
 	if (rc < 0)
 		return rc;
 	count_leaf(s, s->frames);
+	if (s->chain_cut) {
+		/* under the dso of the last frame kept: where the walk went wrong */
+		size_t n = s->out.nframes;
+		count_dso(&s->bad_chains, n ? s->frames[n - 1].dso : "[unknown]", 1);
+		return 0;
+	}
 	if (!memo)
 		return 0;
 	for (size_t i = 0; i < s->out.nframes; i++)
@@ -707,6 +734,59 @@ static int resolve(pd_session *s, const pd_record *rec)
 	return 0;
 }
 
+/* Whether `a`, at or above PD_CONTEXT_MAX, is a context marker.  Anything
+ * else up there is garbage: a frame-pointer walk through code built
+ * without frame pointers picks up -1 and the like. */
+static bool is_marker(uint64_t a)
+{
+	switch (a) {
+	case PD_CONTEXT_HV:
+	case PD_CONTEXT_KERNEL:
+	case PD_CONTEXT_USER:
+	case PD_CONTEXT_USER_DEFERRED:
+	case PD_CONTEXT_GUEST:
+	case PD_CONTEXT_GUEST_KERNEL:
+	case PD_CONTEXT_GUEST_USER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The entries of a chain before its first garbage value (all when it has
+ * none). */
+static uint64_t chain_before_garbage(const pd_sample *smp)
+{
+	for (uint64_t i = 0; i < smp->callchain_nr; i++) {
+		uint64_t a = smp->callchain[i];
+		if (a < PD_CONTEXT_MAX)
+			continue;
+		if (a == PD_CONTEXT_USER_DEFERRED)
+			i++;  /* its cookie */
+		else if (!is_marker(a))
+			return i;
+	}
+	return smp->callchain_nr;
+}
+
+/*
+ * How many entries of the chain to name.  perf drops the whole chain of a
+ * sample at a garbage value ("invalid callchain context"), the sample
+ * keeping its ip: so does perf-compatible naming, and with it the robot's
+ * keys.  Otherwise the frames before it are kept.  Either way the sample
+ * is counted (pd_session_invalid_chains()) and its chain not memoized.
+ */
+static uint64_t usable_chain(pd_session *s, const pd_sample *smp)
+{
+	uint64_t n = chain_before_garbage(smp);
+	s->chain_cut = n < smp->callchain_nr;
+	if (s->chain_cut && (s->opts.flags & PD_SESSION_PERF_COMPAT)) {
+		s->chain_dropped = true;
+		return 0;
+	}
+	return n;
+}
+
 /* The frames of a sample's ip and call chain (no unwinding, no LBR). */
 static int name_chain(pd_session *s, const pd_sample *smp, uint8_t cpumode)
 {
@@ -714,10 +794,11 @@ static int name_chain(pd_session *s, const pd_sample *smp, uint8_t cpumode)
 	unsigned left = s->opts.max_stack;
 	bool first = true;
 	int rc;
-	if ((smp->sample_type & PD_SAMPLE_CALLCHAIN) && smp->callchain_nr > 0) {
+	uint64_t nchain = usable_chain(s, smp);
+	if ((smp->sample_type & PD_SAMPLE_CALLCHAIN) && nchain > 0) {
 		uint8_t mode = cpumode;
 		bool have_ip = false;
-		for (uint64_t i = 0; i < smp->callchain_nr && left > 0; i++) {
+		for (uint64_t i = 0; i < nchain && left > 0; i++) {
 			uint64_t a = smp->callchain[i];
 			if (a >= PD_CONTEXT_MAX) {
 				switch (a) {
@@ -956,7 +1037,7 @@ int pd_session_name_kernel(pd_session *s, bool wait)
 		const pd_symframe *sf = named_frame(res);
 		fill_frame(f, res, sf, f->addr, p->look, f->cpumode, f->dso, f->dso_addr);
 		if (!sf && p->leaves)
-			count_unresolved(s, f->dso, p->leaves);
+			count_dso(&s->unresolved, f->dso, p->leaves);
 	}
 	/* the kcache holds pending frames: they must not come back */
 	pd_kcache_free(&s->kcache);

@@ -69,6 +69,10 @@ typedef struct stats_symbols {
 	stats_unresolved *truncated; /* of those, stopped before the outermost
 	                                frame, by dso of the last frame found;
 	                                most samples first */
+	size_t ninvalid;
+	stats_unresolved *invalid;   /* chains cut at a garbage value at or above
+	                                PERF_CONTEXT_MAX, by dso of the last frame
+	                                kept; most samples first */
 	size_t nwarnings;
 	char **warnings;             /* the symbolizer's (missing files, ...) */
 	char *error;                 /* what stopped symbolizing, or NULL */

@@ -223,6 +223,8 @@ static void text_symbols(pd_writer *w, const stats_symbols *sym)
 	cli_putc(w, '\n');
 	text_dso_counts(w, "unresolved samples per dso:", sym->unresolved, sym->nunresolved);
 	text_truncated(w, sym);
+	text_dso_counts(w, "call chains cut at an invalid context value, per dso:",
+			sym->invalid, sym->ninvalid);
 	pd_writer_printf(w, "%-22s%zu\n", "symbol warnings:", sym->nwarnings);
 	for (size_t i = 0; i < sym->nwarnings; i++) {
 		cli_puts(w, "  ");
@@ -380,6 +382,7 @@ static void json_symbols(pd_writer *w, const stats_symbols *sym)
 	json_dso_counts(w, "unresolved", sym->unresolved, sym->nunresolved);
 	cli_json_u64(w, "unwound_samples", sym->unwound);
 	json_dso_counts(w, "truncated", sym->truncated, sym->ntruncated);
+	json_dso_counts(w, "invalid_chains", sym->invalid, sym->ninvalid);
 	json_strings(w, "symbol_warnings", sym->nwarnings, symbol_warning, sym);
 	cli_json_str(w, "symbols_error", sym->error);
 }

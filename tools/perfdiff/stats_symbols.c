@@ -21,6 +21,9 @@ void stats_symbols_free(stats_symbols *sym)
 	for (size_t i = 0; i < sym->ntruncated; i++)
 		free(sym->truncated[i].dso);
 	free(sym->truncated);
+	for (size_t i = 0; i < sym->ninvalid; i++)
+		free(sym->invalid[i].dso);
+	free(sym->invalid);
 	for (size_t i = 0; i < sym->nwarnings; i++)
 		free(sym->warnings[i]);
 	free(sym->warnings);
@@ -74,6 +77,13 @@ static int copy_truncated(const pd_session *s, stats_symbols *out)
 	return copy_counts(t, n, &out->truncated, &out->ntruncated);
 }
 
+static int copy_invalid(const pd_session *s, stats_symbols *out)
+{
+	const pd_unresolved_count *t;
+	size_t n = pd_session_invalid_chains(s, &t);
+	return copy_counts(t, n, &out->invalid, &out->ninvalid);
+}
+
 /* The samples the session hands to the DWARF unwinder: those recorded with
  * `--call-graph dwarf` (user registers and a stack copy) that were taken
  * with user registers, i.e. not in a kernel thread.  The denominator of
@@ -125,7 +135,7 @@ int stats_symbols_run(pd_session *s, stats_symbols *out, stats_times *times,
 		out->error = strdup(msg ? msg : "unknown error");
 	}
 	if (copy_unresolved(s, out) < 0 || copy_truncated(s, out) < 0 ||
-	    copy_warnings(s, out) < 0)
+	    copy_invalid(s, out) < 0 || copy_warnings(s, out) < 0)
 		return -1;
 	return rc == PD_ITEROVER ? 0 : 1;
 }
