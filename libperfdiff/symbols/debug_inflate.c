@@ -168,7 +168,8 @@ static int classify(inflater *f, Elf *elf, size_t shstrndx, size_t idx, const GE
 	} else {
 		hdr = f->is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
 		if (sh->sh_size < hdr)
-			return fail(err, PD_ECORRUPT, "section %zu is shorter than its compression header", idx);
+			return fail(err, PD_ECORRUPT,
+				    "section %zu is shorter than its compression header", idx);
 		if (get32(f, p) != ELFCOMPRESS_ZLIB)
 			return 0;  /* zstd or unknown: libelf's business */
 		size = f->is64 ? get64(f, p + 8) : get32(f, p + 4);
@@ -315,7 +316,8 @@ static int inflate_all(inflater *f, pd_error *err)
 		if (w[k].nomem)
 			rc = fail(err, PD_ENOMEM, "out of memory");
 		else if (w[k].bad != SIZE_MAX)
-			rc = fail(err, PD_ECORRUPT, "section %zu: bad zlib data", f->secs[w[k].bad].idx);
+			rc = fail(err, PD_ECORRUPT,
+				  "section %zu: bad zlib data", f->secs[w[k].bad].idx);
 	}
 	free(order);
 	return rc;
@@ -527,7 +529,8 @@ static int build(inflater *f, Elf *elf, pd_error *err)
 		    range_ok(sh.sh_offset, sh.sh_size, f->in_size) &&
 		    sh.sh_offset < eh.e_shoff + shnum * entsize &&
 		    eh.e_shoff < sh.sh_offset + sh.sh_size)
-			return fail(err, PD_ECORRUPT, "section %zu overlaps the section headers", i);
+			return fail(err, PD_ECORRUPT,
+				    "section %zu overlaps the section headers", i);
 	}
 	qsort(f->secs, f->nsecs, sizeof *f->secs, cmp_sh_off);
 	int rc = check_holes(f, elf, shnum, err);

@@ -144,7 +144,8 @@ int pd_inline_index_open(pd_inline_index **out, const pd_symsrc *src, const pd_s
 	const char *path = src->kind != PD_SYMSRC_ELF ? NULL
 			   : src->debug_path ? src->debug_path : src->elf_path;
 	if (!path)
-		return pd_error_reason(err, PD_EUNSUPPORTED, "kernel symbols from kallsyms: no DWARF");
+		return pd_error_reason(err, PD_EUNSUPPORTED,
+				       "kernel symbols from kallsyms: no DWARF");
 	pd_inline_index *x = calloc(1, sizeof *x);
 	if (!x)
 		return PD_ENOMEM;
