@@ -195,7 +195,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		done += (size_t)n;
 	}
-	char path[64], why[256];
+	char path[64];
+	pd_error e = { 0 };
 	snprintf(path, sizeof path, "/proc/self/fd/%d", in);
 	/* the lowest free descriptor, to catch one left open */
 	int probe = dup(in);
@@ -204,9 +205,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	pd_threads all;  /* the second worker too */
 	pd_threads_init(&all, ~0u);
-	int fd = pd_debug_inflate_open(path, &all, why, sizeof why);
+	int fd = pd_debug_inflate_open(path, &all, &e);
 	if (fd < 0) {
-		CHECK(why[0] != '\0');
+		CHECK(e.message[0] != '\0');
 	} else {
 		check_output(data, size, fd);
 		close(fd);

@@ -35,10 +35,10 @@ static uint64_t load_u64(const uint8_t *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	pd_kallsyms *k = NULL;
-	char why[256];
-	int rc = pd_kallsyms_parse(&k, (const char *)data, size, why, sizeof why);
+	pd_error e = { 0 };
+	int rc = pd_kallsyms_parse(&k, (const char *)data, size, &e);
 	if (rc < 0) {
-		if (k || why[0] == '\0')
+		if (k || e.message[0] == '\0')
 			abort(); /* a failure leaves no table and says why */
 		return 0;
 	}

@@ -168,11 +168,11 @@ START_TEST(built_program_lines)
 	build(&b);
 	pd_meta m;
 	pd_meta_init(&m);
-	char why[PD_WHY_MAX] = "";
+	pd_error perr = { 0 };
 	ck_assert_int_eq(pd_bpf_feature_parse(&m, PD_FEAT_BPF_PROG_INFO, b.progs.b, b.progs.n,
-					      false, why), 0);
+					      false, &perr), 0);
 	ck_assert_int_eq(pd_bpf_feature_parse(&m, PD_FEAT_BPF_BTF, b.btfs.b, b.btfs.n, false,
-					      why), 0);
+					      &perr), 0);
 	ck_assert_uint_eq(m.bpf.nr_progs, 1);
 	ck_assert_uint_eq(m.bpf.nr_btfs, 1);
 	ck_assert_uint_eq(m.bpf.progs[0].info.id, 42);
@@ -308,11 +308,11 @@ static int parse_and_use(const uint8_t *p25, size_t n25, const uint8_t *p26, siz
 {
 	pd_meta m;
 	pd_meta_init(&m);
-	char why[PD_WHY_MAX] = "";
-	int rc = pd_bpf_feature_parse(&m, PD_FEAT_BPF_PROG_INFO, p25, n25, false, why);
+	pd_error perr = { 0 };
+	int rc = pd_bpf_feature_parse(&m, PD_FEAT_BPF_PROG_INFO, p25, n25, false, &perr);
 	if (rc)
-		ck_assert_msg(why[0], "an error without a reason");
-	int rc2 = pd_bpf_feature_parse(&m, PD_FEAT_BPF_BTF, p26, n26, false, why);
+		ck_assert_msg(perr.message[0], "an error without a reason");
+	int rc2 = pd_bpf_feature_parse(&m, PD_FEAT_BPF_BTF, p26, n26, false, &perr);
 	pd_bpf_lines *bl = pd_bpf_lines_new(&m.bpf);
 	ck_assert_ptr_nonnull(bl);
 	char n0[64];
@@ -421,8 +421,8 @@ START_TEST(hostile_payloads)
 	memcpy(g.b + info_at + offsetof(struct bpf_prog_info, line_info_rec_size), &four, 4);
 	pd_meta m;
 	pd_meta_init(&m);
-	char why[PD_WHY_MAX];
-	ck_assert_int_eq(pd_bpf_feature_parse(&m, PD_FEAT_BPF_PROG_INFO, g.b, g.n, false, why), 0);
+	pd_error perr = { 0 };
+	ck_assert_int_eq(pd_bpf_feature_parse(&m, PD_FEAT_BPF_PROG_INFO, g.b, g.n, false, &perr), 0);
 	ck_assert_uint_eq(m.bpf.nr_progs, 1);
 	ck_assert_uint_eq(m.bpf.progs[0].info.nr_line_info, 0);
 	ck_assert_uint_eq(m.bpf.progs[0].info.line_info, 0);
@@ -432,7 +432,7 @@ START_TEST(hostile_payloads)
 	g.b[12] &= (uint8_t)~(1u << PD_BPIL_JITED_KSYMS);
 	pd_meta_free(&m);
 	pd_meta_init(&m);
-	ck_assert_int_eq(pd_bpf_feature_parse(&m, PD_FEAT_BPF_PROG_INFO, g.b, g.n, false, why), 0);
+	ck_assert_int_eq(pd_bpf_feature_parse(&m, PD_FEAT_BPF_PROG_INFO, g.b, g.n, false, &perr), 0);
 	ck_assert_uint_eq(m.bpf.progs[0].info.nr_jited_ksyms, 0);
 	ck_assert_uint_eq(m.bpf.progs[0].info.jited_ksyms, 0);
 	/* a shorter recorded struct is zero-extended, a longer one cut */
@@ -447,16 +447,16 @@ START_TEST(hostile_payloads)
 	put(&l, g.b + info_at, sizeof(struct bpf_prog_info));
 	put64(&l, 0xdeadbeefull);                                 /* a newer field */
 	put(&l, g.b + b.data_at, g.n - b.data_at);
-	ck_assert_int_eq(pd_bpf_feature_parse(&m, PD_FEAT_BPF_PROG_INFO, l.b, l.n, false, why), 0);
+	ck_assert_int_eq(pd_bpf_feature_parse(&m, PD_FEAT_BPF_PROG_INFO, l.b, l.n, false, &perr), 0);
 	ck_assert_uint_eq(m.bpf.nr_progs, 1);
 	ck_assert_uint_eq(m.bpf.progs[0].info.nr_line_info, 5);
 	/* the other byte order is not read, as perf does not */
 	pd_meta_free(&m);
 	pd_meta_init(&m);
 	ck_assert_int_eq(pd_bpf_feature_parse(&m, PD_FEAT_BPF_PROG_INFO, b.progs.b, b.progs.n,
-					      true, why), PD_EUNSUPPORTED);
+					      true, &perr), PD_EUNSUPPORTED);
 	ck_assert_int_eq(pd_bpf_feature_parse(&m, PD_FEAT_BPF_BTF, b.btfs.b, b.btfs.n, true,
-					      why), PD_EUNSUPPORTED);
+					      &perr), PD_EUNSUPPORTED);
 	ck_assert_uint_eq(m.bpf.nr_progs, 0);
 	pd_meta_free(&m);
 }

@@ -628,14 +628,14 @@ START_TEST(test_string_feature)
 	/* the parser itself reports PD_ELIMIT */
 	pd_meta meta;
 	pd_meta_init(&meta);
-	char why[PD_WHY_MAX] = "";
+	pd_error perr = { 0 };
 	o = defaults();
 	o.max_string = 23;
 	ck_assert_int_eq(pd_feature_parse(&meta, PD_FEAT_HOSTNAME, f.b + fs.hostname_off,
-					  fs.hostname_len, false, &o, why), PD_ELIMIT);
+					  fs.hostname_len, false, &o, &perr), PD_ELIMIT);
 	o.max_string = 24;
 	ck_assert_int_eq(pd_feature_parse(&meta, PD_FEAT_HOSTNAME, f.b + fs.hostname_off,
-					  fs.hostname_len, false, &o, why), 0);
+					  fs.hostname_len, false, &o, &perr), 0);
 	ck_assert_str_eq(meta.info.hostname, host);
 	pd_meta_free(&meta);
 	img_free(&d);

@@ -299,11 +299,11 @@ static void list_dwarf(int fd, listing *l)
 
 /* pd_debug_inflate_open() with every thread it wants (a budget without a
  * limit): the tests' default. */
-static int inflate_open(const char *path, char *why, size_t why_size)
+static int inflate_open(const char *path, pd_error *err)
 {
 	pd_threads all;
 	pd_threads_init(&all, ~0u);
-	return pd_debug_inflate_open(path, &all, why, why_size);
+	return pd_debug_inflate_open(path, &all, err);
 }
 
 /* The bytes of an open file, from its start. */
@@ -320,12 +320,12 @@ static uint8_t *fd_bytes(int fd, size_t *len)
  * thread (no thread budget) as with one. */
 static int open_inflated(const char *path)
 {
-	char why[256] = "unset";
-	int fd = inflate_open(path, why, sizeof why);
-	ck_assert_msg(fd >= 0, "%s: %s", path, why);
+	pd_error e = { 0 };
+	int fd = inflate_open(path, &e);
+	ck_assert_msg(fd >= 0, "%s: %s", path, e.message);
 	ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), 0);
-	int one = pd_debug_inflate_open(path, NULL, why, sizeof why);
-	ck_assert_msg(one >= 0, "%s: %s", path, why);
+	int one = pd_debug_inflate_open(path, NULL, &e);
+	ck_assert_msg(one >= 0, "%s: %s", path, e.message);
 	size_t n1, n2;
 	uint8_t *a = fd_bytes(fd, &n1), *b = fd_bytes(one, &n2);
 	ck_assert_uint_eq(n1, n2);
@@ -429,14 +429,13 @@ END_TEST
 START_TEST(nothing_compressed)
 {
 	PD_SKIP_IF(lab_skip);
-	char why[256] = "";
-	ck_assert_int_eq(inflate_open(plain, why, sizeof why), -1);
-	ck_assert_msg(strstr(why, "no compressed section"), "why: %s", why);
-	ck_assert_int_eq(inflate_open(src, why, sizeof why), -1);  /* not ELF */
-	ck_assert_str_ne(why, "");
-	ck_assert_int_eq(inflate_open("/nonexistent/x.debug", NULL, 0), -1);
-	ck_assert_int_eq(inflate_open(lab, why, 4), -1);  /* a directory */
-	ck_assert_uint_le(strlen(why), 3);
+	pd_error e = { 0 };
+	ck_assert_int_eq(inflate_open(plain, &e), PD_EUNSUPPORTED);
+	ck_assert_msg(strstr(e.message, "no compressed section"), "why: %s", e.message);
+	ck_assert_int_eq(inflate_open(src, &e), PD_EUNSUPPORTED);  /* not ELF */
+	ck_assert_str_ne(e.message, "");
+	ck_assert_int_eq(inflate_open("/nonexistent/x.debug", NULL), PD_EIO);
+	ck_assert_int_eq(inflate_open(lab, NULL), PD_EUNSUPPORTED);  /* a directory; no words wanted */
 }
 END_TEST
 
@@ -464,7 +463,7 @@ static int find_debug_current(Dwfl_Module *mod, void **userdata, const char *mod
 	(void)crc;
 	finder *f = (finder *)current;
 	f->calls++;
-	int fd = f->inflate ? inflate_open(f->debug, NULL, 0) : open(f->debug, O_RDONLY);
+	int fd = f->inflate ? inflate_open(f->debug, NULL) : open(f->debug, O_RDONLY);
 	if (fd >= 0)
 		*debuginfo_file_name = strdup(f->debug);
 	return fd;
@@ -578,10 +577,10 @@ static bool try_garbled(const uint8_t *data, size_t len)
 	char path[PD_TEST_PATHMAX];
 	path_in(path, "garbled");
 	ck_assert(pd_test_write_file(path, data, len));
-	char why[128];
-	int fd = inflate_open(path, why, sizeof why);
+	pd_error e = { 0 };
+	int fd = inflate_open(path, &e);
 	if (fd < 0) {
-		ck_assert_str_ne(why, "");
+		ck_assert_str_ne(e.message, "");
 		return false;
 	}
 	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
@@ -740,12 +739,13 @@ START_TEST(names_inside_section_headers)
 	ck_assert_uint_ge(len - eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr));
 	/* the table's first bytes (the null entry) read as an empty name */
 	put64le(d + eh.e_shoff + strndx * sizeof(Elf64_Shdr) + 24, eh.e_shoff);
-	char path[PD_TEST_PATHMAX], why[128];
+	char path[PD_TEST_PATHMAX];
+	pd_error err = { 0 };
 	path_in(path, "names-in-shdrs");
 	ck_assert(pd_test_write_file(path, d, len));
-	int fd = inflate_open(path, why, sizeof why);
+	int fd = inflate_open(path, &err);
 	ck_assert_int_lt(fd, 0);
-	ck_assert_msg(strstr(why, "overlaps the section headers"), "%s", why);
+	ck_assert_msg(strstr(err.message, "overlaps the section headers"), "%s", err.message);
 	free(d);
 	/* the first section other than .shstrtab, moved into the table */
 	d = pd_test_read_file(zprog, &len);
@@ -754,9 +754,9 @@ START_TEST(names_inside_section_headers)
 	put64le(d + eh.e_shoff + moved * sizeof(Elf64_Shdr) + 24, eh.e_shoff + 8);
 	path_in(path, "section-in-shdrs");
 	ck_assert(pd_test_write_file(path, d, len));
-	fd = inflate_open(path, why, sizeof why);
+	fd = inflate_open(path, &err);
 	ck_assert_int_lt(fd, 0);
-	ck_assert_msg(strstr(why, "overlaps the section headers"), "%s", why);
+	ck_assert_msg(strstr(err.message, "overlaps the section headers"), "%s", err.message);
 	free(d);
 	/* the same file with its table where it was is inflated */
 	d = pd_test_read_file(zprog, &len);

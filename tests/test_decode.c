@@ -472,13 +472,13 @@ START_TEST(test_sample_every_field)
 			build_all_fields(&w, weights[wi]);
 			uint8_t *p = exact(&w);
 			pd_sample s;
-			char why[PD_WHY_MAX] = "";
-			ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
+			pd_error perr = { 0 };
+			ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, &perr), 0);
 			check_all_fields(&s, p, w.n, weights[wi]);
 			/* Swapped bytes are native now: a second decode without
 			 * swap gives the same values. */
 			if (be) {
-				ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, why), 0);
+				ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, &perr), 0);
 				check_all_fields(&s, p, w.n, weights[wi]);
 			}
 			free(p);
@@ -494,8 +494,8 @@ START_TEST(test_sample_no_swap_never_writes)
 	build_all_fields(&w, PD_SAMPLE_WEIGHT_STRUCT);
 	uint8_t *p = exact(&w);
 	pd_sample s;
-	char why[PD_WHY_MAX];
-	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, why), 0);
+	pd_error perr = { 0 };
+	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, &perr), 0);
 	ck_assert_mem_eq(p, w.b, w.n);
 	free(p);
 }
@@ -512,9 +512,9 @@ START_TEST(test_sample_every_truncation)
 			uint8_t *p = malloc(cut ? cut : 1);
 			memcpy(p, w.b, cut);
 			pd_sample s;
-			char why[PD_WHY_MAX] = "";
-			ck_assert_int_eq(pd_sample_decode(&s, p, cut, &a, be, NULL, why), PD_ECORRUPT);
-			ck_assert_msg(why[0] != '\0', "no reason at cut %zu", cut);
+			pd_error perr = { 0 };
+			ck_assert_int_eq(pd_sample_decode(&s, p, cut, &a, be, NULL, &perr), PD_ECORRUPT);
+			ck_assert_msg(perr.message[0] != '\0', "no reason at cut %zu", cut);
 			free(p);
 		}
 	}
@@ -535,8 +535,8 @@ START_TEST(test_sample_read_single)
 		finish(&w);
 		uint8_t *p = exact(&w);
 		pd_sample s;
-		char why[PD_WHY_MAX];
-		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
+		pd_error perr = { 0 };
+		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, &perr), 0);
 		ck_assert_uint_eq(s.ip, 0x400100);
 		ck_assert_uint_eq(s.read_nr, 1);
 		ck_assert_uint_eq(s.read_values[0], 77);
@@ -553,7 +553,7 @@ START_TEST(test_sample_read_single)
 		put64(&w, 1); put64(&w, 0x401234);
 		finish(&w);
 		p = exact(&w);
-		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
+		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, &perr), 0);
 		ck_assert_uint_eq(s.read_nr, 1);
 		ck_assert_uint_eq(s.read_values[0], 55);
 		ck_assert_uint_eq(s.read_time_enabled, 900);
@@ -581,8 +581,8 @@ START_TEST(test_sample_regs_abi0_stack_empty)
 		finish(&w);
 		uint8_t *p = exact(&w);
 		pd_sample s;
-		char why[PD_WHY_MAX];
-		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
+		pd_error perr = { 0 };
+		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, &perr), 0);
 		ck_assert_uint_eq(s.tid, 12);
 		ck_assert_uint_eq(s.regs_user_abi, 0);
 		ck_assert_ptr_null(s.regs_user);
@@ -606,8 +606,8 @@ START_TEST(test_sample_stack_dyn_size_clamped)
 	finish(&w);
 	uint8_t *p = exact(&w);
 	pd_sample s;
-	char why[PD_WHY_MAX];
-	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, why), 0);
+	pd_error perr = { 0 };
+	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, &perr), 0);
 	ck_assert_uint_eq(s.stack_user_size, 8);
 	ck_assert_uint_eq(s.stack_user_dyn_size, 8);
 	ck_assert_uint_eq(s.stack_user[0], 1);
@@ -627,12 +627,12 @@ START_TEST(test_sample_period_fallback)
 	finish(&w);
 	uint8_t *p = exact(&w);
 	pd_sample s;
-	char why[PD_WHY_MAX];
-	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, why), 0);
+	pd_error perr = { 0 };
+	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, &perr), 0);
 	ck_assert_uint_eq(s.period, 250000);
 	a.freq = true; /* sample_period is a frequency then */
 	a.sample_period = 4000;
-	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, why), 0);
+	ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, false, NULL, &perr), 0);
 	ck_assert_uint_eq(s.period, 1);
 	/* Bytes after the announced fields are tolerated. */
 	bld w2 = { .be = false };
@@ -642,7 +642,7 @@ START_TEST(test_sample_period_fallback)
 	finish(&w2);
 	free(p);
 	p = exact(&w2);
-	ck_assert_int_eq(pd_sample_decode(&s, p, w2.n, &a, false, NULL, why), 0);
+	ck_assert_int_eq(pd_sample_decode(&s, p, w2.n, &a, false, NULL, &perr), 0);
 	ck_assert_uint_eq(s.ip, 0x401000);
 	free(p);
 }
@@ -662,8 +662,8 @@ START_TEST(test_sample_branch_plain_and_counters)
 		finish(&w);
 		uint8_t *p = exact(&w);
 		pd_sample s;
-		char why[PD_WHY_MAX];
-		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
+		pd_error perr = { 0 };
+		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, &perr), 0);
 		ck_assert(!s.branch_has_hw_idx);
 		ck_assert_uint_eq(s.branch_nr, 1);
 		ck_assert_uint_eq(s.branches[0].from, 0xa);
@@ -682,7 +682,7 @@ START_TEST(test_sample_branch_plain_and_counters)
 		put64(&w, 0x78);
 		finish(&w);
 		p = exact(&w);
-		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, why), 0);
+		ck_assert_int_eq(pd_sample_decode(&s, p, w.n, &a, be, NULL, &perr), 0);
 		ck_assert_uint_eq(s.branch_nr, 2);
 		ck_assert_uint_eq(s.branches[1].to, 0xd);
 		ck_assert_uint_eq(s.phys_addr, 0x78);
@@ -696,9 +696,9 @@ static void expect_sample_corrupt(const bld *w, const pd_attr *a, const char *wh
 {
 	uint8_t *p = exact(w);
 	pd_sample s;
-	char why[PD_WHY_MAX] = "";
-	ck_assert_int_eq(pd_sample_decode(&s, p, w->n, a, w->be, NULL, why), PD_ECORRUPT);
-	ck_assert_msg(strstr(why, what) != NULL, "reason \"%s\" lacks \"%s\"", why, what);
+	pd_error perr = { 0 };
+	ck_assert_int_eq(pd_sample_decode(&s, p, w->n, a, w->be, NULL, &perr), PD_ECORRUPT);
+	ck_assert_msg(strstr(perr.message, what) != NULL, "reason \"%s\" lacks \"%s\"", perr.message, what);
 	free(p);
 }
 
@@ -707,7 +707,7 @@ START_TEST(test_sample_malformed)
 	for (int be = 0; be < 2; be++) {
 		bld w = { .be = be };
 		pd_attr a = { 0 };
-		char why[PD_WHY_MAX] = "";
+		pd_error perr = { 0 };
 		pd_sample s;
 
 		a.sample_type = PD_SAMPLE_IP | PD_SAMPLE_CALLCHAIN;
@@ -782,8 +782,8 @@ START_TEST(test_sample_malformed)
 		/* smaller than a header */
 		uint8_t tiny[4] = { 9, 0, 0, 0 };
 		a.sample_type = PD_SAMPLE_IP;
-		ck_assert_int_eq(pd_sample_decode(&s, tiny, sizeof tiny, &a, be, NULL, why), PD_ECORRUPT);
-		ck_assert(why[0] != '\0');
+		ck_assert_int_eq(pd_sample_decode(&s, tiny, sizeof tiny, &a, be, NULL, &perr), PD_ECORRUPT);
+		ck_assert(perr.message[0] != '\0');
 	}
 }
 END_TEST
@@ -1193,10 +1193,10 @@ START_TEST(test_kernel_records)
 			uint8_t *p = exact(&w);
 			pd_record r;
 			rec_from(&r, &w, p);
-			char why[PD_WHY_MAX] = "";
-			int rc = pd_record_decode(&r, p, w.n, &a, be, NULL, why);
+			pd_error perr = { 0 };
+			int rc = pd_record_decode(&r, p, w.n, &a, be, NULL, &perr);
 			ck_assert_msg(rc == 0, "%s (be %d, trailer %d): %d %s", k->name, be,
-				      with_trailer, rc, why);
+				      with_trailer, rc, perr.message);
 			if (with_trailer) {
 				check_trailer(&r.sid);
 			} else {
@@ -1206,7 +1206,7 @@ START_TEST(test_kernel_records)
 			k->check(&r);
 			/* NULL attr: no trailer is looked for. */
 			if (!with_trailer && !be) {
-				ck_assert_int_eq(pd_record_decode(&r, p, w.n, NULL, false, NULL, why), 0);
+				ck_assert_int_eq(pd_record_decode(&r, p, w.n, NULL, false, NULL, &perr), 0);
 				k->check(&r);
 			}
 			free(p);
@@ -1228,8 +1228,8 @@ START_TEST(test_kernel_records_never_write_unswapped)
 		uint8_t *p = exact(&w);
 		pd_record r;
 		rec_from(&r, &w, p);
-		char why[PD_WHY_MAX];
-		ck_assert_int_eq(pd_record_decode(&r, p, w.n, &a, false, NULL, why), 0);
+		pd_error perr = { 0 };
+		ck_assert_int_eq(pd_record_decode(&r, p, w.n, &a, false, NULL, &perr), 0);
 		ck_assert_mem_eq(p, w.b, w.n);
 		free(p);
 	}
@@ -1253,12 +1253,12 @@ START_TEST(test_kernel_records_truncated)
 			memcpy(p, w.b, cut);
 			pd_record r;
 			rec_from(&r, &w, p);
-			char why[PD_WHY_MAX] = "";
-			int rc = pd_record_decode(&r, p, cut, &a, false, NULL, why);
+			pd_error perr = { 0 };
+			int rc = pd_record_decode(&r, p, cut, &a, false, NULL, &perr);
 			ck_assert_msg(rc == 0 || rc == PD_ECORRUPT, "%s cut %zu: %d",
 				      KCASES[i].name, cut, rc);
 			if (rc)
-				ck_assert(why[0] != '\0');
+				ck_assert(perr.message[0] != '\0');
 			/* Below header + trailer no known record decodes; an
 			 * unknown type is only skipped, never corrupt. */
 			bool known = pd_record_type_name(r.type) != NULL;
@@ -1277,9 +1277,9 @@ static void expect_record_corrupt(const bld *w, const pd_attr *a, const char *wh
 	uint8_t *p = exact(w);
 	pd_record r;
 	rec_from(&r, w, p);
-	char why[PD_WHY_MAX] = "";
-	ck_assert_int_eq(pd_record_decode(&r, p, w->n, a, w->be, NULL, why), PD_ECORRUPT);
-	ck_assert_msg(strstr(why, what) != NULL, "reason \"%s\" lacks \"%s\"", why, what);
+	pd_error perr = { 0 };
+	ck_assert_int_eq(pd_record_decode(&r, p, w->n, a, w->be, NULL, &perr), PD_ECORRUPT);
+	ck_assert_msg(strstr(perr.message, what) != NULL, "reason \"%s\" lacks \"%s\"", perr.message, what);
 	free(p);
 }
 
@@ -1362,20 +1362,20 @@ START_TEST(test_kernel_records_malformed)
 		/* not a kernel record */
 		uint8_t hdr[8] = { 0 };
 		pd_record r = { 0 };
-		char why[PD_WHY_MAX] = "";
+		pd_error perr = { 0 };
 		r.type = PD_RECORD_SAMPLE;
-		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, NULL, false, NULL, why), PD_EINVAL);
+		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, NULL, false, NULL, &perr), PD_EINVAL);
 		r.type = PD_RECORD_FINISHED_ROUND;
-		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, NULL, false, NULL, why), PD_EINVAL);
+		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, NULL, false, NULL, &perr), PD_EINVAL);
 		r.type = PD_RECORD_LOST;
-		ck_assert_int_eq(pd_record_decode(&r, hdr, 4, NULL, false, NULL, why), PD_ECORRUPT);
+		ck_assert_int_eq(pd_record_decode(&r, hdr, 4, NULL, false, NULL, &perr), PD_ECORRUPT);
 		/* unknown types (0 included) are skipped, even without room
 		 * for a trailer */
 		r.type = 0;
-		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, &tr, false, NULL, why), 0);
+		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, &tr, false, NULL, &perr), 0);
 		ck_assert_uint_eq(r.sid.present, 0);
 		r.type = 50;
-		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, &tr, false, NULL, why), 0);
+		ck_assert_int_eq(pd_record_decode(&r, hdr, 8, &tr, false, NULL, &perr), 0);
 	}
 }
 END_TEST
@@ -1399,8 +1399,8 @@ START_TEST(test_trailer_subsets)
 		uint8_t *p = exact(&w);
 		pd_record r;
 		rec_from(&r, &w, p);
-		char why[PD_WHY_MAX];
-		ck_assert_int_eq(pd_record_decode(&r, p, w.n, &a, be, NULL, why), 0);
+		pd_error perr = { 0 };
+		ck_assert_int_eq(pd_record_decode(&r, p, w.n, &a, be, NULL, &perr), 0);
 		ck_assert_uint_eq(r.sid.present, PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_CPU);
 		ck_assert_uint_eq(r.sid.pid, 5);
 		ck_assert_uint_eq(r.sid.tid, 6);
@@ -1420,7 +1420,7 @@ START_TEST(test_tool_records)
 	for (int be = 0; be < 2; be++) {
 		bld w = { .be = be };
 		pd_record r;
-		char why[PD_WHY_MAX] = "";
+		pd_error perr = { 0 };
 		uint8_t *p;
 
 		header(&w, PD_RECORD_AUXTRACE, 0);
@@ -1429,15 +1429,15 @@ START_TEST(test_tool_records)
 		finish(&w);
 		p = exact(&w);
 		rec_from(&r, &w, p);
-		ck_assert_int_eq(pd_tool_record_decode(&r, p, w.n, be, why), 0);
+		ck_assert_int_eq(pd_tool_record_decode(&r, p, w.n, be, &perr), 0);
 		ck_assert_uint_eq(r.u.auxtrace.size, 0x10000);
 		ck_assert_uint_eq(r.u.auxtrace.offset, 0x2000);
 		ck_assert_uint_eq(r.u.auxtrace.reference, 0xfeedface12345678);
 		ck_assert_uint_eq(r.u.auxtrace.idx, 3);
 		ck_assert_uint_eq(r.u.auxtrace.tid, 4444);
 		ck_assert_uint_eq(r.u.auxtrace.cpu, 7);
-		ck_assert_int_eq(pd_tool_record_decode(&r, p, 40, be, why), PD_ECORRUPT);
-		ck_assert(why[0] != '\0');
+		ck_assert_int_eq(pd_tool_record_decode(&r, p, 40, be, &perr), PD_ECORRUPT);
+		ck_assert(perr.message[0] != '\0');
 		free(p);
 
 		header(&w, PD_RECORD_HEADER_FEATURE, 0);
@@ -1446,7 +1446,7 @@ START_TEST(test_tool_records)
 		finish(&w);
 		p = exact(&w);
 		rec_from(&r, &w, p);
-		ck_assert_int_eq(pd_tool_record_decode(&r, p, w.n, be, why), 0);
+		ck_assert_int_eq(pd_tool_record_decode(&r, p, w.n, be, &perr), 0);
 		ck_assert_uint_eq(r.u.feature.feature, PD_FEAT_HOSTNAME);
 		/* the payload is the feature parser's: left as it was */
 		ck_assert_uint_eq(p[16], be ? 0 : 8);
@@ -1458,9 +1458,9 @@ START_TEST(test_tool_records)
 		finish(&w);
 		p = exact(&w);
 		rec_from(&r, &w, p);
-		ck_assert_int_eq(pd_tool_record_decode(&r, p, w.n, be, why), 0);
+		ck_assert_int_eq(pd_tool_record_decode(&r, p, w.n, be, &perr), 0);
 		ck_assert_uint_eq(r.u.compressed.data_size, 13);
-		ck_assert_int_eq(pd_tool_record_decode(&r, p, 12, be, why), PD_ECORRUPT);
+		ck_assert_int_eq(pd_tool_record_decode(&r, p, 12, be, &perr), PD_ECORRUPT);
 		free(p);
 
 		header(&w, PD_RECORD_COMPRESSED, 0);
@@ -1468,7 +1468,7 @@ START_TEST(test_tool_records)
 		finish(&w);
 		p = exact(&w);
 		rec_from(&r, &w, p);
-		ck_assert_int_eq(pd_tool_record_decode(&r, p, w.n, be, why), 0);
+		ck_assert_int_eq(pd_tool_record_decode(&r, p, w.n, be, &perr), 0);
 		ck_assert_uint_eq(r.u.compressed.data_size, 16);
 		free(p);
 
@@ -1477,7 +1477,7 @@ START_TEST(test_tool_records)
 		finish(&w);
 		p = exact(&w);
 		rec_from(&r, &w, p);
-		ck_assert_int_eq(pd_tool_record_decode(&r, p, w.n, be, why), 0);
+		ck_assert_int_eq(pd_tool_record_decode(&r, p, w.n, be, &perr), 0);
 		ck_assert_mem_eq(p, w.b, w.n);
 		free(p);
 	}
@@ -1733,12 +1733,12 @@ START_TEST(test_real_perf_samples)
 				ck_assert_int_ge(k, 0);
 				a = &attrs[k];
 			}
-			char why[PD_WHY_MAX] = "";
+			pd_error perr = { 0 };
 			pd_record r = { .type = type, .misc = misc, .size = size, .data = copy };
 			if (type == PD_RECORD_SAMPLE) {
 				pd_sample s;
-				ck_assert_msg(pd_sample_decode(&s, copy, size, a, false, NULL, why) == 0,
-					      "%s", why);
+				ck_assert_msg(pd_sample_decode(&s, copy, size, a, false, NULL, &perr) == 0,
+					      "%s", perr.message);
 				ck_assert_uint_lt(ng, ne + 64);
 				got[ng++] = (tup){ s.pid, s.tid, s.time, s.period, s.ip };
 				/* perf puts the sample ip first in the chain, after a marker */
@@ -1746,8 +1746,8 @@ START_TEST(test_real_perf_samples)
 				ck_assert_uint_ge(s.callchain[0], PD_CONTEXT_MAX);
 				ck_assert_uint_eq(s.callchain[1], s.ip);
 			} else {
-				ck_assert_msg(pd_record_decode(&r, copy, size, a, false, NULL, why) == 0,
-					      "type %u: %s", type, why);
+				ck_assert_msg(pd_record_decode(&r, copy, size, a, false, NULL, &perr) == 0,
+					      "type %u: %s", type, perr.message);
 				if (type == PD_RECORD_COMM && strcmp(r.u.comm.comm, "sh") == 0)
 					comms++;
 				if (type == PD_RECORD_MMAP2 || type == PD_RECORD_MMAP)

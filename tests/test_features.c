@@ -68,14 +68,14 @@ static void put_str(pbuf *p, const char *s)
 typedef struct fx {
 	pd_meta m;
 	pd_reader_options opts;
-	char why[PD_WHY_MAX];
+	pd_error perr;
 } fx;
 
 static void fx_init(fx *f)
 {
 	pd_meta_init(&f->m);
 	pd_reader_options_init(&f->opts);
-	f->why[0] = '\0';
+	f->perr.message[0] = '\0';
 }
 
 /* Parse, and check the payload was left untouched. */
@@ -83,7 +83,7 @@ static int parse(fx *f, unsigned feat, const pbuf *p)
 {
 	uint8_t copy[sizeof p->b];
 	memcpy(copy, p->b, p->n);
-	int rc = pd_feature_parse(&f->m, feat, p->b, p->n, p->swap, &f->opts, f->why);
+	int rc = pd_feature_parse(&f->m, feat, p->b, p->n, p->swap, &f->opts, &f->perr);
 	ck_assert_mem_eq(copy, p->b, p->n);
 	return rc;
 }
@@ -142,7 +142,7 @@ static void check_strings(bool swap)
 	put32(&p, 65);
 	put_zero(&p, 64);
 	ck_assert_int_eq(parse(&f, PD_FEAT_HOSTNAME, &p), PD_ECORRUPT);
-	ck_assert_ptr_nonnull(strstr(f.why, "truncated"));
+	ck_assert_ptr_nonnull(strstr(f.perr.message, "truncated"));
 	ck_assert_str_eq(f.m.info.hostname, "vm-host");
 
 	/* no room for len at all */
@@ -500,13 +500,13 @@ static void check_build_ids(bool swap)
 	/* pipe-mode HEADER_BUILD_ID records append */
 	pbuf r = { .swap = swap };
 	put_bid(&r, 0x8002, 5, id1, 20, "/usr/bin/prog", 64);
-	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n, swap, NULL, f.why), 0);
+	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n, swap, NULL, &f.perr), 0);
 	ck_assert_uint_eq(f.m.info.nr_build_ids, 5);
 	ck_assert_str_eq(f.m.info.build_ids[4].path, "/usr/bin/prog");
 	ck_assert_str_eq(f.m.info.build_ids[0].path, "[kernel.kallsyms]");
 	/* record header size larger than the bytes given */
-	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n - 8, swap, NULL, f.why), PD_ECORRUPT);
-	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, 20, swap, NULL, f.why), PD_ECORRUPT);
+	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n - 8, swap, NULL, &f.perr), PD_ECORRUPT);
+	ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, 20, swap, NULL, &f.perr), PD_ECORRUPT);
 
 	/* entry size < 36 */
 	pbuf bad = { .swap = swap };
@@ -552,7 +552,7 @@ START_TEST(build_ids_many)
 		snprintf(path, sizeof path, "/lib/l%d.so", i);
 		id[1] = (uint8_t)i;
 		put_bid(&r, 2, i, id, 20, path, 24);
-		ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n, false, NULL, f.why), 0);
+		ck_assert_int_eq(pd_build_id_parse(&f.m, r.b, r.n, false, NULL, &f.perr), 0);
 	}
 	ck_assert_uint_eq(f.m.info.nr_build_ids, 1000);
 	ck_assert_int_eq(f.m.info.build_ids[999].pid, 999);
@@ -581,7 +581,7 @@ static uint8_t *parse_file_features(const char *path, pd_meta *m, size_t *lenp,
 	uint64_t idx = doff + dsize;
 	pd_reader_options opts;
 	pd_reader_options_init(&opts);
-	char why[PD_WHY_MAX] = "";
+	pd_error perr = { 0 };
 	unsigned k = 0;
 	for (unsigned bit = 0; bit < 256; bit++) {
 		sec_off[bit] = sec_size[bit] = 0;
@@ -595,8 +595,8 @@ static uint8_t *parse_file_features(const char *path, pd_meta *m, size_t *lenp,
 		ck_assert_uint_le(size, len - off);
 		sec_off[bit] = off;
 		sec_size[bit] = size;
-		int rc = pd_feature_parse(m, bit, d + off, size, false, &opts, why);
-		ck_assert_msg(rc == 0, "feature %u: %d %s", bit, rc, why);
+		int rc = pd_feature_parse(m, bit, d + off, size, false, &opts, &perr);
+		ck_assert_msg(rc == 0, "feature %u: %d %s", bit, rc, perr.message);
 	}
 	*lenp = len;
 	return d;
@@ -790,9 +790,9 @@ START_TEST(real_file_vs_perf)
 	char *dump2 = perf_header(tf);
 	pd_meta m2;
 	pd_meta_init(&m2);
-	char why[PD_WHY_MAX];
+	pd_error perr = { 0 };
 	ck_assert_int_eq(pd_feature_parse(&m2, PD_FEAT_NRCPUS, img + off[PD_FEAT_NRCPUS],
-					  size[PD_FEAT_NRCPUS], false, NULL, why), 0);
+					  size[PD_FEAT_NRCPUS], false, NULL, &perr), 0);
 	snprintf(buf, sizeof buf, "%u", m2.info.nr_cpus_online);
 	ck_assert_str_eq(buf, hdr_field(dump2, "nrcpus online"));
 	snprintf(buf, sizeof buf, "%u", m2.info.nr_cpus_available);

@@ -35,9 +35,9 @@ static int cmp_u64(const void *a, const void *b)
 static pd_kallsyms *parse_ok(const char *text)
 {
 	pd_kallsyms *k = NULL;
-	char why[256];
-	int rc = pd_kallsyms_parse(&k, text, strlen(text), why, sizeof why);
-	ck_assert_msg(rc == 0, "parse failed: %d %s", rc, why);
+	pd_error e = { 0 };
+	int rc = pd_kallsyms_parse(&k, text, strlen(text), &e);
+	ck_assert_msg(rc == 0, "parse failed: %d %s", rc, e.message);
 	ck_assert_ptr_nonnull(k);
 	return k;
 }
@@ -273,8 +273,8 @@ START_TEST(malformed_lines)
 	memcpy(text + len, "x\n3000 T last", 13);
 	len += 13;
 	pd_kallsyms *k = NULL;
-	char why[128];
-	ck_assert_int_eq(pd_kallsyms_parse(&k, text, len, why, sizeof why), 0);
+	pd_error e = { 0 };
+	ck_assert_int_eq(pd_kallsyms_parse(&k, text, len, &e), 0);
 	ck_assert_uint_eq(pd_kallsyms_skipped_lines(k), 12);
 	ck_assert_uint_eq(pd_kallsyms_count(k), 3);
 	expect_sym(k, 0x1000, "good", 0x1000, 0x2000);
@@ -284,20 +284,20 @@ START_TEST(malformed_lines)
 	pd_kallsyms_free(k);
 
 	/* nothing parses: an error that says why */
-	ck_assert_int_eq(pd_kallsyms_parse(&k, "", 0, why, sizeof why), PD_ECORRUPT);
+	ck_assert_int_eq(pd_kallsyms_parse(&k, "", 0, &e), PD_ECORRUPT);
 	ck_assert_ptr_null(k);
-	ck_assert(why[0] != '\0');
-	ck_assert_int_eq(pd_kallsyms_parse(&k, "garbage\nmore garbage\n", 21, why, sizeof why),
+	ck_assert(e.message[0] != '\0');
+	ck_assert_int_eq(pd_kallsyms_parse(&k, "garbage\nmore garbage\n", 21, &e),
 			 PD_ECORRUPT);
 	ck_assert_ptr_null(k);
 	/* not NUL-terminated: stops at len */
-	ck_assert_int_eq(pd_kallsyms_parse(&k, "1000 T abcdef", 9, why, sizeof why), 0);
+	ck_assert_int_eq(pd_kallsyms_parse(&k, "1000 T abcdef", 9, &e), 0);
 	expect_sym(k, 0x1000, "ab", 0x1000, 0x2000);
 	pd_kallsyms_free(k);
 
-	ck_assert_int_eq(pd_kallsyms_load(&k, "/nonexistent/kallsyms", why, sizeof why), PD_EIO);
+	ck_assert_int_eq(pd_kallsyms_load(&k, "/nonexistent/kallsyms", &e), PD_EIO);
 	ck_assert_ptr_null(k);
-	ck_assert(strstr(why, "/nonexistent/kallsyms") != NULL);
+	ck_assert(strstr(e.message, "/nonexistent/kallsyms") != NULL);
 }
 END_TEST
 
@@ -347,8 +347,8 @@ START_TEST(garbage_is_bounded)
 	ck_assert_uint_gt(known, 500);
 	double t0 = now_ms();
 	pd_kallsyms *k = NULL;
-	char why[128];
-	int rc = pd_kallsyms_parse(&k, buf, len, why, sizeof why);
+	pd_error e = { 0 };
+	int rc = pd_kallsyms_parse(&k, buf, len, &e);
 	double t1 = now_ms();
 	ck_assert_int_eq(rc, 0);
 	ck_assert_uint_gt(pd_kallsyms_skipped_lines(k), 5000);
@@ -387,7 +387,7 @@ START_TEST(proc_kallsyms_matches_perf_script)
 		PD_SKIP("/proc/kallsyms unreadable");
 	}
 	pd_kallsyms *k = NULL;
-	char why[256];
+	pd_error e = { 0 };
 	size_t lines = 0;
 	for (size_t i = 0; i < clen; i++)
 		lines += copy[i] == '\n';
@@ -396,7 +396,7 @@ START_TEST(proc_kallsyms_matches_perf_script)
 	for (int rep = 0; rep < 3; rep++) {
 		pd_kallsyms *kk = NULL;
 		double a = now_ms();
-		ck_assert_int_eq(pd_kallsyms_parse(&kk, copy, clen, why, sizeof why), 0);
+		ck_assert_int_eq(pd_kallsyms_parse(&kk, copy, clen, &e), 0);
 		double b = now_ms();
 		if (b - a < best)
 			best = b - a;
@@ -447,7 +447,7 @@ START_TEST(proc_kallsyms_matches_perf_script)
 	char *out = pd_test_run(cmd, &st);
 	/* the kernel perf just read: load ours right after, from the same file */
 	double t0 = now_ms();
-	ck_assert_int_eq(pd_kallsyms_load(&k, "/proc/kallsyms", why, sizeof why), 0);
+	ck_assert_int_eq(pd_kallsyms_load(&k, "/proc/kallsyms", &e), 0);
 	double t1 = now_ms();
 	ck_assert_ptr_nonnull(out);
 	ck_assert_int_eq(st, 0);
@@ -588,8 +588,8 @@ START_TEST(jitmap_hand_written)
 	ck_assert_ptr_null(pd_jitmap_find(j, 0));
 	pd_jitmap_free(j);
 
-	char why[128];
-	ck_assert_int_eq(pd_jitmap_load(&j, "/nonexistent/perf-1.map", why, sizeof why), PD_EIO);
+	pd_error e = { 0 };
+	ck_assert_int_eq(pd_jitmap_load(&j, "/nonexistent/perf-1.map", &e), PD_EIO);
 	ck_assert_ptr_null(j);
 }
 END_TEST
@@ -730,8 +730,8 @@ START_TEST(jitmap_real_perf_map)
 	char *out = pd_test_run(cmd, &st);
 	ck_assert_ptr_nonnull(out);
 	pd_jitmap *j = NULL;
-	char why[256];
-	ck_assert_msg(pd_jitmap_load(&j, mapfile, why, sizeof why) == 0, "%s", why);
+	pd_error e = { 0 };
+	ck_assert_msg(pd_jitmap_load(&j, mapfile, &e) == 0, "%s", e.message);
 	unlink(mapfile);
 	ck_assert_uint_eq(pd_jitmap_skipped_lines(j), 0);
 
@@ -789,15 +789,15 @@ START_TEST(padding_kept_on_request)
 		"ffffffff81000040 T clear_bss\n"
 		"ffffffff81000080 T after\n";
 	pd_kallsyms *k;
-	char why[128];
-	ck_assert_int_eq(pd_kallsyms_parse_flags(&k, text, sizeof text - 1, 0, why, sizeof why), 0);
+	pd_error e = { 0 };
+	ck_assert_int_eq(pd_kallsyms_parse_flags(&k, text, sizeof text - 1, 0, &e), 0);
 	const pd_kallsym *s = pd_kallsyms_find(k, 0xffffffff81000030ull);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_str_eq(s->name, "start_kernel_caller");
 	pd_kallsyms_free(k);
 
 	ck_assert_int_eq(pd_kallsyms_parse_flags(&k, text, sizeof text - 1,
-						 PD_KALLSYMS_KEEP_PADDING, why, sizeof why), 0);
+						 PD_KALLSYMS_KEEP_PADDING, &e), 0);
 	s = pd_kallsyms_find(k, 0xffffffff81000030ull);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_str_eq(s->name, "__pfx_clear_bss");

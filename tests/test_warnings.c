@@ -106,6 +106,32 @@ START_TEST(test_grow)
 }
 END_TEST
 
+/* A reason without a place, then the place and context its caller adds:
+ * the same words pd_error_set() would have written in one go. */
+START_TEST(test_error_reason_and_wrap)
+{
+	pd_error e, whole;
+	ck_assert_int_eq(pd_error_reason(&e, PD_ECORRUPT, "nr %d too large", 7), PD_ECORRUPT);
+	ck_assert_str_eq(e.message, "nr 7 too large");
+	ck_assert(e.offset == PD_NO_OFFSET);
+	ck_assert_int_eq(pd_error_wrap(&e, PD_ECORRUPT, "perf.data", 4096, "%s record", "MMAP"),
+			 PD_ECORRUPT);
+	pd_error_set(&whole, PD_ECORRUPT, "perf.data", 4096, "MMAP record: nr 7 too large");
+	ck_assert_str_eq(e.message, whole.message);
+	ck_assert(e.offset == 4096);
+	/* no place: context only; no context: place only */
+	pd_error_reason(&e, PD_EIO, "gone");
+	pd_error_wrap(&e, PD_EIO, NULL, PD_NO_OFFSET, "%s", "/x/kallsyms");
+	ck_assert_str_eq(e.message, "/x/kallsyms: gone");
+	pd_error_wrap(&e, PD_EIO, "f", PD_NO_OFFSET, NULL);
+	ck_assert_str_eq(e.message, "f: /x/kallsyms: gone");
+	ck_assert_int_eq(e.code, PD_EIO);
+	/* NULL: only the code */
+	ck_assert_int_eq(pd_error_reason(NULL, PD_ENOMEM, "x"), PD_ENOMEM);
+	ck_assert_int_eq(pd_error_wrap(NULL, PD_ENOMEM, "f", 1, "y"), PD_ENOMEM);
+}
+END_TEST
+
 static Suite *warnings_suite(void)
 {
 	Suite *s = suite_create("warnings");
@@ -114,6 +140,7 @@ static Suite *warnings_suite(void)
 	tcase_add_test(tc, test_cap_keeps_lost_tails);
 	tcase_add_test(tc, test_null_sink_and_long_text);
 	tcase_add_test(tc, test_grow);
+	tcase_add_test(tc, test_error_reason_and_wrap);
 	suite_add_tcase(s, tc);
 	return s;
 }

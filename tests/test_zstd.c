@@ -79,14 +79,14 @@ static void feed_and_check(const stream *s, const size_t *cuts, size_t ncuts,
 	pd_zstd *z;
 	ck_assert_int_eq(pd_zstd_new(&z), 0);
 	pd_buf out = { 0 };
-	char why[PD_WHY_MAX];
+	pd_error perr = { 0 };
 	size_t prev = 0;
 	for (size_t i = 0; i <= ncuts; i++) {
 		size_t end = i < ncuts ? cuts[i] : s->len;
 		ck_assert_uint_ge(end, prev);
 		size_t before = out.len;
 		ck_assert_int_eq(pd_zstd_feed(z, s->data + prev, end - prev, &out,
-					      64ull << 20, why), 0);
+					      64ull << 20, &perr), 0);
 		/* whatever has come out so far is a prefix of the input */
 		ck_assert_uint_le(out.len, n);
 		ck_assert_uint_ge(out.len, before);
@@ -111,12 +111,12 @@ START_TEST(flush_blocks_exact)
 	pd_zstd *z;
 	ck_assert_int_eq(pd_zstd_new(&z), 0);
 	pd_buf out = { 0 };
-	char why[PD_WHY_MAX];
+	pd_error perr = { 0 };
 	size_t prev = 0;
 	for (size_t i = 0; i < s.nflush; i++) {
 		size_t before = out.len;
 		ck_assert_int_eq(pd_zstd_feed(z, s.data + prev, s.flush_at[i] - prev,
-					      &out, 64ull << 20, why), 0);
+					      &out, 64ull << 20, &perr), 0);
 		size_t want = (i + 1) * piece < n ? piece : n - i * piece;
 		ck_assert_uint_eq(out.len - before, want);
 		prev = s.flush_at[i];
@@ -240,8 +240,8 @@ START_TEST(partial_block_drained)
 			if (prefill[b])
 				memset(out.data, 'p', prefill[b]);
 			out.len = prefill[b];
-			char why[PD_WHY_MAX];
-			ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, n, why), 0);
+			pd_error perr = { 0 };
+			ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, n, &perr), 0);
 			ck_assert_uint_eq(out.len, prefill[b] + n);
 			ck_assert_int_eq(memcmp(out.data + prefill[b], in, n), 0);
 			pd_buf_free(&out);
@@ -264,13 +264,13 @@ START_TEST(appends_to_carry_over)
 	ck_assert_int_eq(pd_zstd_new(&z), 0);
 	pd_buf out = { 0 };
 	ck_assert_int_eq(pd_buf_append(&out, "tail", 4), 0);
-	char why[PD_WHY_MAX];
-	ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, n, why), 0);
+	pd_error perr = { 0 };
+	ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, n, &perr), 0);
 	ck_assert_uint_eq(out.len, n + 4);
 	ck_assert_int_eq(memcmp(out.data, "tail", 4), 0);
 	ck_assert_int_eq(memcmp(out.data + 4, in, n), 0);
 	/* an empty feed yields nothing */
-	ck_assert_int_eq(pd_zstd_feed(z, s.data, 0, &out, n, why), 0);
+	ck_assert_int_eq(pd_zstd_feed(z, s.data, 0, &out, n, &perr), 0);
 	ck_assert_uint_eq(out.len, n + 4);
 	pd_buf_free(&out);
 	pd_zstd_free(z);
@@ -306,11 +306,11 @@ START_TEST(corrupt_input)
 	pd_zstd *z;
 	ck_assert_int_eq(pd_zstd_new(&z), 0);
 	pd_buf out = { 0 };
-	char why[PD_WHY_MAX] = "";
+	pd_error perr = { 0 };
 	const char junk[] = "[ perf record: Woken up 1 times to write data ]";
-	ck_assert_int_eq(pd_zstd_feed(z, junk, sizeof junk, &out, 1 << 20, why),
+	ck_assert_int_eq(pd_zstd_feed(z, junk, sizeof junk, &out, 1 << 20, &perr),
 			 PD_ECORRUPT);
-	ck_assert_ptr_nonnull(strstr(why, "zstd"));
+	ck_assert_ptr_nonnull(strstr(perr.message, "zstd"));
 	ck_assert_uint_eq(out.len, 0);
 	pd_buf_free(&out);
 	pd_zstd_free(z);
@@ -322,11 +322,11 @@ START_TEST(corrupt_input)
 	compress_flushed(in, n, 20000, 1, &s);
 	ck_assert_int_eq(pd_zstd_new(&z), 0);
 	size_t first = s.flush_at[0];
-	ck_assert_int_eq(pd_zstd_feed(z, s.data, first, &out, 1 << 20, why), 0);
+	ck_assert_int_eq(pd_zstd_feed(z, s.data, first, &out, 1 << 20, &perr), 0);
 	ck_assert_uint_eq(out.len, 20000);
 	/* the next block header: type 3 (reserved) is always invalid */
 	s.data[first] = (uint8_t)(s.data[first] | 0x06);
-	int rc = pd_zstd_feed(z, s.data + first, s.len - first, &out, 1 << 20, why);
+	int rc = pd_zstd_feed(z, s.data + first, s.len - first, &out, 1 << 20, &perr);
 	ck_assert_int_eq(rc, PD_ECORRUPT);
 	ck_assert_uint_eq(out.len, 20000); /* nothing half-appended */
 	pd_buf_free(&out);
@@ -345,32 +345,32 @@ START_TEST(output_cap)
 	compress_flushed(in, n, n, 1, &s);
 	pd_zstd *z;
 	pd_buf out = { 0 };
-	char why[PD_WHY_MAX] = "";
+	pd_error perr = { 0 };
 
 	ck_assert_int_eq(pd_zstd_new(&z), 0);
-	ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, n - 1, why), PD_ELIMIT);
-	ck_assert_ptr_nonnull(strstr(why, "16777215"));
+	ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, n - 1, &perr), PD_ELIMIT);
+	ck_assert_ptr_nonnull(strstr(perr.message, "16777215"));
 	ck_assert_uint_eq(out.len, 0);
 	pd_zstd_free(z);
 	pd_buf_free(&out);
 
 	/* a small cap stops early: the buffer does not grow to the expansion */
 	ck_assert_int_eq(pd_zstd_new(&z), 0);
-	ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, 1000, why), PD_ELIMIT);
+	ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, 1000, &perr), PD_ELIMIT);
 	ck_assert_uint_eq(out.len, 0);
 	ck_assert_uint_lt(out.cap, 1u << 20);
 	pd_zstd_free(z);
 
 	/* exactly at the cap is fine */
 	ck_assert_int_eq(pd_zstd_new(&z), 0);
-	ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, n, why), 0);
+	ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, n, &perr), 0);
 	ck_assert_uint_eq(out.len, n);
 	pd_zstd_free(z);
 
 	/* max_out 0: any output is too much */
 	out.len = 0;
 	ck_assert_int_eq(pd_zstd_new(&z), 0);
-	ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, 0, why), PD_ELIMIT);
+	ck_assert_int_eq(pd_zstd_feed(z, s.data, s.len, &out, 0, &perr), PD_ELIMIT);
 	pd_zstd_free(z);
 
 	/* the cap is per feed, not cumulative */
@@ -382,7 +382,7 @@ START_TEST(output_cap)
 	size_t prev = 0;
 	for (size_t i = 0; i < s2.nflush; i++) {
 		ck_assert_int_eq(pd_zstd_feed(z, s2.data + prev, s2.flush_at[i] - prev,
-					      &out, 100000, why), 0);
+					      &out, 100000, &perr), 0);
 		prev = s2.flush_at[i];
 	}
 	ck_assert_uint_eq(out.len, 300000);
@@ -430,7 +430,7 @@ START_TEST(real_perf_z)
 	pd_zstd *z;
 	ck_assert_int_eq(pd_zstd_new(&z), 0);
 	pd_buf out = { 0 };
-	char why[PD_WHY_MAX];
+	pd_error perr = { 0 };
 	unsigned ncomp = 0;
 	uint64_t inner = 0;
 	size_t consumed = 0;
@@ -441,7 +441,7 @@ START_TEST(real_perf_z)
 		if (type == PD_RECORD_COMPRESSED) {
 			ncomp++;
 			ck_assert_int_eq(pd_zstd_feed(z, d + off + 8, size - 8u, &out,
-						      64ull << 20, why), 0);
+						      64ull << 20, &perr), 0);
 			/* walk complete inner records; keep a straddling tail */
 			while (out.len - consumed >= 8) {
 				uint16_t isz = pd_ld16(out.data + consumed + 6, false);

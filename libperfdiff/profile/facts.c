@@ -224,9 +224,8 @@ static void load_symbols(pd_facts *f, factfile *ff)
 	if (ff->sym_tried)
 		return;
 	ff->sym_tried = true;
-	char why[256];
-	ff->sym_ok = pd_symfacts_symbols(&ff->src, &f->key, &ff->syms, &ff->sym_full, why,
-					 sizeof why) == 0;
+	/* a file that cannot be read only leaves its facts unknown: no words */
+	ff->sym_ok = pd_symfacts_symbols(&ff->src, &f->key, &ff->syms, &ff->sym_full, NULL) == 0;
 	f->loaded++;
 }
 
@@ -235,8 +234,8 @@ static void load_dwarf(pd_facts *f, factfile *ff)
 	if (ff->dw_tried)
 		return;
 	ff->dw_tried = true;
-	char why[256];
-	if (pd_inline_index_open(&ff->dw, &ff->src, &f->key, f->threads, why, sizeof why) == 0)
+	/* no DWARF only leaves the inline facts unknown: no words */
+	if (pd_inline_index_open(&ff->dw, &ff->src, &f->key, f->threads, NULL) == 0)
 		f->loaded++;
 }
 

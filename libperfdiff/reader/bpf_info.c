@@ -65,7 +65,7 @@ static void describe_arrays(struct bpf_prog_info *in, array_desc d[PD_BPIL_COUNT
  * that each array lies inside it.  Arrays perf did not fetch, or with a
  * record size too small to read, are cleared (pointer and count 0).
  */
-static int bind_arrays(pd_bpf_prog *prog, uint32_t index, char why[PD_WHY_MAX])
+static int bind_arrays(pd_bpf_prog *prog, uint32_t index, pd_error *err)
 {
 	array_desc d[PD_BPIL_COUNT];
 	describe_arrays(&prog->info, d);
@@ -78,45 +78,38 @@ static int bind_arrays(pd_bpf_prog *prog, uint32_t index, char why[PD_WHY_MAX])
 		}
 		uint64_t off = *d[i].ptr;
 		uint64_t need = (uint64_t)*d[i].count * d[i].rec_size; /* u32 × u32: no overflow */
-		if (off > prog->data_len || need > prog->data_len - off) {
-			snprintf(why, PD_WHY_MAX,
-				 "BPF_PROG_INFO: program %u (id %u): %s of %u × %llu bytes "
-				 "at data offset %llu does not fit its %u data bytes",
-				 index, prog->info.id, d[i].name, *d[i].count,
-				 (unsigned long long)d[i].rec_size, (unsigned long long)off,
-				 prog->data_len);
-			return PD_ECORRUPT;
-		}
+		if (off > prog->data_len || need > prog->data_len - off)
+			return pd_error_reason(err, PD_ECORRUPT,
+					       "BPF_PROG_INFO: program %u (id %u): %s of %u × %llu bytes "
+					       "at data offset %llu does not fit its %u data bytes",
+					       index, prog->info.id, d[i].name, *d[i].count,
+					       (unsigned long long)d[i].rec_size, (unsigned long long)off,
+					       prog->data_len);
 		*d[i].ptr = (__u64)(uintptr_t)(prog->data + off);
 	}
 	return 0;
 }
 
-static int parse_progs(pd_meta *m, const uint8_t *p, size_t size, char why[PD_WHY_MAX])
+static int parse_progs(pd_meta *m, const uint8_t *p, size_t size, pd_error *err)
 {
-	if (size < 4) {
-		snprintf(why, PD_WHY_MAX, "BPF_PROG_INFO: %zu bytes hold no count", size);
-		return PD_ECORRUPT;
-	}
+	if (size < 4)
+		return pd_error_reason(err, PD_ECORRUPT,
+				       "BPF_PROG_INFO: %zu bytes hold no count", size);
 	uint32_t nr = pd_ld32(p, false);
 	size_t pos = 4;
 	/* First pass: the entries must fit, and say how many are kept. */
 	size_t keep = 0;
 	for (uint32_t i = 0; i < nr; i++) {
-		if (size - pos < PROG_HDR) {
-			snprintf(why, PD_WHY_MAX,
-				 "BPF_PROG_INFO: program %u of %u starts at payload offset %zu, "
-				 "%zu bytes left", i, nr, pos, size - pos);
-			return PD_ECORRUPT;
-		}
+		if (size - pos < PROG_HDR)
+			return pd_error_reason(err, PD_ECORRUPT,
+					       "BPF_PROG_INFO: program %u of %u starts at payload offset %zu, "
+					       "%zu bytes left", i, nr, pos, size - pos);
 		uint64_t info_len = pd_ld32(p + pos, false), data_len = pd_ld32(p + pos + 4, false);
-		if (info_len + data_len > size - pos - PROG_HDR) {
-			snprintf(why, PD_WHY_MAX,
-				 "BPF_PROG_INFO: program %u at payload offset %zu claims %llu + %llu "
-				 "bytes, %zu left", i, pos, (unsigned long long)info_len,
-				 (unsigned long long)data_len, size - pos - PROG_HDR);
-			return PD_ECORRUPT;
-		}
+		if (info_len + data_len > size - pos - PROG_HDR)
+			return pd_error_reason(err, PD_ECORRUPT,
+					       "BPF_PROG_INFO: program %u at payload offset %zu claims %llu + %llu "
+					       "bytes, %zu left", i, pos, (unsigned long long)info_len,
+					       (unsigned long long)data_len, size - pos - PROG_HDR);
 		if (info_len >= PROG_INFO_MIN)
 			keep++;
 		pos += PROG_HDR + info_len + data_len;
@@ -144,7 +137,7 @@ static int parse_progs(pd_meta *m, const uint8_t *p, size_t size, char why[PD_WH
 			if (!prog->data)
 				return PD_ENOMEM;
 		}
-		int rc = bind_arrays(prog, i, why);
+		int rc = bind_arrays(prog, i, err);
 		if (rc)
 			return rc;
 		n++;
@@ -154,38 +147,31 @@ static int parse_progs(pd_meta *m, const uint8_t *p, size_t size, char why[PD_WH
 	return 0;
 }
 
-static int parse_btfs(pd_meta *m, const uint8_t *p, size_t size, char why[PD_WHY_MAX])
+static int parse_btfs(pd_meta *m, const uint8_t *p, size_t size, pd_error *err)
 {
-	if (size < 4) {
-		snprintf(why, PD_WHY_MAX, "BPF_BTF: %zu bytes hold no count", size);
-		return PD_ECORRUPT;
-	}
+	if (size < 4)
+		return pd_error_reason(err, PD_ECORRUPT, "BPF_BTF: %zu bytes hold no count", size);
 	uint32_t nr = pd_ld32(p, false);
-	if (nr > (size - 4) / BTF_HDR) {
-		snprintf(why, PD_WHY_MAX, "BPF_BTF: %u entries cannot fit in %zu bytes", nr,
-			 size - 4);
-		return PD_ECORRUPT;
-	}
+	if (nr > (size - 4) / BTF_HDR)
+		return pd_error_reason(err, PD_ECORRUPT,
+				       "BPF_BTF: %u entries cannot fit in %zu bytes", nr,
+				       size - 4);
 	pd_bpf_btf *v = nr ? pd_arena_alloc(&m->arena, (size_t)nr * sizeof *v) : NULL;
 	if (nr && !v)
 		return PD_ENOMEM;
 	size_t pos = 4;
 	for (uint32_t i = 0; i < nr; i++) {
-		if (size - pos < BTF_HDR) {
-			snprintf(why, PD_WHY_MAX,
-				 "BPF_BTF: entry %u of %u starts at payload offset %zu, %zu bytes left",
-				 i, nr, pos, size - pos);
-			return PD_ECORRUPT;
-		}
+		if (size - pos < BTF_HDR)
+			return pd_error_reason(err, PD_ECORRUPT,
+					       "BPF_BTF: entry %u of %u starts at payload offset %zu, %zu bytes left",
+					       i, nr, pos, size - pos);
 		v[i].id = pd_ld32(p + pos, false);
 		v[i].size = pd_ld32(p + pos + 4, false);
 		pos += BTF_HDR;
-		if (v[i].size > size - pos) {
-			snprintf(why, PD_WHY_MAX,
-				 "BPF_BTF: entry %u (id %u) claims %u bytes, %zu left", i,
-				 v[i].id, v[i].size, size - pos);
-			return PD_ECORRUPT;
-		}
+		if (v[i].size > size - pos)
+			return pd_error_reason(err, PD_ECORRUPT,
+					       "BPF_BTF: entry %u (id %u) claims %u bytes, %zu left", i,
+					       v[i].id, v[i].size, size - pos);
 		if (v[i].size) {
 			v[i].data = pd_arena_memdup(&m->arena, p + pos, v[i].size);
 			if (!v[i].data)
@@ -199,18 +185,17 @@ static int parse_btfs(pd_meta *m, const uint8_t *p, size_t size, char why[PD_WHY
 }
 
 int pd_bpf_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
-			 bool swap, char why[PD_WHY_MAX])
+			 bool swap, pd_error *err)
 {
 	if (swap) {
 		/* the payload is kernel structs in the writer's byte order; perf
 		 * refuses it too */
-		snprintf(why, PD_WHY_MAX,
-			 "BPF program data of a file of the other byte order is not read");
-		return PD_EUNSUPPORTED;
+		return pd_error_reason(err, PD_EUNSUPPORTED,
+				       "BPF program data of a file of the other byte order is not read");
 	}
 	if (feat == PD_FEAT_BPF_PROG_INFO)
-		return parse_progs(m, p, size, why);
-	return parse_btfs(m, p, size, why);
+		return parse_progs(m, p, size, err);
+	return parse_btfs(m, p, size, err);
 }
 
 const pd_bpf_meta *pd_reader_bpf(const pd_reader *r)

@@ -30,7 +30,7 @@ typedef struct cursor {
 	const uint8_t *p;
 	size_t size, pos;
 	bool swap;
-	char *why;
+	pd_error *err;
 	const pd_reader_options *opts; /* caps; NULL: none */
 } cursor;
 
@@ -41,10 +41,9 @@ static size_t left(const cursor *c)
 
 static int truncated(cursor *c, const char *what, size_t need)
 {
-	snprintf(c->why, PD_WHY_MAX,
-		 "feature payload truncated: %s needs %zu bytes at payload offset %zu, %zu left",
-		 what, need, c->pos, left(c));
-	return PD_ECORRUPT;
+	return pd_error_reason(c->err, PD_ECORRUPT,
+			       "feature payload truncated: %s needs %zu bytes at payload offset %zu, %zu left",
+			       what, need, c->pos, left(c));
 }
 
 static int get_u32(cursor *c, const char *what, uint32_t *v)
@@ -66,19 +65,17 @@ static int get_u64(cursor *c, const char *what, uint64_t *v)
 }
 
 int pd_string_cap(const char *s, size_t room, const pd_reader_options *opts,
-		  const char *field, char why[PD_WHY_MAX])
+		  const char *field, pd_error *err)
 {
 	if (!opts)
 		return 0;
 	size_t look = room;
 	if ((uint64_t)opts->max_string < look)
 		look = (size_t)opts->max_string + 1;
-	if (strnlen(s, look) > opts->max_string) {
-		snprintf(why, PD_WHY_MAX,
-			 "%s is longer than the cap of %u bytes (pd_reader_options.max_string)",
-			 field, opts->max_string);
-		return PD_ELIMIT;
-	}
+	if (strnlen(s, look) > opts->max_string)
+		return pd_error_reason(err, PD_ELIMIT,
+				       "%s is longer than the cap of %u bytes (pd_reader_options.max_string)",
+				       field, opts->max_string);
 	return 0;
 }
 
@@ -93,7 +90,7 @@ static int get_string(cursor *c, pd_arena *a, const char *what, const char **out
 		return truncated(c, what, len);
 	char field[64];
 	snprintf(field, sizeof field, "feature %s at payload offset %zu", what, c->pos);
-	rc = pd_string_cap((const char *)c->p + c->pos, len, c->opts, field, c->why);
+	rc = pd_string_cap((const char *)c->p + c->pos, len, c->opts, field, c->err);
 	if (rc)
 		return rc;
 	char *s = pd_arena_strndup(a, (const char *)c->p + c->pos, len);
@@ -111,11 +108,9 @@ static int parse_string_list(pd_meta *m, cursor *c)
 	if (rc)
 		return rc;
 	/* every string costs at least its 4-byte length */
-	if (nr > left(c) / 4) {
-		snprintf(c->why, PD_WHY_MAX,
-			 "CMDLINE: %u strings cannot fit in %zu bytes", nr, left(c));
-		return PD_ECORRUPT;
-	}
+	if (nr > left(c) / 4)
+		return pd_error_reason(c->err, PD_ECORRUPT,
+				       "CMDLINE: %u strings cannot fit in %zu bytes", nr, left(c));
 	const char **v = pd_arena_alloc(&m->arena, (size_t)nr * sizeof *v);
 	if (!v)
 		return PD_ENOMEM;
@@ -148,26 +143,20 @@ static int parse_event_desc(pd_meta *m, cursor *c, const pd_reader_options *opts
 		m->nr_event_names = 0;
 		return 0;
 	}
-	if (attr_size < EVENT_DESC_MIN_ATTR || attr_size > left(c)) {
-		snprintf(c->why, PD_WHY_MAX,
-			 "EVENT_DESC: attr size %u invalid (payload has %zu bytes)",
-			 attr_size, left(c));
-		return PD_ECORRUPT;
-	}
-	if (nr > left(c) / ((uint64_t)attr_size + EVENT_DESC_MIN_EXTRA)) {
-		snprintf(c->why, PD_WHY_MAX,
-			 "EVENT_DESC: %u events of at least %llu bytes cannot fit in %zu bytes",
-			 nr, (unsigned long long)attr_size + EVENT_DESC_MIN_EXTRA,
-			 left(c));
-		return PD_ECORRUPT;
-	}
-	if (opts && nr > opts->max_attrs) {
-		snprintf(c->why, PD_WHY_MAX,
-			 "EVENT_DESC: %u events exceed the cap of %u "
-			 "(pd_reader_options.max_attrs)", nr,
-			 opts->max_attrs);
-		return PD_ELIMIT;
-	}
+	if (attr_size < EVENT_DESC_MIN_ATTR || attr_size > left(c))
+		return pd_error_reason(c->err, PD_ECORRUPT,
+				       "EVENT_DESC: attr size %u invalid (payload has %zu bytes)",
+				       attr_size, left(c));
+	if (nr > left(c) / ((uint64_t)attr_size + EVENT_DESC_MIN_EXTRA))
+		return pd_error_reason(c->err, PD_ECORRUPT,
+				       "EVENT_DESC: %u events of at least %llu bytes cannot fit in %zu bytes",
+				       nr, (unsigned long long)attr_size + EVENT_DESC_MIN_EXTRA,
+				       left(c));
+	if (opts && nr > opts->max_attrs)
+		return pd_error_reason(c->err, PD_ELIMIT,
+				       "EVENT_DESC: %u events exceed the cap of %u "
+				       "(pd_reader_options.max_attrs)", nr,
+				       opts->max_attrs);
 	struct pd_event_name *v = pd_arena_alloc(&m->arena, (size_t)nr * sizeof *v);
 	if (!v)
 		return PD_ENOMEM;
@@ -185,12 +174,10 @@ static int parse_event_desc(pd_meta *m, cursor *c, const pd_reader_options *opts
 			rc = get_string(c, &m->arena, "EVENT_DESC name", &v[i].name);
 		if (rc)
 			return rc;
-		if (nr_ids > left(c) / 8) {
-			snprintf(c->why, PD_WHY_MAX,
-				 "EVENT_DESC: event %u claims %u ids, only %zu bytes left",
-				 i, nr_ids, left(c));
-			return PD_ECORRUPT;
-		}
+		if (nr_ids > left(c) / 8)
+			return pd_error_reason(c->err, PD_ECORRUPT,
+					       "EVENT_DESC: event %u claims %u ids, only %zu bytes left",
+					       i, nr_ids, left(c));
 		if (nr_ids) {
 			v[i].has_id = true;
 			v[i].first_id = pd_ld64(c->p + c->pos, c->swap);
@@ -209,12 +196,10 @@ static int parse_pmu_mappings(pd_meta *m, cursor *c)
 	if (rc)
 		return rc;
 	/* each mapping: u32 type + the name's u32 length at least */
-	if (nr > left(c) / 8) {
-		snprintf(c->why, PD_WHY_MAX,
-			 "PMU_MAPPINGS: %u entries cannot fit in %zu bytes", nr,
-			 left(c));
-		return PD_ECORRUPT;
-	}
+	if (nr > left(c) / 8)
+		return pd_error_reason(c->err, PD_ECORRUPT,
+				       "PMU_MAPPINGS: %u entries cannot fit in %zu bytes", nr,
+				       left(c));
 	struct pd_pmu_map *v = pd_arena_alloc(&m->arena, (size_t)nr * sizeof *v);
 	if (!v)
 		return PD_ENOMEM;
@@ -240,33 +225,28 @@ static int parse_pmu_mappings(pd_meta *m, cursor *c)
 #define BID_MISC_HAS_SIZE (1u << 15)
 
 int pd_build_id_parse(pd_meta *m, const uint8_t *p, size_t size, bool swap,
-		      const pd_reader_options *opts, char why[PD_WHY_MAX])
+		      const pd_reader_options *opts, pd_error *err)
 {
-	if (size < BID_PATH) {
-		snprintf(why, PD_WHY_MAX, "build-id entry of %zu bytes is shorter than %d",
-			 size, BID_PATH);
-		return PD_ECORRUPT;
-	}
+	if (size < BID_PATH)
+		return pd_error_reason(err, PD_ECORRUPT,
+				       "build-id entry of %zu bytes is shorter than %d",
+				       size, BID_PATH);
 	uint16_t esize = pd_ld16(p + BID_HDR_SIZE, swap);
-	if (esize < BID_PATH || esize > size) {
-		snprintf(why, PD_WHY_MAX,
-			 "build-id entry size %u invalid (%d..%zu bytes allowed)",
-			 esize, BID_PATH, size);
-		return PD_ECORRUPT;
-	}
+	if (esize < BID_PATH || esize > size)
+		return pd_error_reason(err, PD_ECORRUPT,
+				       "build-id entry size %u invalid (%d..%zu bytes allowed)",
+				       esize, BID_PATH, size);
 	pd_build_id b;
 	memset(&b, 0, sizeof b);
 	b.misc = pd_ld16(p + BID_HDR_MISC, swap);
 	b.pid = (int32_t)pd_ld32(p + BID_PID, swap);
 	b.size = (b.misc & BID_MISC_HAS_SIZE) ? p[BID_ID_SIZE] : sizeof b.id;
-	if (b.size > sizeof b.id) {
-		snprintf(why, PD_WHY_MAX, "build-id length %u exceeds %zu",
-			 b.size, sizeof b.id);
-		return PD_ECORRUPT;
-	}
+	if (b.size > sizeof b.id)
+		return pd_error_reason(err, PD_ECORRUPT, "build-id length %u exceeds %zu",
+				       b.size, sizeof b.id);
 	memcpy(b.id, p + BID_ID, sizeof b.id);
 	int rc = pd_string_cap((const char *)p + BID_PATH, esize - BID_PATH, opts,
-			       "build-id path", why);
+			       "build-id path", err);
 	if (rc)
 		return rc;
 	b.path = pd_arena_strndup(&m->arena, (const char *)p + BID_PATH,
@@ -289,8 +269,7 @@ int pd_build_id_parse(pd_meta *m, const uint8_t *p, size_t size, bool swap,
 	m->info.nr_build_ids = m->nr_build_ids;
 	return 0;
 oom:
-	snprintf(why, PD_WHY_MAX, "out of memory storing a build-id");
-	return PD_ENOMEM;
+	return pd_error_reason(err, PD_ENOMEM, "out of memory storing a build-id");
 }
 
 static int parse_build_ids(pd_meta *m, cursor *c)
@@ -299,13 +278,11 @@ static int parse_build_ids(pd_meta *m, cursor *c)
 		if (left(c) < BID_PATH)
 			return truncated(c, "build-id entry", BID_PATH);
 		uint16_t esize = pd_ld16(c->p + c->pos + BID_HDR_SIZE, c->swap);
-		if (esize < BID_PATH || esize > left(c)) {
-			snprintf(c->why, PD_WHY_MAX,
-				 "build-id entry at payload offset %zu has size %u (%zu bytes left)",
-				 c->pos, esize, left(c));
-			return PD_ECORRUPT;
-		}
-		int rc = pd_build_id_parse(m, c->p + c->pos, esize, c->swap, c->opts, c->why);
+		if (esize < BID_PATH || esize > left(c))
+			return pd_error_reason(c->err, PD_ECORRUPT,
+					       "build-id entry at payload offset %zu has size %u (%zu bytes left)",
+					       c->pos, esize, left(c));
+		int rc = pd_build_id_parse(m, c->p + c->pos, esize, c->swap, c->opts, c->err);
 		if (rc)
 			return rc;
 		c->pos += esize;
@@ -378,10 +355,10 @@ static int parse_fixed(pd_header_info *h, unsigned feat, cursor *c)
 }
 
 int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
-		     bool swap, const pd_reader_options *opts, char why[PD_WHY_MAX])
+		     bool swap, const pd_reader_options *opts, pd_error *err)
 {
 	const char **slot;
-	cursor c = { p, size, 0, swap, why, opts };
+	cursor c = { p, size, 0, swap, err, opts };
 	int rc;
 
 	bool is_string = feature_is_string(feat, &slot, &m->info);
@@ -394,13 +371,11 @@ int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
 		      feat == PD_FEAT_BPF_BTF;
 	if (!wanted)
 		return 0;
-	if (opts && size > opts->max_feature_bytes) {
-		snprintf(why, PD_WHY_MAX,
-			 "feature %u payload of %zu bytes exceeds the cap of %llu "
-			 "(pd_reader_options.max_feature_bytes)",
-			 feat, size, (unsigned long long)opts->max_feature_bytes);
-		return PD_ELIMIT;
-	}
+	if (opts && size > opts->max_feature_bytes)
+		return pd_error_reason(err, PD_ELIMIT,
+				       "feature %u payload of %zu bytes exceeds the cap of %llu "
+				       "(pd_reader_options.max_feature_bytes)",
+				       feat, size, (unsigned long long)opts->max_feature_bytes);
 
 	if (is_string)
 		rc = get_string(&c, &m->arena, "string", slot);
@@ -413,11 +388,11 @@ int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
 	else if (feat == PD_FEAT_BUILD_ID)
 		rc = parse_build_ids(m, &c);
 	else if (feat == PD_FEAT_BPF_PROG_INFO || feat == PD_FEAT_BPF_BTF)
-		rc = pd_bpf_feature_parse(m, feat, p, size, swap, why);
+		rc = pd_bpf_feature_parse(m, feat, p, size, swap, err);
 	else
 		rc = parse_fixed(&m->info, feat, &c);
 	if (rc == PD_ENOMEM)
-		snprintf(why, PD_WHY_MAX, "out of memory reading feature %u", feat);
+		pd_error_reason(err, rc, "out of memory reading feature %u", feat);
 	if (rc)
 		return rc;
 	m->info.features[feat / 64] |= 1ull << (feat % 64);

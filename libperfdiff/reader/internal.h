@@ -15,8 +15,10 @@
  * convert each field to host order in place as they read it (the caller
  * hands them a private copy), so after one decode the bytes are native and
  * any later decode runs with swap = false.  When `swap` is false they never
- * write.  On failure they return PD_ECORRUPT (or PD_ELIMIT) and write a
- * reason into `why` (the caller adds file name and offset).  Decoders that
+ * write.  On failure they return PD_ECORRUPT (or PD_ELIMIT) and fill `err`
+ * with pd_error_reason(): they see bytes, not where those lie, so the
+ * caller adds file name and offset.  On success `err` is not touched: the
+ * caller's pd_error is never cleared per record.  Decoders that
  * take `opts` enforce its caps (max_string, max_callchain, max_branches);
  * NULL means no caps.
  */
@@ -26,8 +28,6 @@
 #include "perfdiff/reader.h"
 #include "../util/util.h"
 #include "bpf_info.h"
-
-#define PD_WHY_MAX 200
 
 /* ------------------------------------------------------------------ attr.c */
 
@@ -74,7 +74,7 @@ void pd_id_table_free(pd_id_table *t);
  */
 int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
 		     const pd_attr *attr, bool swap, const pd_reader_options *opts,
-		     char why[PD_WHY_MAX]);
+		     pd_error *err);
 
 /* --------------------------------------------------------------- record.c */
 
@@ -87,7 +87,7 @@ int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
  */
 int pd_record_decode(pd_record *rec, uint8_t *p, size_t size,
 		     const pd_attr *attr, bool swap, const pd_reader_options *opts,
-		     char why[PD_WHY_MAX]);
+		     pd_error *err);
 
 /*
  * Decode the body of a perf-tool record that has a fixed layout and that
@@ -96,7 +96,7 @@ int pd_record_decode(pd_record *rec, uint8_t *p, size_t size,
  * records are handled by reader.c.
  */
 int pd_tool_record_decode(pd_record *rec, uint8_t *p, size_t size, bool swap,
-			  char why[PD_WHY_MAX]);
+			  pd_error *err);
 
 /*
  * The event id of a record, for attribution before decoding: SAMPLE uses
@@ -145,20 +145,20 @@ void pd_meta_free(pd_meta *m);
  * `opts`.
  */
 int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
-		     bool swap, const pd_reader_options *opts, char why[PD_WHY_MAX]);
+		     bool swap, const pd_reader_options *opts, pd_error *err);
 
 /* Add one BUILD_ID entry (feature section entry or HEADER_BUILD_ID record
  * body starting at the 8-byte header); its path is held to opts->max_string. */
 int pd_build_id_parse(pd_meta *m, const uint8_t *p, size_t size, bool swap,
-		      const pd_reader_options *opts, char why[PD_WHY_MAX]);
+		      const pd_reader_options *opts, pd_error *err);
 
 /*
- * PD_ELIMIT (with `why`) when the string at `s`, which has `room` bytes,
+ * PD_ELIMIT (with `err`) when the string at `s`, which has `room` bytes,
  * is longer than opts->max_string; `field` names it.  Only the first
  * max_string + 1 bytes are looked at.
  */
 int pd_string_cap(const char *s, size_t room, const pd_reader_options *opts,
-		  const char *field, char why[PD_WHY_MAX]);
+		  const char *field, pd_error *err);
 
 /* ------------------------------------------------------------- bpf_info.c */
 
@@ -167,10 +167,10 @@ int pd_string_cap(const char *s, size_t room, const pd_reader_options *opts,
  * kept into m->arena.  On a cross-endian file (`swap`) they are refused
  * with PD_EUNSUPPORTED, as perf does: the kernel structs are not swapped.
  * A count, length or array that does not fit its payload gives
- * PD_ECORRUPT; nothing is kept then.  `why` says what was wrong.
+ * PD_ECORRUPT; nothing is kept then.  `err` says what was wrong.
  */
 int pd_bpf_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
-			 bool swap, char why[PD_WHY_MAX]);
+			 bool swap, pd_error *err);
 
 /* ----------------------------------------------------------------- zstd.c */
 
@@ -185,7 +185,7 @@ void pd_zstd_free(pd_zstd *z);
  * it would yield more than `max_out` bytes, PD_ECORRUPT on a zstd error.
  */
 int pd_zstd_feed(pd_zstd *z, const void *in, size_t in_size, pd_buf *out,
-		 uint64_t max_out, char why[PD_WHY_MAX]);
+		 uint64_t max_out, pd_error *err);
 
 /* ---------------------------------------------------------------- queue.c */
 

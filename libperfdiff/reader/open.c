@@ -232,16 +232,16 @@ static void read_features(pd_reader *r, pd_stream *st, uint64_t index_off)
 		}
 		if (len == 0)
 			continue; /* an announced feature with no payload says nothing */
-		char why[PD_WHY_MAX] = "";
+		pd_error err;
 		int rc = pd_feature_parse(&r->meta, feat, st->src.map + off, (size_t)len,
-					  r->swap, &r->opts, why);
+					  r->swap, &r->opts, &err);
 		if (rc == PD_ENOMEM) {
 			pd_reader_warn(r, PD_WARN_METADATA, st->path, off, "feature %s: out of memory", name);
 			return;
 		}
 		if (rc < 0)
 			pd_reader_warn(r, PD_WARN_METADATA, st->path, off, "feature %s: %s; skipped",
-				       name ? name : "?", why);
+				       name ? name : "?", err.message);
 	}
 }
 

@@ -173,13 +173,13 @@ static int decode(pd_reader *r, uint8_t *data, uint32_t size, int attr, bool swa
 		  const char *path, uint64_t offset)
 {
 	pd_record *rec = &r->rec;
-	char why[PD_WHY_MAX] = "";
+	pd_error e; /* written only on failure: nothing to clear per record */
 	int rc = 0;
 	const pd_attr *a = attr >= 0 ? r->attrs[attr] : NULL;
 	if (rec->type == PD_RECORD_SAMPLE) {
 		if (!a)
 			return 0; /* an unknown event: delivered undecoded */
-		rc = pd_sample_decode(&rec->u.sample, data, size, a, swap, &r->opts, why);
+		rc = pd_sample_decode(&rec->u.sample, data, size, a, swap, &r->opts, &e);
 		if (rc == 0) {
 			const pd_sample *s = &rec->u.sample;
 			rec->sid.present = s->sample_type & (PD_SAMPLE_TID | PD_SAMPLE_TIME |
@@ -193,15 +193,15 @@ static int decode(pd_reader *r, uint8_t *data, uint32_t size, int attr, bool swa
 			rec->sid.cpu = s->cpu;
 		}
 	} else if (rec->type < 64) {
-		rc = pd_record_decode(rec, data, size, a, swap, &r->opts, why);
+		rc = pd_record_decode(rec, data, size, a, swap, &r->opts, &e);
 	} else {
-		rc = pd_tool_record_decode(rec, data, size, swap, why);
+		rc = pd_tool_record_decode(rec, data, size, swap, &e);
 	}
 	if (rc < 0)
 		return pd_reader_fail(r, rc, path, offset, "%s record of %u bytes: %s",
 				      pd_record_type_name(rec->type) ? pd_record_type_name(rec->type)
 								      : "unknown",
-				      size, why);
+				      size, e.message);
 	return 0;
 }
 

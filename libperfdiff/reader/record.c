@@ -14,17 +14,16 @@ typedef struct body {
 	uint8_t *p;
 	size_t end;   /* first byte of the trailer (or the record end) */
 	bool swap;
-	char *why;
+	pd_error *err;
 	const char *name;
 	const pd_reader_options *opts; /* caps; NULL: none */
 } body;
 
 static int too_short(const body *b, size_t need)
 {
-	snprintf(b->why, PD_WHY_MAX,
-		 "%s record too short: %zu bytes without its sample_id trailer, need %zu",
-		 b->name, b->end, need);
-	return PD_ECORRUPT;
+	return pd_error_reason(b->err, PD_ECORRUPT,
+			       "%s record too short: %zu bytes without its sample_id trailer, need %zu",
+			       b->name, b->end, need);
 }
 
 static uint64_t f64(const body *b, size_t off)
@@ -48,25 +47,16 @@ static uint16_t f16(const body *b, size_t off)
 /* A NUL-terminated string at `off` that ends before the trailer. */
 static int str(const body *b, size_t off, const char *field, const char **out)
 {
-	if (off >= b->end) {
-		snprintf(b->why, PD_WHY_MAX, "%s record has no room for its %s",
-			 b->name, field);
-		return PD_ECORRUPT;
-	}
+	if (off >= b->end)
+		return pd_error_reason(b->err, PD_ECORRUPT, "%s record has no room for its %s",
+				       b->name, field);
 	const char *s = (const char *)b->p + off;
-	if (strnlen(s, b->end - off) == b->end - off) {
-		snprintf(b->why, PD_WHY_MAX, "%s record: %s is not NUL-terminated",
-			 b->name, field);
-		return PD_ECORRUPT;
-	}
-	int rc = pd_string_cap(s, b->end - off, b->opts, field, b->why);
-	if (rc) {
-		/* named here, not before: this runs for every COMM and MMAP */
-		char why[PD_WHY_MAX];
-		snprintf(why, sizeof why, "%s record: %s", b->name, b->why);
-		memcpy(b->why, why, sizeof why);
-		return rc;
-	}
+	if (strnlen(s, b->end - off) == b->end - off)
+		return pd_error_reason(b->err, PD_ECORRUPT, "%s record: %s is not NUL-terminated",
+				       b->name, field);
+	int rc = pd_string_cap(s, b->end - off, b->opts, field, b->err);
+	if (rc) /* named here, not before: this runs for every COMM and MMAP */
+		return pd_error_wrap(b->err, rc, NULL, PD_NO_OFFSET, "%s record", b->name);
 	*out = s;
 	return 0;
 }
@@ -85,16 +75,14 @@ static void fix_words(const body *b, size_t off)
 		    PD_SAMPLE_STREAM_ID | PD_SAMPLE_CPU | PD_SAMPLE_IDENTIFIER))
 
 static int trailer(pd_sample_id *sid, uint8_t *p, size_t size, uint64_t type,
-		   bool swap, const char *name, char *why, size_t *body_end)
+		   bool swap, const char *name, pd_error *err, size_t *body_end)
 {
 	uint64_t present = type & TRAILER_BITS;
 	size_t len = 8 * (size_t)__builtin_popcountll(present);
-	if (size - 8 < len) {
-		snprintf(why, PD_WHY_MAX,
-			 "%s record of %zu bytes cannot hold its %zu-byte sample_id trailer",
-			 name, size, len);
-		return PD_ECORRUPT;
-	}
+	if (size - 8 < len)
+		return pd_error_reason(err, PD_ECORRUPT,
+				       "%s record of %zu bytes cannot hold its %zu-byte sample_id trailer",
+				       name, size, len);
 	size_t pos = size;
 	sid->present = present;
 	/* Last field first. */
@@ -160,11 +148,9 @@ static int mmap2(pd_record *rec, const body *b)
 	m->pgoff = f64(b, 32);
 	if (rec->misc & PD_MISC_MMAP_BUILD_ID) {
 		uint8_t n = b->p[40];
-		if (n > sizeof m->build_id) {
-			snprintf(b->why, PD_WHY_MAX,
-				 "MMAP2 record: build-id size %u exceeds 20", n);
-			return PD_ECORRUPT;
-		}
+		if (n > sizeof m->build_id)
+			return pd_error_reason(b->err, PD_ECORRUPT,
+					       "MMAP2 record: build-id size %u exceeds 20", n);
 		m->build_id_size = n;
 		memcpy(m->build_id, b->p + 44, sizeof m->build_id);
 	} else {
@@ -252,12 +238,10 @@ static int decode_body(pd_record *rec, const body *b)
 		ns->pid = f32(b, 8);
 		ns->tid = f32(b, 12);
 		ns->nr = f64(b, 16);
-		if (ns->nr > (b->end - 24) / 16) {
-			snprintf(b->why, PD_WHY_MAX,
-				 "NAMESPACES record: nr %llu exceeds the %zu bytes left",
-				 (unsigned long long)ns->nr, b->end - 24);
-			return PD_ECORRUPT;
-		}
+		if (ns->nr > (b->end - 24) / 16)
+			return pd_error_reason(b->err, PD_ECORRUPT,
+					       "NAMESPACES record: nr %llu exceeds the %zu bytes left",
+					       (unsigned long long)ns->nr, b->end - 24);
 		ns->dev_ino = (const uint64_t *)(void *)(b->p + 24);
 		for (uint64_t i = 0; i < ns->nr * 2; i++)
 			pd_fix64(b->p + 24 + i * 8, b->swap);
@@ -310,7 +294,7 @@ static int decode_body(pd_record *rec, const body *b)
 
 int pd_record_decode(pd_record *rec, uint8_t *p, size_t size,
 		     const pd_attr *attr, bool swap, const pd_reader_options *opts,
-		     char why[PD_WHY_MAX])
+		     pd_error *err)
 {
 	memset(&rec->sid, 0, sizeof rec->sid);
 	memset(&rec->u, 0, sizeof rec->u);
@@ -318,39 +302,36 @@ int pd_record_decode(pd_record *rec, uint8_t *p, size_t size,
 	bool known = name != NULL;
 	if (!name)
 		name = "unknown";
-	if (rec->type == PD_RECORD_SAMPLE || rec->type >= PD_RECORD_HEADER_ATTR) {
-		snprintf(why, PD_WHY_MAX, "record type %u is not a non-sample kernel record",
-			 rec->type);
-		return PD_EINVAL;
-	}
-	if (size < 8) {
-		snprintf(why, PD_WHY_MAX, "%s record size %zu is smaller than its header",
-			 name, size);
-		return PD_ECORRUPT;
-	}
+	if (rec->type == PD_RECORD_SAMPLE || rec->type >= PD_RECORD_HEADER_ATTR)
+		return pd_error_reason(err, PD_EINVAL,
+				       "record type %u is not a non-sample kernel record",
+				       rec->type);
+	if (size < 8)
+		return pd_error_reason(err, PD_ECORRUPT,
+				       "%s record size %zu is smaller than its header",
+				       name, size);
 
 	size_t end = size;
 	if (attr && attr->sample_id_all) {
-		int rc = trailer(&rec->sid, p, size, attr->sample_type, swap, name, why, &end);
+		int rc = trailer(&rec->sid, p, size, attr->sample_type, swap, name, err, &end);
 		/* A type this version does not know may not follow the trailer
 		 * convention at all; it is skipped, not treated as corrupt. */
 		if (rc && !known) {
 			memset(&rec->sid, 0, sizeof rec->sid);
-			why[0] = '\0';
 			return 0;
 		}
 		if (rc)
 			return rc;
 	}
-	body b = { p, end, swap, why, name, opts };
+	body b = { p, end, swap, err, name, opts };
 	return decode_body(rec, &b);
 }
 
 int pd_tool_record_decode(pd_record *rec, uint8_t *p, size_t size, bool swap,
-			  char why[PD_WHY_MAX])
+			  pd_error *err)
 {
 	const char *name = pd_record_type_name(rec->type);
-	body b = { p, size, swap, why, name ? name : "unknown", NULL };
+	body b = { p, size, swap, err, name ? name : "unknown", NULL };
 	size_t need;
 
 	switch (rec->type) {
@@ -361,11 +342,9 @@ int pd_tool_record_decode(pd_record *rec, uint8_t *p, size_t size, bool swap,
 	default: return 0;
 	}
 	memset(&rec->u, 0, sizeof rec->u);
-	if (size < need) {
-		snprintf(why, PD_WHY_MAX, "%s record too short: %zu bytes, need %zu",
-			 b.name, size, need);
-		return PD_ECORRUPT;
-	}
+	if (size < need)
+		return pd_error_reason(err, PD_ECORRUPT, "%s record too short: %zu bytes, need %zu",
+				       b.name, size, need);
 	switch (rec->type) {
 	case PD_RECORD_AUXTRACE:
 		rec->u.auxtrace.size = f64(&b, 8);

@@ -25,7 +25,7 @@ typedef struct cursor {
 	uint8_t *p;
 	size_t off, size;
 	bool swap;
-	char *why;
+	pd_error *err;
 	const pd_reader_options *opts; /* caps; NULL: none */
 } cursor;
 
@@ -36,10 +36,9 @@ static size_t left(const cursor *c)
 
 static int short_field(cursor *c, const char *field)
 {
-	snprintf(c->why, PD_WHY_MAX,
-		 "SAMPLE too short for %s: %zu bytes left at byte %zu of %zu",
-		 field, left(c), c->off, c->size);
-	return PD_ECORRUPT;
+	return pd_error_reason(c->err, PD_ECORRUPT,
+			       "SAMPLE too short for %s: %zu bytes left at byte %zu of %zu",
+			       field, left(c), c->off, c->size);
 }
 
 static int u64_field(cursor *c, const char *field, uint64_t *v)
@@ -80,12 +79,10 @@ static const uint64_t *u64_array(cursor *c, uint64_t n)
 /* A count read from the record, followed by `n * words` u64s that must fit. */
 static int counted(cursor *c, const char *field, uint64_t n, uint64_t words)
 {
-	if (words && n > left(c) / 8 / words) {
-		snprintf(c->why, PD_WHY_MAX,
-			 "SAMPLE %s count %llu exceeds the %zu bytes left",
-			 field, (unsigned long long)n, left(c));
-		return PD_ECORRUPT;
-	}
+	if (words && n > left(c) / 8 / words)
+		return pd_error_reason(c->err, PD_ECORRUPT,
+				       "SAMPLE %s count %llu exceeds the %zu bytes left",
+				       field, (unsigned long long)n, left(c));
 	return 0;
 }
 
@@ -93,11 +90,10 @@ static int counted(cursor *c, const char *field, uint64_t n, uint64_t words)
 static int over_cap(cursor *c, const char *field, uint64_t n, uint32_t cap,
 		    const char *option)
 {
-	snprintf(c->why, PD_WHY_MAX,
-		 "SAMPLE %s of %llu entries exceeds the cap of %u "
-		 "(pd_reader_options.%s)",
-		 field, (unsigned long long)n, cap, option);
-	return PD_ELIMIT;
+	return pd_error_reason(c->err, PD_ELIMIT,
+			       "SAMPLE %s of %llu entries exceeds the cap of %u "
+			       "(pd_reader_options.%s)",
+			       field, (unsigned long long)n, cap, option);
 }
 
 static int read_values(cursor *c, pd_sample *s, uint64_t fmt)
@@ -219,12 +215,10 @@ static int stack_user(cursor *c, pd_sample *s)
 	if (s->stack_user_size == 0)
 		return 0;
 	/* The copied bytes and the dyn_size word after them. */
-	if (left(c) < 8 || s->stack_user_size > left(c) - 8) {
-		snprintf(c->why, PD_WHY_MAX,
-			 "SAMPLE STACK_USER size %llu exceeds the %zu bytes left",
-			 (unsigned long long)s->stack_user_size, left(c));
-		return PD_ECORRUPT;
-	}
+	if (left(c) < 8 || s->stack_user_size > left(c) - 8)
+		return pd_error_reason(c->err, PD_ECORRUPT,
+				       "SAMPLE STACK_USER size %llu exceeds the %zu bytes left",
+				       (unsigned long long)s->stack_user_size, left(c));
 	s->stack_user = c->p + c->off;
 	c->off += (size_t)s->stack_user_size;
 	u64_field(c, "STACK_USER dyn_size", &s->stack_user_dyn_size);
@@ -240,20 +234,16 @@ static int raw(cursor *c, pd_sample *s, uint64_t later_fields)
 	pd_fix32(c->p + c->off, c->swap);
 	s->raw_size = pd_ld32(c->p + c->off, false);
 	c->off += 4;
-	if (s->raw_size > left(c)) {
-		snprintf(c->why, PD_WHY_MAX,
-			 "SAMPLE RAW size %u exceeds the %zu bytes left",
-			 s->raw_size, left(c));
-		return PD_ECORRUPT;
-	}
+	if (s->raw_size > left(c))
+		return pd_error_reason(c->err, PD_ECORRUPT,
+				       "SAMPLE RAW size %u exceeds the %zu bytes left",
+				       s->raw_size, left(c));
 	/* The kernel pads RAW so the next field is u64-aligned; a record that
 	 * is not would hand out misaligned arrays. */
-	if (later_fields && (s->raw_size + 4) % 8 != 0) {
-		snprintf(c->why, PD_WHY_MAX,
-			 "SAMPLE RAW size %u leaves the next field unaligned",
-			 s->raw_size);
-		return PD_ECORRUPT;
-	}
+	if (later_fields && (s->raw_size + 4) % 8 != 0)
+		return pd_error_reason(c->err, PD_ECORRUPT,
+				       "SAMPLE RAW size %u leaves the next field unaligned",
+				       s->raw_size);
 	s->raw = c->p + c->off;
 	c->off += s->raw_size;
 	return 0;
@@ -325,20 +315,17 @@ static bool leading_words(pd_sample *out, cursor *c, uint64_t t)
 
 int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
 		     const pd_attr *attr, bool swap, const pd_reader_options *opts,
-		     char why[PD_WHY_MAX])
+		     pd_error *err)
 {
 	memset(out, 0, sizeof *out);
-	if (!attr) {
-		snprintf(why, PD_WHY_MAX, "SAMPLE without an event attr");
-		return PD_EINVAL;
-	}
-	if (size < 8) {
-		snprintf(why, PD_WHY_MAX, "SAMPLE size %zu is smaller than its header", size);
-		return PD_ECORRUPT;
-	}
+	if (!attr)
+		return pd_error_reason(err, PD_EINVAL, "SAMPLE without an event attr");
+	if (size < 8)
+		return pd_error_reason(err, PD_ECORRUPT,
+				       "SAMPLE size %zu is smaller than its header", size);
 
 	uint64_t t = attr->sample_type;
-	cursor c = { p, 8, size, swap, why, opts };
+	cursor c = { p, 8, size, swap, err, opts };
 	int rc = 0;
 	out->sample_type = t;
 
@@ -403,12 +390,10 @@ int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
 	if (t & PD_SAMPLE_AUX) {
 		if ((rc = u64_field(&c, "AUX size", &out->aux_size)))
 			return rc;
-		if (out->aux_size > left(&c)) {
-			snprintf(why, PD_WHY_MAX,
-				 "SAMPLE AUX size %llu exceeds the %zu bytes left",
-				 (unsigned long long)out->aux_size, left(&c));
-			return PD_ECORRUPT;
-		}
+		if (out->aux_size > left(&c))
+			return pd_error_reason(err, PD_ECORRUPT,
+					       "SAMPLE AUX size %llu exceeds the %zu bytes left",
+					       (unsigned long long)out->aux_size, left(&c));
 		out->aux = c.p + c.off;
 		c.off += (size_t)out->aux_size;
 	}

@@ -92,7 +92,7 @@ static int next_inner(pd_reader *r, pd_stream *st, pd_raw *raw)
 static int feed_compressed(pd_reader *r, pd_stream *st, const uint8_t *payload,
 			   uint64_t len, uint64_t offset)
 {
-	char why[PD_WHY_MAX] = "";
+	pd_error e;
 	if (!st->zstd) {
 		if (pd_zstd_new(&st->zstd) < 0)
 			return pd_reader_fail(r, PD_ENOMEM, st->path, offset, "out of memory");
@@ -102,9 +102,9 @@ static int feed_compressed(pd_reader *r, pd_stream *st, const uint8_t *payload,
 	st->zpos = 0;
 	size_t before = st->zbuf.len;
 	int rc = pd_zstd_feed(st->zstd, payload, (size_t)len, &st->zbuf,
-			      r->opts.max_decompressed, why);
+			      r->opts.max_decompressed, &e);
 	if (rc < 0)
-		return pd_reader_fail(r, rc, st->path, offset, "compressed record: %s%s", why,
+		return pd_reader_fail(r, rc, st->path, offset, "compressed record: %s%s", e.message,
 				      rc == PD_ELIMIT ? " (pd_reader_options.max_decompressed)" : "");
 	r->stats.bytes_decompressed += st->zbuf.len - before;
 	st->zoffset = offset;

@@ -77,10 +77,10 @@ static int event_update(pd_reader *r, pd_raw *raw, const char *path)
 		idx = 0;
 	if (idx < 0)
 		return 0;
-	char why[PD_WHY_MAX];
+	pd_error e;
 	if (pd_string_cap((const char *)raw->data + 24, raw->size - 24, &r->opts,
-			  "EVENT_UPDATE name", why) < 0)
-		return pd_reader_fail(r, PD_ELIMIT, path, raw->offset, "%s", why);
+			  "EVENT_UPDATE name", &e) < 0)
+		return pd_reader_fail(r, PD_ELIMIT, path, raw->offset, "%s", e.message);
 	const char *name = pd_arena_strndup(&r->meta.arena, (const char *)raw->data + 24,
 					    raw->size - 24);
 	if (!name)
@@ -98,15 +98,15 @@ static int header_feature(pd_reader *r, pd_raw *raw, const char *path)
 	uint64_t feat = pd_ld64(raw->data + 8, r->swap);
 	if (raw->size == 16 || feat >= 256)
 		return 0; /* end-of-features marker, or a feature we cannot know */
-	char why[PD_WHY_MAX] = "";
+	pd_error e;
 	int rc = pd_feature_parse(&r->meta, (unsigned)feat, raw->data + 16, raw->size - 16,
-				  r->swap, &r->opts, why);
+				  r->swap, &r->opts, &e);
 	if (rc == PD_ENOMEM)
 		return pd_reader_fail(r, rc, path, raw->offset, "out of memory");
 	if (rc < 0) {
 		const char *name = pd_feature_name((unsigned)feat);
 		pd_reader_warn(r, PD_WARN_METADATA, path, raw->offset, "feature %s: %s; skipped",
-			       name ? name : "?", why);
+			       name ? name : "?", e.message);
 		return 0;
 	}
 	r->meta.info.features[feat / 64] |= 1ull << (feat % 64);
@@ -121,13 +121,13 @@ int pd_tool_record(pd_reader *r, pd_raw *raw, const char *path)
 	case PD_RECORD_HEADER_ATTR:
 		return header_attr(r, raw, path);
 	case PD_RECORD_HEADER_BUILD_ID: {
-		char why[PD_WHY_MAX] = "";
+		pd_error e;
 		int rc = pd_build_id_parse(&r->meta, raw->data, raw->size, r->swap, &r->opts,
-					   why);
+					   &e);
 		if (rc == PD_ENOMEM)
 			return pd_reader_fail(r, rc, path, raw->offset, "out of memory");
 		if (rc < 0)
-			pd_reader_warn(r, PD_WARN_METADATA, path, raw->offset, "HEADER_BUILD_ID: %s; skipped", why);
+			pd_reader_warn(r, PD_WARN_METADATA, path, raw->offset, "HEADER_BUILD_ID: %s; skipped", e.message);
 		return 0;
 	}
 	case PD_RECORD_FINISHED_ROUND:

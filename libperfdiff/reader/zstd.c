@@ -39,7 +39,7 @@ void pd_zstd_free(pd_zstd *z)
 }
 
 int pd_zstd_feed(pd_zstd *z, const void *in, size_t in_size, pd_buf *out,
-		 uint64_t max_out, char why[PD_WHY_MAX])
+		 uint64_t max_out, pd_error *err)
 {
 	ZSTD_inBuffer ib = { in, in_size, 0 };
 	const size_t start = out->len;
@@ -49,9 +49,8 @@ int pd_zstd_feed(pd_zstd *z, const void *in, size_t in_size, pd_buf *out,
 	for (;;) {
 		int rc = pd_buf_reserve(out, step);
 		if (rc) {
-			snprintf(why, PD_WHY_MAX, "out of memory decompressing");
 			out->len = start;
-			return rc;
+			return pd_error_reason(err, rc, "out of memory decompressing");
 		}
 		/*
 		 * Offer at most one byte beyond the limit so an oversized chunk
@@ -66,18 +65,17 @@ int pd_zstd_feed(pd_zstd *z, const void *in, size_t in_size, pd_buf *out,
 
 		size_t ret = ZSTD_decompressStream(z->dctx, &ob, &ib);
 		if (ZSTD_isError(ret)) {
-			snprintf(why, PD_WHY_MAX, "zstd: %s", ZSTD_getErrorName(ret));
 			out->len = start;
-			return PD_ECORRUPT;
+			return pd_error_reason(err, PD_ECORRUPT,
+					       "zstd: %s", ZSTD_getErrorName(ret));
 		}
 		out->len += ob.pos;
 		produced += ob.pos;
 		if (produced > max_out) {
-			snprintf(why, PD_WHY_MAX,
-				 "compressed record expands to more than %llu bytes",
-				 (unsigned long long)max_out);
 			out->len = start;
-			return PD_ELIMIT;
+			return pd_error_reason(err, PD_ELIMIT,
+					       "compressed record expands to more than %llu bytes",
+					       (unsigned long long)max_out);
 		}
 		/*
 		 * A full output buffer may hide more buffered output, so only
@@ -87,9 +85,8 @@ int pd_zstd_feed(pd_zstd *z, const void *in, size_t in_size, pd_buf *out,
 			break;
 		if (ib.pos == in_before && ob.pos == 0) {
 			/* zstd always progresses when given room; guard the loop */
-			snprintf(why, PD_WHY_MAX, "zstd: decoder made no progress");
 			out->len = start;
-			return PD_ECORRUPT;
+			return pd_error_reason(err, PD_ECORRUPT, "zstd: decoder made no progress");
 		}
 	}
 	return 0;

@@ -69,17 +69,16 @@ typedef struct inflater {
 	pd_threads *threads;      /* the second worker's slot, if one is free */
 } inflater;
 
-static int fail(char *why, size_t why_size, const char *fmt, ...)
+/* pd_error_reason() under a short name: this file has forty of them. */
+static int fail(pd_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static int fail(char *why, size_t why_size, const char *fmt, ...)
+static int fail(pd_error *err, int code, const char *fmt, ...)
 {
-	if (why && why_size) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(why, why_size, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	pd_error_vreason(err, code, fmt, ap);
+	va_end(ap);
+	return code;
 }
 
 static uint32_t get32(const inflater *f, const uint8_t *p)
@@ -137,10 +136,10 @@ static bool align_up(uint64_t *v, uint64_t align)
 /*
  * Record section `idx` if it is a zlib SHF_COMPRESSED section or a legacy
  * .zdebug_* one.  0: recorded or not a candidate (*took says which);
- * -1: a candidate that is malformed (why filled).
+ * < 0: a candidate that is malformed (err filled).
  */
 static int classify(inflater *f, Elf *elf, size_t shstrndx, size_t idx, const GElf_Shdr *sh,
-		    infl_sec *out, bool *took, char *why, size_t why_size)
+		    infl_sec *out, bool *took, pd_error *err)
 {
 	*took = false;
 	/* no contents; an inactive (SHT_NULL) header's other fields mean
@@ -156,7 +155,7 @@ static int classify(inflater *f, Elf *elf, size_t shstrndx, size_t idx, const GE
 	if (sh->sh_flags & SHF_ALLOC)
 		return 0;
 	if (!range_ok(sh->sh_offset, sh->sh_size, f->in_size))
-		return fail(why, why_size, "section %zu lies outside the file", idx);
+		return fail(err, PD_ECORRUPT, "section %zu lies outside the file", idx);
 	const uint8_t *p = f->in + sh->sh_offset;
 	uint64_t hdr, size, align = 0;
 	if (gnu) {
@@ -169,7 +168,8 @@ static int classify(inflater *f, Elf *elf, size_t shstrndx, size_t idx, const GE
 	} else {
 		hdr = f->is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
 		if (sh->sh_size < hdr)
-			return fail(why, why_size, "section %zu is shorter than its compression header", idx);
+			return fail(err, PD_ECORRUPT,
+				    "section %zu is shorter than its compression header", idx);
 		if (get32(f, p) != ELFCOMPRESS_ZLIB)
 			return 0;  /* zstd or unknown: libelf's business */
 		size = f->is64 ? get64(f, p + 8) : get32(f, p + 4);
@@ -177,12 +177,12 @@ static int classify(inflater *f, Elf *elf, size_t shstrndx, size_t idx, const GE
 		if (align == 0)
 			align = 1;
 		if (align & (align - 1) || align > MAX_ALIGN)
-			return fail(why, why_size, "section %zu: bad alignment %llu", idx,
+			return fail(err, PD_ECORRUPT, "section %zu: bad alignment %llu", idx,
 				    (unsigned long long)align);
 	}
 	uint64_t in_len = sh->sh_size - hdr;
 	if (size > MAX_SECTION || size / MAX_RATIO > in_len)
-		return fail(why, why_size, "section %zu claims %llu bytes from %llu", idx,
+		return fail(err, PD_ECORRUPT, "section %zu claims %llu bytes from %llu", idx,
 			    (unsigned long long)size, (unsigned long long)in_len);
 	*out = (infl_sec){ .idx = idx, .sh_off = sh->sh_offset, .sh_len = sh->sh_size,
 			   .in_off = sh->sh_offset + hdr, .in_len = in_len, .out_len = size,
@@ -252,11 +252,11 @@ static void *inflate_some(void *arg)
 
 /* Inflate every recorded section into f->out, on up to PD_INFLATE_THREADS
  * threads: the sections go largest first to the least loaded one. */
-static int inflate_all(inflater *f, char *why, size_t why_size)
+static int inflate_all(inflater *f, pd_error *err)
 {
 	size_t *order = malloc(2 * f->nsecs * sizeof *order);
 	if (!order)
-		return fail(why, why_size, "out of memory");
+		return fail(err, PD_ENOMEM, "out of memory");
 	uint64_t total_in = 0;
 	for (size_t i = 0; i < f->nsecs; i++) {
 		order[i] = i;
@@ -314,9 +314,10 @@ static int inflate_all(inflater *f, char *why, size_t why_size)
 	int rc = 0;
 	for (int k = 0; k < 2 && rc == 0; k++) {
 		if (w[k].nomem)
-			rc = fail(why, why_size, "out of memory");
+			rc = fail(err, PD_ENOMEM, "out of memory");
 		else if (w[k].bad != SIZE_MAX)
-			rc = fail(why, why_size, "section %zu: bad zlib data", f->secs[w[k].bad].idx);
+			rc = fail(err, PD_ECORRUPT,
+				  "section %zu: bad zlib data", f->secs[w[k].bad].idx);
 	}
 	free(order);
 	return rc;
@@ -383,16 +384,16 @@ static bool in_hole(const inflater *f, const uint64_t *end, uint64_t off, uint64
  * The payloads are left out of the copy, as zeros.  In a well-formed file
  * nothing else lies there; where the ELF header, the program headers or
  * another section does, the copy would not be the file any more: leave
- * such a file to libdw as it is.  0 or -1 (why filled).
+ * such a file to libdw as it is.  0 or a PD_E* code (err filled).
  */
-static int check_holes(const inflater *f, Elf *elf, size_t shnum, char *why, size_t why_size)
+static int check_holes(const inflater *f, Elf *elf, size_t shnum, pd_error *err)
 {
 	uint64_t *end = malloc(f->nsecs * sizeof *end);
 	bool *inflated = calloc(shnum, sizeof *inflated);
 	if (!end || !inflated) {
 		free(end);
 		free(inflated);
-		return fail(why, why_size, "out of memory");
+		return fail(err, PD_ENOMEM, "out of memory");
 	}
 	for (size_t k = 0; k < f->nsecs; k++) {
 		uint64_t e = f->secs[k].sh_off + f->secs[k].sh_len;
@@ -403,18 +404,18 @@ static int check_holes(const inflater *f, Elf *elf, size_t shnum, char *why, siz
 	size_t phnum = 0;
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum) != 0)
-		rc = fail(why, why_size, "bad ELF header: %s", elf_errmsg(-1));
+		rc = fail(err, PD_ECORRUPT, "bad ELF header: %s", elf_errmsg(-1));
 	else if (in_hole(f, end, 0, f->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)) ||
 		 (phnum && eh.e_phentsize && phnum <= f->in_size / eh.e_phentsize &&
 		  in_hole(f, end, eh.e_phoff, (uint64_t)phnum * eh.e_phentsize)))
-		rc = fail(why, why_size, "headers overlap a compressed section");
+		rc = fail(err, PD_ECORRUPT, "headers overlap a compressed section");
 	for (size_t i = 1; i < shnum && rc == 0; i++) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(elf_getscn(elf, i), &sh))
-			rc = fail(why, why_size, "section %zu: %s", i, elf_errmsg(-1));
+			rc = fail(err, PD_ECORRUPT, "section %zu: %s", i, elf_errmsg(-1));
 		else if (!inflated[i] && sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
 			 in_hole(f, end, sh.sh_offset, sh.sh_size))
-			rc = fail(why, why_size, "section %zu overlaps a compressed section", i);
+			rc = fail(err, PD_ECORRUPT, "section %zu overlaps a compressed section", i);
 	}
 	free(inflated);
 	free(end);
@@ -460,31 +461,31 @@ static int rename_in_place(inflater *f, Elf *elf, size_t shnum, const GElf_Shdr 
 }
 
 /*
- * The work on an open, mapped input: returns the memfd or -1.
+ * The work on an open, mapped input: returns the memfd or a PD_E* code.
  */
-static int build(inflater *f, Elf *elf, char *why, size_t why_size)
+static int build(inflater *f, Elf *elf, pd_error *err)
 {
 	GElf_Ehdr eh;
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
-		return fail(why, why_size, "not an ELF file");
+		return fail(err, PD_EUNSUPPORTED, "not an ELF file");
 	f->is64 = gelf_getclass(elf) == ELFCLASS64;
 	bool little = eh.e_ident[EI_DATA] == ELFDATA2LSB;
 	if (!little && eh.e_ident[EI_DATA] != ELFDATA2MSB)
-		return fail(why, why_size, "unknown byte order");
+		return fail(err, PD_ECORRUPT, "unknown byte order");
 	f->swap = little != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
 	size_t shnum, shstrndx;
 	if (elf_getshdrnum(elf, &shnum) != 0 || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return fail(why, why_size, "bad section header table: %s", elf_errmsg(-1));
+		return fail(err, PD_ECORRUPT, "bad section header table: %s", elf_errmsg(-1));
 	uint64_t entsize = f->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	if (shnum == 0)
-		return fail(why, why_size, "no compressed section (no sections)");
+		return fail(err, PD_EUNSUPPORTED, "no compressed section (no sections)");
 	if (eh.e_shentsize != entsize || shnum > f->in_size / entsize ||
 	    !range_ok(eh.e_shoff, shnum * entsize, f->in_size))
-		return fail(why, why_size, "bad section header table");
+		return fail(err, PD_ECORRUPT, "bad section header table");
 
 	f->secs = calloc(shnum, sizeof *f->secs);
 	if (!f->secs)
-		return fail(why, why_size, "out of memory");
+		return fail(err, PD_ENOMEM, "out of memory");
 	GElf_Shdr strsh;
 	bool have_strsh = shstrndx < shnum && gelf_getshdr(elf_getscn(elf, shstrndx), &strsh);
 	bool gnu = false;
@@ -492,29 +493,30 @@ static int build(inflater *f, Elf *elf, char *why, size_t why_size)
 		GElf_Shdr sh;
 		Elf_Scn *scn = elf_getscn(elf, i);
 		if (!scn || !gelf_getshdr(scn, &sh))
-			return fail(why, why_size, "section %zu: %s", i, elf_errmsg(-1));
+			return fail(err, PD_ECORRUPT, "section %zu: %s", i, elf_errmsg(-1));
 		/* In the copy, a section past the end of a truncated file
 		 * would read the inflated data appended there instead of
 		 * failing: leave such a file to libdw as it is. */
 		if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
 		    !range_ok(sh.sh_offset, sh.sh_size, f->in_size))
-			return fail(why, why_size, "section %zu lies outside the file", i);
+			return fail(err, PD_ECORRUPT, "section %zu lies outside the file", i);
 		bool took;
-		if (classify(f, elf, shstrndx, i, &sh, &f->secs[f->nsecs], &took, why, why_size))
-			return -1;
+		int rc = classify(f, elf, shstrndx, i, &sh, &f->secs[f->nsecs], &took, err);
+		if (rc)
+			return rc;
 		if (took && f->secs[f->nsecs].gnu) {
 			if (!have_strsh || strsh.sh_type != SHT_STRTAB ||
 			    !range_ok(strsh.sh_offset, strsh.sh_size, f->in_size) ||
 			    sh.sh_name >= strsh.sh_size - 1)
-				return fail(why, why_size, "bad section name table");
+				return fail(err, PD_ECORRUPT, "bad section name table");
 			gnu = true;
 		}
 		f->nsecs += took;
 	}
 	if (gnu && rename_in_place(f, elf, shnum, &strsh) != 0)
-		return fail(why, why_size, "bad section header: %s", elf_errmsg(-1));
+		return fail(err, PD_ECORRUPT, "bad section header: %s", elf_errmsg(-1));
 	if (f->nsecs == 0)
-		return fail(why, why_size, "no compressed section");
+		return fail(err, PD_EUNSUPPORTED, "no compressed section");
 	/* The copy rewrites entries of the section header table: a section
 	 * whose bytes lie inside the table would change with them (names read
 	 * from such a .shstrtab; a compressed header there that turns into
@@ -522,29 +524,31 @@ static int build(inflater *f, Elf *elf, char *why, size_t why_size)
 	for (size_t i = 1; i < shnum; i++) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(elf_getscn(elf, i), &sh))
-			return fail(why, why_size, "section %zu: %s", i, elf_errmsg(-1));
+			return fail(err, PD_ECORRUPT, "section %zu: %s", i, elf_errmsg(-1));
 		if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL && sh.sh_size &&
 		    range_ok(sh.sh_offset, sh.sh_size, f->in_size) &&
 		    sh.sh_offset < eh.e_shoff + shnum * entsize &&
 		    eh.e_shoff < sh.sh_offset + sh.sh_size)
-			return fail(why, why_size, "section %zu overlaps the section headers", i);
+			return fail(err, PD_ECORRUPT,
+				    "section %zu overlaps the section headers", i);
 	}
 	qsort(f->secs, f->nsecs, sizeof *f->secs, cmp_sh_off);
-	if (check_holes(f, elf, shnum, why, why_size) != 0)
-		return -1;
+	int rc = check_holes(f, elf, shnum, err);
+	if (rc != 0)
+		return rc;
 
 	/* Layout: the input, then (page aligned, so it can be mapped) the
 	 * plain sections, then a grown .shstrtab if any .zdebug was renamed. */
 	f->tail_start = f->in_size;
 	uint64_t total_out = 0;
 	if (!align_up(&f->tail_start, f->page))
-		return fail(why, why_size, "file too large");
+		return fail(err, PD_ELIMIT, "file too large");
 	uint64_t at = f->tail_start;
 	for (size_t i = 0; i < f->nsecs; i++) {
 		infl_sec *s = &f->secs[i];
 		total_out += s->out_len;
 		if (total_out > MAX_TOTAL || !align_up(&at, s->align ? s->align : 1))
-			return fail(why, why_size, "too much to inflate");
+			return fail(err, PD_ELIMIT, "too much to inflate");
 		s->out_off = at;
 		at += s->out_len;
 	}
@@ -552,20 +556,20 @@ static int build(inflater *f, Elf *elf, char *why, size_t why_size)
 		at++;  /* all empty: still a mapping to point into */
 	uint64_t out_size = at;
 	if (out_size > MAX_TOTAL + f->in_size + 65536 || (!f->is64 && out_size > UINT32_MAX))
-		return fail(why, why_size, "inflated file too large");
+		return fail(err, PD_ELIMIT, "inflated file too large");
 
 	int fd = memfd_create("pd-debug-inflated", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
-		return fail(why, why_size, "memfd_create: %s", strerror(errno));
-	int rc = -1;
+		return fail(err, PD_EIO, "memfd_create: %s", strerror(errno));
+	rc = PD_EIO; /* each failure below says which */
 	uint8_t *shdrs = NULL;
 	uint64_t tail_len = out_size - f->tail_start;
 	if (ftruncate(fd, (off_t)out_size) != 0) {
-		fail(why, why_size, "ftruncate: %s", strerror(errno));
+		rc = fail(err, PD_EIO, "ftruncate: %s", strerror(errno));
 		goto out;
 	}
 	if (!copy_rest(f, fd)) {
-		fail(why, why_size, "writing the memfd: %s", strerror(errno));
+		rc = fail(err, PD_EIO, "writing the memfd: %s", strerror(errno));
 		goto out;
 	}
 	f->out = tail_len ? mmap(NULL, tail_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -573,14 +577,14 @@ static int build(inflater *f, Elf *elf, char *why, size_t why_size)
 			  : NULL;
 	if (f->out == MAP_FAILED) {
 		f->out = NULL;
-		fail(why, why_size, "mmap: %s", strerror(errno));
+		rc = fail(err, PD_EIO, "mmap: %s", strerror(errno));
 		goto out;
 	}
-	if (inflate_all(f, why, why_size) != 0)
+	if ((rc = inflate_all(f, err)) != 0)
 		goto out;
 	for (size_t i = 0; i < f->nsecs; i++) {
 		if (f->secs[i].gnu && !write_all(fd, ".", 1, f->secs[i].name_fix)) {
-			fail(why, why_size, "writing the memfd: %s", strerror(errno));
+			rc = fail(err, PD_EIO, "writing the memfd: %s", strerror(errno));
 			goto out;
 		}
 	}
@@ -588,7 +592,7 @@ static int build(inflater *f, Elf *elf, char *why, size_t why_size)
 	uint64_t tab_len = shnum * entsize;
 	shdrs = malloc(tab_len);
 	if (!shdrs) {
-		fail(why, why_size, "out of memory");
+		rc = fail(err, PD_ENOMEM, "out of memory");
 		goto out;
 	}
 	memcpy(shdrs, f->in + eh.e_shoff, tab_len);
@@ -609,7 +613,7 @@ static int build(inflater *f, Elf *elf, char *why, size_t why_size)
 		put_word(f, e + o_size, s->out_len);
 	}
 	if (!write_all(fd, shdrs, tab_len, eh.e_shoff)) {
-		fail(why, why_size, "writing the memfd: %s", strerror(errno));
+		rc = fail(err, PD_EIO, "writing the memfd: %s", strerror(errno));
 		goto out;
 	}
 	if (f->out) {
@@ -629,21 +633,19 @@ out:
 	return rc;
 }
 
-int pd_debug_inflate_open(const char *path, pd_threads *threads, char *why, size_t why_size)
+int pd_debug_inflate_open(const char *path, pd_threads *threads, pd_error *err)
 {
-	if (why && why_size)
-		why[0] = '\0';
 	int in = open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
-		return fail(why, why_size, "%s: %s", path, strerror(errno));
+		return fail(err, PD_EIO, "%s: %s", path, strerror(errno));
 	struct stat st;
 	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < EI_NIDENT) {
 		close(in);
-		return fail(why, why_size, "%s: not a regular ELF file", path);
+		return fail(err, PD_EUNSUPPORTED, "%s: not a regular ELF file", path);
 	}
 	if ((uint64_t)st.st_size > MAX_TOTAL) {
 		close(in);
-		return fail(why, why_size, "%s: too large", path);
+		return fail(err, PD_ELIMIT, "%s: too large", path);
 	}
 	size_t size = (size_t)st.st_size;
 	/* writable private mapping: libelf may convert in place (never
@@ -651,7 +653,7 @@ int pd_debug_inflate_open(const char *path, pd_threads *threads, char *why, size
 	void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, in, 0);
 	close(in);
 	if (map == MAP_FAILED)
-		return fail(why, why_size, "%s: mmap: %s", path, strerror(errno));
+		return fail(err, PD_EIO, "%s: mmap: %s", path, strerror(errno));
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_memory(map, size);
 	int fd;
@@ -660,9 +662,9 @@ int pd_debug_inflate_open(const char *path, pd_threads *threads, char *why, size
 		       .page = page > 0 && !(page & (page - 1)) ? (uint64_t)page : 4096,
 		       .threads = threads };
 	if (!elf)
-		fd = fail(why, why_size, "%s: %s", path, elf_errmsg(-1));
+		fd = fail(err, PD_ECORRUPT, "%s: %s", path, elf_errmsg(-1));
 	else
-		fd = build(&f, elf, why, why_size);
+		fd = build(&f, elf, err);
 	elf_end(elf);
 	free(f.secs);
 	munmap(map, size);

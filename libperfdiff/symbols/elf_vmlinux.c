@@ -79,12 +79,11 @@ static bool plain_name(const char *s)
 
 /* Collect the text symbols of `elf`; *text gets _text (or _stext). */
 static int collect(Elf *elf, vsym **out, size_t *nout, bool *have_text, uint64_t *text,
-		   char *why, size_t why_size)
+		   pd_error *err)
 {
 	size_t shnum;
 	if (elf_getshdrnum(elf, &shnum) < 0) {
-		snprintf(why, why_size, "no section headers");
-		return PD_ECORRUPT;
+		return pd_error_reason(err, PD_ECORRUPT, "no section headers");
 	}
 	Elf_Scn *symscn = NULL;
 	GElf_Shdr symsh;
@@ -97,14 +96,12 @@ static int collect(Elf *elf, vsym **out, size_t *nout, bool *have_text, uint64_t
 		}
 	}
 	if (!symscn) {
-		snprintf(why, why_size, "no symbol table (stripped)");
-		return PD_EUNSUPPORTED;
+		return pd_error_reason(err, PD_EUNSUPPORTED, "no symbol table (stripped)");
 	}
 	Elf_Data *data = elf_getdata(symscn, NULL);
 	size_t esize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	if (!data || !symsh.sh_entsize || !esize) {
-		snprintf(why, why_size, "unreadable symbol table");
-		return PD_ECORRUPT;
+		return pd_error_reason(err, PD_ECORRUPT, "unreadable symbol table");
 	}
 	/* The count comes from bytes libelf actually holds, not sh_size. */
 	size_t n = data->d_size / esize;
@@ -150,7 +147,7 @@ static int collect(Elf *elf, vsym **out, size_t *nout, bool *have_text, uint64_t
 	return 0;
 }
 
-static int render_and_parse(vsym *v, size_t n, pd_kallsyms **out, char *why, size_t why_size)
+static int render_and_parse(vsym *v, size_t n, pd_kallsyms **out, pd_error *err)
 {
 	qsort(v, n, sizeof *v, cmp_vsym);
 	size_t bytes = 1;
@@ -167,13 +164,13 @@ static int render_and_parse(vsym *v, size_t n, pd_kallsyms **out, char *why, siz
 			break;
 		len += (size_t)w;
 	}
-	int rc = pd_kallsyms_parse(out, text, len, why, why_size);
+	int rc = pd_kallsyms_parse(out, text, len, err);
 	free(text);
 	return rc;
 }
 
 int pd_vmlinux_load(const char *path, struct pd_kallsyms **out, bool *have_text, uint64_t *text,
-		    uint8_t *build_id, size_t *build_id_size, char *why, size_t why_size)
+		    uint8_t *build_id, size_t *build_id_size, pd_error *err)
 {
 	*out = NULL;
 	*have_text = false;
@@ -181,26 +178,21 @@ int pd_vmlinux_load(const char *path, struct pd_kallsyms **out, bool *have_text,
 	int bn = pd_elf_file_build_id(path, build_id, *build_id_size);
 	*build_id_size = bn > 0 ? (size_t)bn : 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, why_size, "cannot be opened");
-		return PD_EIO;
-	}
+	if (fd < 0)
+		return pd_error_reason(err, PD_EIO, "cannot be opened");
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	int rc;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		snprintf(why, why_size, "not an ELF file");
-		rc = PD_EUNSUPPORTED;
+		rc = pd_error_reason(err, PD_EUNSUPPORTED, "not an ELF file");
 	} else {
 		vsym *v = NULL;
 		size_t n = 0;
-		rc = collect(elf, &v, &n, have_text, text, why, why_size);
-		if (rc == 0 && n == 0) {
-			snprintf(why, why_size, "no text symbols");
-			rc = PD_EUNSUPPORTED;
-		}
+		rc = collect(elf, &v, &n, have_text, text, err);
+		if (rc == 0 && n == 0)
+			rc = pd_error_reason(err, PD_EUNSUPPORTED, "no text symbols");
 		if (rc == 0)
-			rc = render_and_parse(v, n, out, why, why_size);
+			rc = render_and_parse(v, n, out, err);
 		free(v);
 	}
 	elf_end(elf);

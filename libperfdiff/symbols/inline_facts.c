@@ -124,7 +124,7 @@ static int build(pd_inline_index *x)
  * has any, as the symbolizer reads it); NULL when it has none. */
 static Dwarf *open_dwarf(const char *path, pd_threads *threads, int *fd)
 {
-	*fd = pd_debug_inflate_open(path, threads, NULL, 0);
+	*fd = pd_debug_inflate_open(path, threads, NULL);
 	if (*fd < 0)
 		*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
@@ -138,15 +138,14 @@ static Dwarf *open_dwarf(const char *path, pd_threads *threads, int *fd)
 }
 
 int pd_inline_index_open(pd_inline_index **out, const pd_symsrc *src, const pd_symkey *k,
-			 pd_threads *threads, char *why, size_t why_size)
+			 pd_threads *threads, pd_error *err)
 {
 	*out = NULL;
 	const char *path = src->kind != PD_SYMSRC_ELF ? NULL
 			   : src->debug_path ? src->debug_path : src->elf_path;
-	if (!path) {
-		snprintf(why, why_size, "kernel symbols from kallsyms: no DWARF");
-		return PD_EUNSUPPORTED;
-	}
+	if (!path)
+		return pd_error_reason(err, PD_EUNSUPPORTED,
+				       "kernel symbols from kallsyms: no DWARF");
 	pd_inline_index *x = calloc(1, sizeof *x);
 	if (!x)
 		return PD_ENOMEM;
@@ -155,7 +154,7 @@ int pd_inline_index_open(pd_inline_index **out, const pd_symsrc *src, const pd_s
 	x->dw = open_dwarf(path, threads, &x->fd);
 	int rc = x->dw ? build(x) : PD_EUNSUPPORTED;
 	if (rc < 0) {
-		snprintf(why, why_size, "%s: %s", path, x->dw ? "out of memory" : "no DWARF");
+		pd_error_reason(err, rc, "%s: %s", path, x->dw ? "out of memory" : "no DWARF");
 		pd_inline_index_free(x);
 		return rc;
 	}

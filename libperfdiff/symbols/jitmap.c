@@ -274,12 +274,12 @@ nomem:
 	return PD_ENOMEM;
 }
 
-int pd_jitmap_load(pd_jitmap **out, const char *path, char *why, size_t why_size)
+int pd_jitmap_load(pd_jitmap **out, const char *path, pd_error *err)
 {
 	*out = NULL;
 	char *buf;
 	size_t n;
-	int rc = pd_read_file(path, JM_FILE_MAX, &buf, &n, why, why_size);
+	int rc = pd_read_file(path, JM_FILE_MAX, &buf, &n, err);
 	if (rc == 0)
 		rc = pd_jitmap_parse(out, buf, n);
 	free(buf);

@@ -23,8 +23,9 @@ typedef struct pd_jitmap pd_jitmap;
  * counted.  0 or PD_ENOMEM. */
 int pd_jitmap_parse(pd_jitmap **out, const char *text, size_t len);
 
-/* Read `path`; PD_EIO when it cannot be read, PD_ELIMIT beyond 1 GiB. */
-int pd_jitmap_load(pd_jitmap **out, const char *path, char *why, size_t why_size);
+/* Read `path`; PD_EIO when it cannot be read, PD_ELIMIT beyond 1 GiB (the
+ * reason in `err` as pd_read_file() words it). */
+int pd_jitmap_load(pd_jitmap **out, const char *path, pd_error *err);
 
 void pd_jitmap_free(pd_jitmap *j);
 

@@ -316,20 +316,17 @@ static const pd_kallsym *primary_at(const pd_kallsyms *k, uint64_t addr)
 	return s && s->start == addr ? s : NULL;
 }
 
-int pd_kallsyms_parse(pd_kallsyms **out, const char *text, size_t len, char *why,
-		      size_t why_size)
+int pd_kallsyms_parse(pd_kallsyms **out, const char *text, size_t len, pd_error *err)
 {
-	return pd_kallsyms_parse_flags(out, text, len, 0, why, why_size);
+	return pd_kallsyms_parse_flags(out, text, len, 0, err);
 }
 
 /* Parse `text` (len bytes and room for one more), which the result owns
  * from now on, also on failure. */
-static int parse_owned(pd_kallsyms **out, char *text, size_t len, unsigned flags, char *why,
-		       size_t why_size)
+static int parse_owned(pd_kallsyms **out, char *text, size_t len, unsigned flags,
+		       pd_error *err)
 {
 	*out = NULL;
-	if (why && why_size)
-		why[0] = '\0';
 	pd_kallsyms *k = calloc(1, sizeof *k);
 	if (!k) {
 		free(text);
@@ -340,11 +337,9 @@ static int parse_owned(pd_kallsyms **out, char *text, size_t len, unsigned flags
 	if (scan(text, len, flags, &sc, &k->syms) < 0)
 		goto nomem;
 	if (sc.wellformed == 0) {
-		if (why && why_size)
-			snprintf(why, why_size, "no kallsyms line found (%zu malformed)",
-				 sc.skipped);
 		pd_kallsyms_free(k);
-		return PD_ECORRUPT;
+		return pd_error_reason(err, PD_ECORRUPT, "no kallsyms line found (%zu malformed)",
+				       sc.skipped);
 	}
 	k->skipped = sc.skipped;
 	k->all_zero = sc.all_zero;
@@ -391,7 +386,7 @@ nomem:
 }
 
 int pd_kallsyms_parse_flags(pd_kallsyms **out, const char *text, size_t len, unsigned flags,
-			    char *why, size_t why_size)
+			    pd_error *err)
 {
 	*out = NULL;
 	if (!text)
@@ -403,23 +398,22 @@ int pd_kallsyms_parse_flags(pd_kallsyms **out, const char *text, size_t len, uns
 		return PD_ENOMEM;
 	if (len)
 		memcpy(copy, text, len);
-	return parse_owned(out, copy, len, flags, why, why_size);
+	return parse_owned(out, copy, len, flags, err);
 }
 
 /* The whole file; /proc files report size 0, so read until EOF. */
 
-int pd_kallsyms_load(pd_kallsyms **out, const char *path, char *why, size_t why_size)
+int pd_kallsyms_load(pd_kallsyms **out, const char *path, pd_error *err)
 {
-	return pd_kallsyms_load_flags(out, path, 0, why, why_size);
+	return pd_kallsyms_load_flags(out, path, 0, err);
 }
 
-int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, char *why,
-			   size_t why_size)
+int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, pd_error *err)
 {
 	*out = NULL;
 	char *data;
 	size_t len;
-	int rc = pd_read_file(path, KS_FILE_MAX, &data, &len, why, why_size);
+	int rc = pd_read_file(path, KS_FILE_MAX, &data, &len, err);
 	if (rc < 0)
 		return rc;
 	/* room for the last line's NUL; the slack of the read goes back */
@@ -428,12 +422,10 @@ int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, 
 		free(data);
 		return PD_ENOMEM;
 	}
-	rc = parse_owned(out, fit, len, flags, why, why_size);
-	if (rc == PD_ECORRUPT && why && why_size) {
-		char tmp[256];
-		snprintf(tmp, sizeof tmp, "%s", why);
-		snprintf(why, why_size, "%s: %s", path, tmp);
-	}
+	rc = parse_owned(out, fit, len, flags, err);
+	/* the path first, as pd_read_file's reasons have it */
+	if (rc == PD_ECORRUPT)
+		pd_error_wrap(err, rc, NULL, PD_NO_OFFSET, "%s", path);
 	return rc;
 }
 

@@ -31,14 +31,14 @@ typedef struct pd_kallsyms pd_kallsyms;
  * last one before a core-kernel/module crossing, end at
  * roundup(start, 4096) + 4096 as in perf.  Malformed lines are skipped and
  * counted (blank lines are neither).  Returns 0, PD_ENOMEM, or PD_ECORRUPT
- * when no line at all parses (`why` says so).
+ * when no line at all parses (the reason in `err`, without a place).
  */
-int pd_kallsyms_parse(pd_kallsyms **out, const char *text, size_t len, char *why,
-		      size_t why_size);
+int pd_kallsyms_parse(pd_kallsyms **out, const char *text, size_t len, pd_error *err);
 
 /* Read (to EOF: /proc reports size 0) and parse a file; PD_EIO when it
- * cannot be read, PD_ELIMIT beyond 256 MiB. */
-int pd_kallsyms_load(pd_kallsyms **out, const char *path, char *why, size_t why_size);
+ * cannot be read, PD_ELIMIT beyond 256 MiB.  The reason in `err` starts
+ * with the path, as pd_read_file() words it. */
+int pd_kallsyms_load(pd_kallsyms **out, const char *path, pd_error *err);
 
 /*
  * Parse flags.  PD_KALLSYMS_KEEP_PADDING keeps __pfx_/__cfi_ padding symbols
@@ -50,9 +50,8 @@ enum { PD_KALLSYMS_KEEP_PADDING = 1u << 0 };
 
 /* pd_kallsyms_parse / pd_kallsyms_load with flags. */
 int pd_kallsyms_parse_flags(pd_kallsyms **out, const char *text, size_t len, unsigned flags,
-			    char *why, size_t why_size);
-int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, char *why,
-			   size_t why_size);
+			    pd_error *err);
+int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, pd_error *err);
 
 void pd_kallsyms_free(pd_kallsyms *k);
 

@@ -131,13 +131,12 @@ static void finish(struct pd_prefetch *pf, int *state)
 
 static void load_kallsyms(struct pd_prefetch *pf)
 {
-	char why[256];
+	/* no pd_error: the session loads it again on failure and says why */
 	unsigned flags = pf->z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
 	pd_kallsyms *ks = NULL;
 	if (pf->z->cfg.cache)
-		(void)pd_symcache_kallsyms(pf->z->cfg.cache, pf->ks_path, flags, why, sizeof why,
-					   NULL, NULL);
-	else if (pd_kallsyms_load_flags(&ks, pf->ks_path, flags, why, sizeof why) < 0)
+		(void)pd_symcache_kallsyms(pf->z->cfg.cache, pf->ks_path, flags, NULL, NULL, NULL);
+	else if (pd_kallsyms_load_flags(&ks, pf->ks_path, flags, NULL) < 0)
 		ks = NULL;
 	/* published by finish()'s lock */
 	pf->ks = ks;

@@ -234,11 +234,10 @@ struct pd_kallsyms;
  * symbol ends as /proc/kallsyms), its _text (else _stext) address, and its
  * build-id (in/out: room in `build_id`, then bytes copied; 0 when none).
  * Returns 0, PD_EIO, PD_EUNSUPPORTED (not ELF, no symbols), PD_ECORRUPT or
- * PD_ENOMEM with `why` set.
+ * PD_ENOMEM, the reason in `err` without the path (the caller names it).
  */
 int pd_vmlinux_load(const char *path, struct pd_kallsyms **out, bool *have_text,
-		    uint64_t *text, uint8_t *build_id, size_t *build_id_size, char *why,
-		    size_t why_size);
+		    uint64_t *text, uint8_t *build_id, size_t *build_id_size, pd_error *err);
 
 /* ---- the symbolizer object (symbolizer.c; kernel and JIT parts in
  * symb_kernel.c) ---- */
@@ -344,7 +343,7 @@ typedef struct pd_dsoopen {
 typedef struct pd_shdso {
 	const char *elf_path, *debug_path, *symfs;   /* the key */
 	bool failed;
-	char why[256];                /* with failed: the reason, for a warning */
+	pd_error err;                 /* with failed: the reason, for a warning */
 	pd_dsoopen o;
 	pthread_mutex_t lookup_mu;
 	/* what the Dwfl points to: its callbacks, find_debuginfo's view, names */
@@ -375,9 +374,10 @@ bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f);
 void pd_shdso_close(pd_shdso *e);
 
 /* The kallsyms table of `path` read with `flags`, loaded by the first
- * caller; NULL when it cannot be read (`why` says why).  The cache's. */
+ * caller; NULL when it cannot be read, `err` (may be NULL) filled then,
+ * always with a message.  The cache's. */
 const struct pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path,
-					       unsigned flags, char *why, size_t why_size,
+					       unsigned flags, pd_error *err,
 					       pd_symcache_help_fn help, void *help_ctx);
 
 /* For the prefetch thread (symbolizer.c): a state find_debuginfo can read
@@ -409,10 +409,11 @@ void pd_symbolizer_free_bpf(pd_symbolizer *z);
  * alignment those of the contents), inflated with libdeflate on up to two
  * threads (the second from `threads`, the caller's budget; NULL: none);
  * all else, program headers and notes included, stays as it is.
- * For libdw, whose own zlib inflation is several times slower.  -1 with
- * the reason in `why` (`why_size` bytes, may be 0) when the file has no
- * such section (open it as usual then) or on any error, hostile input
- * included.  Touches no symbolizer state: callable from any thread. */
-int pd_debug_inflate_open(const char *path, pd_threads *threads, char *why, size_t why_size);
+ * For libdw, whose own zlib inflation is several times slower.  A
+ * negative PD_E* code with the reason in `err` (may be NULL) when the file
+ * has no such section (PD_EUNSUPPORTED: open it as usual then) or on any
+ * error, hostile input included.  Touches no symbolizer state: callable
+ * from any thread. */
+int pd_debug_inflate_open(const char *path, pd_threads *threads, pd_error *err);
 
 #endif

@@ -121,22 +121,23 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 	}
 	if (choice == PD_KALLSYMS_UNVERIFIED)
 		pd_symbolizer_warn(z, PD_WARN_UNVERIFIED, "[kernel.kallsyms]: no kernel build-id in the recording; using /proc/kallsyms unverified");
-	char why[256] = "";
+	pd_error e;
+	e.message[0] = '\0'; /* PD_ENOMEM may come back without words */
 	pd_kallsyms *ks = NULL;
 	const pd_kallsyms *shared = NULL;
 	unsigned kflags = z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
 	if (z->cfg.cache) {
 		/* another thread may be reading it: open dsos meanwhile */
-		shared = pd_symcache_kallsyms(z->cfg.cache, path, kflags, why, sizeof why,
-					      pd_prefetch_help, z);
+		shared = pd_symcache_kallsyms(z->cfg.cache, path, kflags, &e, pd_prefetch_help, z);
 		if (!shared) {
-			pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; kernel frames stay [unknown]", path, why);
+			pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; kernel frames stay [unknown]", path,
+					   e.message);
 			return;
 		}
 	} else if (!pd_prefetch_take_kallsyms(z, path, &ks) &&
-		   pd_kallsyms_load_flags(&ks, path, kflags, why, sizeof why) < 0) {
+		   pd_kallsyms_load_flags(&ks, path, kflags, &e) < 0) {
 		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; kernel frames stay [unknown]", path,
-				   why[0] ? why : "cannot be read");
+				   e.message[0] ? e.message : "cannot be read");
 		return;
 	}
 	const pd_kallsyms *table = shared ? shared : ks;
@@ -159,13 +160,14 @@ static void load_vmlinux(pd_symbolizer *z, pd_kstate *k)
 	const char *path = z->cfg.vmlinux;
 	uint8_t bid[PD_BUILD_ID_MAX];
 	size_t nbid = sizeof bid;
-	char why[256] = "";
+	pd_error e;
+	e.message[0] = '\0'; /* PD_ENOMEM may come back without words */
 	pd_kallsyms *vm = NULL;
 	bool have_text = false;
 	uint64_t text = 0;
-	if (pd_vmlinux_load(path, &vm, &have_text, &text, bid, &nbid, why, sizeof why) < 0) {
+	if (pd_vmlinux_load(path, &vm, &have_text, &text, bid, &nbid, &e) < 0) {
 		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; kernel names come from kallsyms", path,
-				   why[0] ? why : "cannot be read");
+				   e.message[0] ? e.message : "cannot be read");
 		return;
 	}
 	if (k->build_id_size &&
@@ -298,11 +300,12 @@ const pd_symres *pd_symbolizer_jit(pd_symbolizer *z, uint32_t pid, uint64_t addr
 		}
 		char path[4200];
 		snprintf(path, sizeof path, "%s/perf-%u.map", z->cfg.jit_dir, pid);
-		char why[256] = "";
-		if (pd_jitmap_load(&j->map, path, why, sizeof why) < 0) {
+		pd_error e;
+		e.message[0] = '\0'; /* PD_ENOMEM may come back without words */
+		if (pd_jitmap_load(&j->map, path, &e) < 0) {
 			j->map = NULL;
 			pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; JIT frames stay [unknown]", path,
-					   why[0] ? why : "cannot be read");
+					   e.message[0] ? e.message : "cannot be read");
 		}
 	}
 	const pd_symres *hit = pd_symhash_get(&z->jresults, (uintptr_t)j, addr);

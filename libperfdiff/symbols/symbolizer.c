@@ -195,7 +195,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (st && st->debug_path && !alt && strcmp(st->debug_path, file_name ? file_name : "") != 0) {
 		/* its compressed sections inflated ahead (libdeflate, two
 		 * threads) rather than by libdw's zlib when it opens them */
-		int fd = pd_debug_inflate_open(st->debug_path, st->threads, NULL, 0);
+		int fd = pd_debug_inflate_open(st->debug_path, st->threads, NULL);
 		if (fd < 0)
 			fd = open(st->debug_path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
@@ -628,14 +628,15 @@ static void shared_open(void *ctx, pd_shdso *e)
 	open_with(&e->callbacks, e->shadow, e->elf_path, true, &e->o.dwfl, &e->o.mod);
 	e->shadow->threads = NULL;
 	if (!e->o.mod) {
-		snprintf(e->why, sizeof e->why, "cannot read %s (%s)", e->elf_path,
-			 dwfl_errmsg(-1));
+		pd_error_reason(&e->err, PD_EIO, "cannot read %s (%s)", e->elf_path,
+				dwfl_errmsg(-1));
 		return;
 	}
 	GElf_Addr bias = 0;
 	Elf *elf = dwfl_module_getelf(e->o.mod, &bias);
 	if (!elf || !read_loads(&e->o.loads, &e->o.nloads, elf)) {
-		snprintf(e->why, sizeof e->why, "%s is not a loadable ELF file", e->elf_path);
+		pd_error_reason(&e->err, PD_EUNSUPPORTED, "%s is not a loadable ELF file",
+				e->elf_path);
 		return;
 	}
 	e->o.bias = bias;
@@ -646,7 +647,7 @@ static void shared_open(void *ctx, pd_shdso *e)
 	e->failed = false;
 	return;
 oom:
-	snprintf(e->why, sizeof e->why, "out of memory");
+	pd_error_reason(&e->err, PD_ENOMEM, "out of memory");
 }
 
 void pd_shdso_close(pd_shdso *e)
@@ -685,7 +686,8 @@ static bool load_shared(pd_symbolizer *z, pd_dsostate *st)
 	if (!e)
 		return false;
 	if (e->failed) {
-		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; frames stay [unknown]", st->name, e->why);
+		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; frames stay [unknown]", st->name,
+				   e->err.message);
 		return true;
 	}
 	/* the cache's files, table and DWARF index, never closed or freed

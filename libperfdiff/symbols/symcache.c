@@ -24,8 +24,8 @@ typedef struct kentry {
 	char *path;
 	unsigned flags;
 	int state;
-	pd_kallsyms *ks;       /* NULL: could not be read, see why */
-	char why[256];
+	pd_kallsyms *ks;       /* NULL: could not be read, see err */
+	pd_error err;          /* with ks NULL: why, for every caller */
 } kentry;
 
 typedef struct dentry {
@@ -123,8 +123,7 @@ static void wait_loaded(pd_symcache *c, const int *state, pd_symcache_help_fn he
 }
 
 const pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path, unsigned flags,
-					char *why, size_t why_size, pd_symcache_help_fn help,
-					void *help_ctx)
+					pd_error *err, pd_symcache_help_fn help, void *help_ctx)
 {
 	pthread_mutex_lock(&c->mu);
 	kentry *k = c->kallsyms;
@@ -133,8 +132,8 @@ const pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path, unsign
 	if (k) {
 		wait_loaded(c, &k->state, help, help_ctx);
 		pthread_mutex_unlock(&c->mu);
-		if (!k->ks)
-			snprintf(why, why_size, "%s", k->why);
+		if (!k->ks && err)
+			*err = k->err;
 		return k->ks;
 	}
 	k = calloc(1, sizeof *k);
@@ -144,7 +143,7 @@ const pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path, unsign
 	}
 	if (!k) {
 		pthread_mutex_unlock(&c->mu);
-		snprintf(why, why_size, "out of memory");
+		pd_error_reason(err, PD_ENOMEM, "out of memory");
 		return NULL;
 	}
 	k->flags = flags;
@@ -154,10 +153,12 @@ const pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path, unsign
 	pthread_mutex_unlock(&c->mu);
 
 	pd_kallsyms *ks = NULL;
-	if (pd_kallsyms_load_flags(&ks, path, flags, k->why, sizeof k->why) < 0) {
+	k->err.message[0] = '\0'; /* PD_ENOMEM may come back without words */
+	int rc = pd_kallsyms_load_flags(&ks, path, flags, &k->err);
+	if (rc < 0) {
 		ks = NULL;
-		if (!k->why[0])
-			snprintf(k->why, sizeof k->why, "cannot be read");
+		if (!k->err.message[0])
+			pd_error_reason(&k->err, rc, "cannot be read");
 	}
 
 	pthread_mutex_lock(&c->mu);
@@ -165,8 +166,8 @@ const pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path, unsign
 	k->state = ENTRY_DONE;
 	pthread_cond_broadcast(&c->cv);
 	pthread_mutex_unlock(&c->mu);
-	if (!ks)
-		snprintf(why, why_size, "%s", k->why);
+	if (!ks && err)
+		*err = k->err;
 	return ks;
 }
 

@@ -155,22 +155,18 @@ static int read_elf(Elf *elf, builder *b, bool plt, bool *full)
 	return plt && pd_plt_entries(elf, &b->arena, &sink) < 0 ? PD_ENOMEM : 0;
 }
 
-static int read_elf_file(const char *path, builder *b, bool plt, bool *full, char *why,
-			 size_t why_size)
+static int read_elf_file(const char *path, builder *b, bool plt, bool *full, pd_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, why_size, "%s: cannot be opened", path);
-		return PD_EIO;
-	}
+	if (fd < 0)
+		return pd_error_reason(err, PD_EIO, "%s: cannot be opened", path);
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	int rc;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		snprintf(why, why_size, "%s: not an ELF file", path);
-		rc = PD_ECORRUPT;
+		rc = pd_error_reason(err, PD_ECORRUPT, "%s: not an ELF file", path);
 	} else if ((rc = read_elf(elf, b, plt, full)) < 0) {
-		snprintf(why, why_size, "%s: out of memory", path);
+		pd_error_reason(err, rc, "%s: out of memory", path);
 	}
 	elf_end(elf);
 	close(fd);
@@ -191,12 +187,12 @@ static int read_kallsyms(const pd_kallsyms *ks, const char *module, builder *b)
 	return 0;
 }
 
-static int read_kernel(const pd_symsrc *src, builder *b, char *why, size_t why_size)
+static int read_kernel(const pd_symsrc *src, builder *b, pd_error *err)
 {
 	pd_kallsyms *ks = NULL;
 	int rc = 0;
 	if (src->kallsyms &&
-	    (rc = pd_kallsyms_load_flags(&ks, src->kallsyms, src->kflags, why, why_size)) == 0)
+	    (rc = pd_kallsyms_load_flags(&ks, src->kallsyms, src->kflags, err)) == 0)
 		rc = read_kallsyms(ks, src->module, b);
 	pd_kallsyms_free(ks);
 	if (rc == 0 && src->vmlinux && !src->module) {
@@ -204,8 +200,8 @@ static int read_kernel(const pd_symsrc *src, builder *b, char *why, size_t why_s
 		size_t nbid = sizeof bid;
 		bool have_text;
 		uint64_t text;
-		if ((rc = pd_vmlinux_load(src->vmlinux, &ks, &have_text, &text, bid, &nbid, why,
-					  why_size)) == 0)
+		if ((rc = pd_vmlinux_load(src->vmlinux, &ks, &have_text, &text, bid, &nbid,
+					  err)) == 0)
 			rc = read_kallsyms(ks, NULL, b);
 		pd_kallsyms_free(ks);
 	}
@@ -213,7 +209,7 @@ static int read_kernel(const pd_symsrc *src, builder *b, char *why, size_t why_s
 }
 
 int pd_symfacts_symbols(const pd_symsrc *src, const pd_symkey *k, pd_keyset *out, bool *full,
-			char *why, size_t why_size)
+			pd_error *err)
 {
 	builder b = { .k = k };
 	pd_arena_init(&b.arena);
@@ -221,12 +217,12 @@ int pd_symfacts_symbols(const pd_symsrc *src, const pd_symkey *k, pd_keyset *out
 	memset(out, 0, sizeof *out);
 	int rc;
 	if (src->kind == PD_SYMSRC_KALLSYMS) {
-		rc = read_kernel(src, &b, why, why_size);
+		rc = read_kernel(src, &b, err);
 		*full = rc == 0;
 	} else {
-		rc = read_elf_file(src->elf_path, &b, true, full, why, why_size);
+		rc = read_elf_file(src->elf_path, &b, true, full, err);
 		if (rc == 0 && src->debug_path)
-			rc = read_elf_file(src->debug_path, &b, false, full, why, why_size);
+			rc = read_elf_file(src->debug_path, &b, false, full, err);
 	}
 	if (rc == 0) {
 		pd_keyset_seal(&b.keys);

@@ -81,22 +81,22 @@ bool pd_keyset_has(const pd_keyset *s, uint64_t key);
  * of core text, with the vmlinux's).  *full: a whole table was read (a
  * .symtab, or kallsyms), so a key absent from it is a function the build
  * lacks; with only .dynsym, static functions are missing.  0, or PD_EIO /
- * PD_ENOMEM / PD_ECORRUPT with `why` set.
+ * PD_ENOMEM / PD_ECORRUPT with the reason, path included, in `err`.
  */
 int pd_symfacts_symbols(const pd_symsrc *src, const pd_symkey *k, pd_keyset *out, bool *full,
-			char *why, size_t why_size);
+			pd_error *err);
 
 /*
  * DWARF inline facts of one ELF source (inline_facts.c): the file is kept
  * open until pd_inline_index_free().  pd_inline_index_open() fails with
  * PD_EUNSUPPORTED when the source has no DWARF (kallsyms, a stripped file
- * without debug file), PD_EIO when it cannot be read.  `k` must outlive
- * the index; `threads` is the budget inflating its debug file may use
- * (NULL: no thread).
+ * without debug file), PD_EIO when it cannot be read, the reason in
+ * `err`.  `k` must outlive the index; `threads` is the budget inflating
+ * its debug file may use (NULL: no thread).
  */
 typedef struct pd_inline_index pd_inline_index;
 int pd_inline_index_open(pd_inline_index **out, const pd_symsrc *src, const pd_symkey *k,
-			 pd_threads *threads, char *why, size_t why_size);
+			 pd_threads *threads, pd_error *err);
 /* The keys of the functions inlined, at any depth, into the concrete
  * subprograms (functions with code of their own) whose key is `caller`;
  * *found false when there is none.  0 or PD_ENOMEM. */

@@ -176,6 +176,45 @@ int pd_error_set(pd_error *err, int code, const char *file, uint64_t offset,
 	return code;
 }
 
+int pd_error_vreason(pd_error *err, int code, const char *fmt, va_list ap)
+{
+	if (!err)
+		return code;
+	err->code = code;
+	err->offset = PD_NO_OFFSET;
+	vsnprintf(err->message, sizeof err->message, fmt, ap);
+	return code;
+}
+
+int pd_error_reason(pd_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pd_error_vreason(err, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int pd_error_wrap(pd_error *err, int code, const char *file, uint64_t offset,
+		  const char *fmt, ...)
+{
+	if (!err)
+		return code;
+	/* both copied out first: err->message is the reason and the result */
+	char context[PD_ERROR_MESSAGE_MAX] = "", reason[PD_ERROR_MESSAGE_MAX];
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(context, sizeof context, fmt, ap);
+		va_end(ap);
+	}
+	memcpy(reason, err->message, sizeof reason);
+	const char *sep = fmt ? ": " : "";
+	if (file)
+		return pd_error_set(err, code, file, offset, "%s%s%s", context, sep, reason);
+	return pd_error_reason(err, code, "%s%s%s", context, sep, reason);
+}
+
 const char *pd_error_code_str(int code)
 {
 	switch (code) {
@@ -197,16 +236,13 @@ const char *pd_version(void)
 	return PD_VERSION_STRING;
 }
 
-int pd_read_file(const char *path, size_t max, char **data, size_t *len, char *why,
-		 size_t why_size)
+int pd_read_file(const char *path, size_t max, char **data, size_t *len, pd_error *err)
 {
 	*data = NULL;
 	*len = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		if (why && why_size)
-			snprintf(why, why_size, "%s: cannot open: %s", path, strerror(errno));
-		return PD_EIO;
+		return pd_error_reason(err, PD_EIO, "%s: cannot open: %s", path, strerror(errno));
 	}
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap);
@@ -214,10 +250,8 @@ int pd_read_file(const char *path, size_t max, char **data, size_t *len, char *w
 	while (rc == 0) {
 		if (n == cap) {
 			if (cap >= max) {
-				if (why && why_size)
-					snprintf(why, why_size, "%s: larger than %zu MiB", path,
-						 max >> 20);
-				rc = PD_ELIMIT;
+				rc = pd_error_reason(err, PD_ELIMIT, "%s: larger than %zu MiB",
+						     path, max >> 20);
 				break;
 			}
 			char *nb = realloc(buf, cap * 2);
@@ -232,10 +266,8 @@ int pd_read_file(const char *path, size_t max, char **data, size_t *len, char *w
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			if (why && why_size)
-				snprintf(why, why_size, "%s: read failed: %s", path,
-					 strerror(errno));
-			rc = PD_EIO;
+			rc = pd_error_reason(err, PD_EIO, "%s: read failed: %s", path,
+					     strerror(errno));
 		} else if (got == 0) {
 			break;
 		} else {

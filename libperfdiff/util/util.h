@@ -141,10 +141,10 @@ void pd_buf_free(pd_buf *b);
  * Read a whole file to EOF (not trusting st_size: /proc files report 0, a
  * JIT may still be appending).  At most `max` bytes: PD_ELIMIT beyond.
  * On success *data (malloc'd, caller frees) and *len are set; on failure
- * PD_EIO / PD_ENOMEM / PD_ELIMIT with the reason in `why` (may be NULL).
+ * PD_EIO / PD_ENOMEM / PD_ELIMIT, the first and last with a reason that
+ * starts with the path ("<path>: cannot open: ...") in `err`.
  */
-int pd_read_file(const char *path, size_t max, char **data, size_t *len, char *why,
-		 size_t why_size);
+int pd_read_file(const char *path, size_t max, char **data, size_t *len, pd_error *err);
 
 /* ---- options structs ---- */
 
@@ -229,5 +229,37 @@ int pd_error_set(pd_error *err, int code, const char *file, uint64_t offset,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 int pd_error_vset(pd_error *err, int code, const char *file, uint64_t offset,
 		  const char *fmt, va_list ap);
+
+/*
+ * The one convention for internal functions that can fail: return 0 or a
+ * negative PD_E* code and, on failure only, fill the `pd_error *err` they
+ * take last (NULL: the caller wants the code, not the words).  One that
+ * knows the file and offset fills it with pd_error_set().  One that does
+ * not (a decoder of a buffer, a parser of text, a loader whose caller
+ * names the file in its own sentence) fills it with pd_error_reason(): the
+ * code, PD_NO_OFFSET and the bare reason, no place.  The caller that knows
+ * the place then either adds it with pd_error_wrap() or quotes
+ * err->message in its own error or warning ("%s: %s; ... stay [unknown]").
+ * Success writes nothing, so a pd_error on the stack of a hot loop costs
+ * nothing until something fails: callers must not read it after a 0.
+ * The one exception, PD_ENOMEM, may leave `err` as it was: an allocation
+ * deep in a loader is not worth a sentence of its own, and the callers that
+ * quote the message word it themselves ("cannot be read") after clearing
+ * message[0] before the call.
+ */
+int pd_error_reason(pd_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int pd_error_vreason(pd_error *err, int code, const char *fmt, va_list ap);
+
+/*
+ * Put a place and a context in front of the reason in `err` (filled by a
+ * failed call), as pd_error_set() words it: "<file>: offset <offset>:
+ * <context>: <reason>", the offset part left out for PD_NO_OFFSET.  file
+ * NULL: no place, for a caller that knows more than its callee but not
+ * yet where; fmt NULL: no context.  Sets `code` and `offset` (PD_NO_OFFSET
+ * without a file) and returns `code`.
+ */
+int pd_error_wrap(pd_error *err, int code, const char *file, uint64_t offset,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 #endif
