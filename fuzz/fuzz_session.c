@@ -406,7 +406,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	pd_profile_options popts;
 	pd_profile_options_init(&popts);
-	popts.session = opts;
+	popts.session = &opts;
 	pd_profile *p;
 	if (pd_profile_new(&p, &popts, &err) == 0) {
 		if (pd_profile_add_file(p, path, &err) < 0 && err.message[0] == '\0')
