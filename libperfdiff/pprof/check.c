@@ -127,10 +127,18 @@ static int sample(const ck *c, size_t i, const pp_sample *s, uint64_t *sums)
 		sums[k] += (uint64_t)s->value[k];
 	}
 	int rc = 0;
-	for (size_t k = 0; k < s->n_label && !rc; k++)
-		if (!(rc = str(c, "Sample", i, "label key", s->label[k]->key)) &&
-		    !(rc = str(c, "Sample", i, "label str", s->label[k]->str)))
-			rc = str(c, "Sample", i, "label num_unit", s->label[k]->num_unit);
+	for (size_t k = 0; k < s->n_label && !rc; k++) {
+		const pp_label *l = s->label[k];
+		if (!(rc = str(c, "Sample", i, "label key", l->key)) &&
+		    !(rc = str(c, "Sample", i, "label str", l->str)))
+			rc = str(c, "Sample", i, "label num_unit", l->num_unit);
+		/* a time block of the export's grid (import.c) */
+		if (!rc && strcmp(c->m->string_table[l->key], "block") == 0 &&
+		    (l->num < 0 || l->num >= 32))
+			rc = pd_error_set(c->err, PD_ECORRUPT, c->name, PD_NO_OFFSET,
+					  "pprof: Sample %zu: label block %" PRId64 " outside 0..31",
+					  i, l->num);
+	}
 	return rc;
 }
 

@@ -119,9 +119,8 @@ static size_t sample_frames(imp *im, const pp_sample *s)
 	return n;
 }
 
-/* The command and block labels of `s`: 0, or PD_ECORRUPT for a block
- * outside the grid. */
-static int labels(imp *im, size_t i, const pp_sample *s, const char **comm, uint32_t *block)
+/* The command and block labels of `s` (blocks checked by check.c). */
+static void labels(imp *im, const pp_sample *s, const char **comm, uint32_t *block)
 {
 	*comm = im->comm0;
 	*block = 0;
@@ -130,22 +129,17 @@ static int labels(imp *im, size_t i, const pp_sample *s, const char **comm, uint
 		const char *key = pp_str(im->m, l->key);
 		if (strcmp(key, "comm") == 0 && *pp_str(im->m, l->str))
 			*comm = pp_str(im->m, l->str);
-		if (strcmp(key, "block") == 0 && (l->num < 0 || l->num >= 32))
-			return pd_error_set(im->err, PD_ECORRUPT, im->name, PD_NO_OFFSET,
-					    "pprof: Sample %zu: label block %" PRId64
-					    " outside 0..31", i, l->num);
 		if (strcmp(key, "block") == 0)
 			*block = (uint32_t)l->num;
 	}
-	return 0;
 }
 
-static int add_sample(imp *im, size_t i, uint64_t *nsamples)
+static int add_sample(imp *im, const pp_sample *s, uint64_t *nsamples)
 {
-	const pp_sample *s = im->m->sample[i];
 	const char *comm;
 	uint32_t block;
-	int rc = labels(im, i, s, &comm, &block);
+	labels(im, s, &comm, &block);
+	int rc = 0;
 	size_t n = sample_frames(im, s);
 	for (size_t e = 0; e < im->nev && rc == 0 && n; e++) {
 		const pp_event *pe = &im->events[e];
@@ -187,7 +181,7 @@ static int run_samples(imp *im, uint64_t *nsamples)
 {
 	int rc = 0;
 	for (size_t i = 0; i < im->m->n_sample && rc == 0; i++)
-		rc = add_sample(im, i, nsamples);
+		rc = add_sample(im, im->m->sample[i], nsamples);
 	return rc;
 }
 

@@ -40,7 +40,7 @@ typedef Perftools__Profiles__Line pp_line;
 
 /* Caps on one input (docs/pprof.md): a hostile file is refused before it
  * can make the reader allocate or walk more. */
-#define PP_MAX_INFLATED ((size_t)1 << 30)   /* protobuf bytes after gunzip */
+#define PP_MAX_INFLATED ((size_t)1 << 28)   /* protobuf bytes after gunzip */
 #define PP_MAX_MEMORY ((size_t)3 << 30)     /* the decoded message in all */
 #define PP_MAX_STRINGS ((size_t)1 << 24)
 #define PP_MAX_ENTRIES ((size_t)1 << 26)    /* samples, locations, ... each */

@@ -105,6 +105,11 @@ static int one_output(const report_pprof_args *a, const char *const *in, size_t 
 int report_pprof(const report_pprof_args *a)
 {
 	bool dir = is_dir(a->out_path);
+	/* -o DIR/ names a directory, made when it is not there yet */
+	if (dir && mkdir(a->out_path, 0777) < 0 && errno != EEXIST) {
+		cli_error("%s: cannot make the directory: %s", a->out_path, strerror(errno));
+		return CLI_EXIT_ERROR;
+	}
 	if (a->npaths > 1 && !a->merge && !dir) {
 		cli_usage_error("report", "--format=pprof with several FILEs writes one file each "
 			       "into -o DIR/, or one of their sum with --merge");
