@@ -76,7 +76,12 @@ int pp_events(const pp_profile *m, pp_event *ev, size_t *nev, const char *name,
 {
 	size_t n = 0;
 	for (size_t i = 0; i < m->n_sample_type; n++) {
-		bool pair = is_count(m, i) && i + 1 < m->n_sample_type && !is_count(m, i + 1);
+		/* an export's event may itself be named "samples": its comment
+		 * says it is an event */
+		pp_event probe;
+		bool pair = is_count(m, i) && i + 1 < m->n_sample_type &&
+			    (!is_count(m, i + 1) ||
+			     ident_comment(m, pp_str(m, m->sample_type[i + 1]->type), &probe));
 		if (pair) {
 			one_event(m, (int)i, (int)i + 1, &ev[n]);
 			i += 2;
