@@ -9,17 +9,21 @@
 #   session      a file-mode perf.data read, mapped and symbolized
 #   debug_inflate  an ELF debug file whose compressed sections are inflated
 #                (seeds: a tiny program compiled with cc -gz, objcopy'd)
+#   pprof        a pprof profile, gzipped or raw (seeds: exports of
+#                tests/data made by this build's perfdiff)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 shift || true
-harnesses=${*:-reader_file reader_pipe kallsyms session debug_inflate}
+harnesses=${*:-reader_file reader_pipe kallsyms session debug_inflate pprof}
 build=${PD_FUZZ_BUILD:-$here/build-fuzz}
 work=${PD_FUZZ_WORK:-$build/work}
 cmake -S "$here" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DPERFDIFF_FUZZ=ON -DPERFDIFF_TESTS=OFF >/dev/null
 targets=""
 for h in $harnesses; do targets="$targets fuzz_$h"; done
+# the pprof seeds are exports made by the CLI of the same build
+case " $harnesses " in *" pprof "*) targets="$targets perfdiff_cli" ;; esac
 # shellcheck disable=SC2086
 cmake --build "$build" -j2 --target $targets >/dev/null
 
@@ -27,7 +31,8 @@ seeds_file=$work/seeds-file
 seeds_pipe=$work/seeds-pipe
 seeds_ksyms=$work/seeds-kallsyms
 seeds_infl=$work/seeds-debug_inflate
-mkdir -p "$seeds_file" "$seeds_pipe" "$seeds_ksyms" "$seeds_infl" "$work/artifacts"
+seeds_pprof=$work/seeds-pprof
+mkdir -p "$seeds_file" "$seeds_pipe" "$seeds_ksyms" "$seeds_infl" "$seeds_pprof" "$work/artifacts"
 corpus=$here/../shared/corpus
 # file-mode seeds: whole files; pipe seeds: pipe files without their 16-byte header
 while IFS= read -r -d '' f; do
@@ -74,9 +79,18 @@ EOF
 fi
 
 status=0
+# pprof seeds: the fixtures exported, gzipped and raw (symbolized with
+# whatever this machine has; the reader does not care)
+for f in fp dwarf sys; do
+	if "$build/perfdiff" report --format=pprof -o "$seeds_pprof/$f.pb.gz" \
+		"$here/tests/data/$f.data" >/dev/null 2>&1; then
+		gzip -dc "$seeds_pprof/$f.pb.gz" > "$seeds_pprof/$f.pb" || true
+	fi
+done
 for h in $harnesses; do
 	case $h in
 	reader_file|session) seeds=$seeds_file; max_len=262144 ;;
+	pprof) seeds=$seeds_pprof; max_len=65536 ;;
 	reader_pipe) seeds=$seeds_pipe; max_len=262144 ;;
 	kallsyms) seeds=$seeds_ksyms; max_len=65536 ;;
 	debug_inflate) seeds=$seeds_infl; max_len=65536 ;;

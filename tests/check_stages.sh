@@ -2,7 +2,8 @@
 # The stage rule of docs/architecture.md, checked on every #include in
 # libperfdiff/ and include/perfdiff/.  Data flows one way through the
 # library's folders, util -> reader -> machine -> symbols -> unwind ->
-# session -> profile -> report -> diff -> output, and so do includes:
+# session -> profile -> pprof -> report -> diff -> output, and so do
+# includes:
 #
 #   - a file of a stage includes its own stage's headers, and of an earlier
 #     stage only the interface headers listed below (INTERFACES), never a
@@ -22,7 +23,7 @@
 set -u
 cd "${1:-$(dirname "$0")/..}" || exit 2
 
-STAGES='util reader machine symbols unwind session profile report diff output'
+STAGES='util reader machine symbols unwind session profile pprof report diff output'
 # What a later stage may include of an earlier one (paths under libperfdiff/).
 INTERFACES='
 	util/util.h util/u64map.h util/threads.h
@@ -31,12 +32,12 @@ INTERFACES='
 	symbols/symbolizer.h symbols/symfacts.h
 	unwind/unwind.h unwind/lbr.h
 	session/session.h
-	profile/options.h
+	profile/options.h profile/builder.h
 '
 # The stage of each public header (include/perfdiff/).
 PUBLIC='
 	common.h=util reader.h=reader symcache.h=symbols unwind.h=unwind
-	session.h=session profile.h=profile report.h=report diff.h=diff
+	session.h=session profile.h=profile pprof.h=pprof report.h=report diff.h=diff
 	output.h=output
 '
 DOC=docs/architecture.md

@@ -20,6 +20,7 @@
 #include "reader.h"
 #include "session.h"
 #include "profile.h"
+#include "pprof.h"
 #include "report.h"
 #include "diff.h"
 #include "output.h"

@@ -109,6 +109,29 @@ int pd_blockrun_switch(pd_blockacc *a, uint32_t node, uint32_t block)
 	return 0;
 }
 
+static uint32_t add_sat(uint32_t c, uint64_t n)
+{
+	return n >= UINT32_MAX - c ? UINT32_MAX : c + (uint32_t)n;
+}
+
+int pd_blockrun_count_n(pd_blockrun *b, uint32_t ev, uint32_t node, uint32_t block,
+			uint64_t n)
+{
+	if (n == 0)
+		return 0;
+	int rc = pd_blockrun_count(b, ev, node, block);
+	if (rc < 0 || n == 1)
+		return rc;
+	/* the first sample opened or logged the cell the others join */
+	pd_blockacc *a = &b->acc[ev];
+	a->total[block] += n - 1;
+	if (a->open[node].block1 == block + 1)
+		a->open[node].count = add_sat(a->open[node].count, n - 1);
+	else
+		a->cells[a->n - 1].count = add_sat(a->cells[a->n - 1].count, n - 1);
+	return 0;
+}
+
 /* x >> d for any d: a sample far in the future (a hostile time) widens
  * the blocks by more than 31 levels at once. */
 static uint32_t shr(uint32_t x, unsigned d)

@@ -433,8 +433,7 @@ static int fold_record(run_state *st, const pd_srec *r)
 	return 0;
 }
 
-/* Sums over runs and the trees' derived values. */
-static int finish_run(pd_profile *p)
+int pd_profile_end_run(pd_profile *p)
 {
 	int rc = 0;
 	for (size_t i = 0; i < p->nevents; i++) {
@@ -591,7 +590,7 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	/* every name the folding took from the session is interned by now */
 	pd_profile_release_session(p, s);
 
-	int frc = finish_run(p);
+	int frc = pd_profile_end_run(p);
 	if (frc < 0 && rc == 0)
 		rc = pd_error_set(err, frc, path, PD_NO_OFFSET, "out of memory");
 	return rc < 0 ? rc : 0;

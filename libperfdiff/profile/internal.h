@@ -11,6 +11,7 @@
  *   pipeline.c  a thread reading the session into records (pipeline.h)
  *   fold.c      pd_profile_add_file(): records → frame ids → tree
  *   blocks.c    time blocks: a run's grid, leaf samples per (node, block)
+ *   builder.c   a run from imported stacks (builder.h, for pprof/)
  *   facts.c     symbol facts: which files named a dso, read on demand
  *   flat.c      the children/self view
  *   chains.c    perf-style chains under one entry
@@ -324,6 +325,11 @@ static inline int pd_blockrun_count(pd_blockrun *b, uint32_t ev, uint32_t node, 
 	return 0;
 }
 
+/* Count `n` samples at once (an imported stack's), as many calls of
+ * pd_blockrun_count() would.  0 or PD_ENOMEM. */
+int pd_blockrun_count_n(pd_blockrun *b, uint32_t ev, uint32_t node, uint32_t block,
+			uint64_t n);
+
 /* Store the run's grid and counts in the profile (run `run`). */
 int pd_blockrun_finish(pd_blockrun *b, struct pd_profile *p, size_t run);
 
@@ -341,6 +347,9 @@ typedef struct pd_stacktab {
 void pd_stacktab_init(pd_stacktab *s);
 void pd_stacktab_free(pd_stacktab *s);
 int pd_stacktab_add(pd_stacktab *s, uint32_t comm, uint32_t leaf, uint64_t period);
+/* `samples` samples of `period` in all at once (an imported stack). */
+int pd_stacktab_add_n(pd_stacktab *s, uint32_t comm, uint32_t leaf, uint64_t samples,
+		      uint64_t period);
 
 /* ---------------------------------------------------------------- events */
 
@@ -451,6 +460,9 @@ int pd_facts_record(pd_facts *f, pd_session *s, const char *dso, bool kernel);
  * a question is asked). */
 size_t pd_facts_loaded(const pd_profile *p);
 
+/* Sums over runs and the trees' derived values, after a run: 0 or
+ * PD_ENOMEM. */
+int pd_profile_end_run(pd_profile *p);
 /* Grow per-run arrays of every event for run `run`. */
 int pd_profile_begin_run(pd_profile *p, const char *path);
 /* Keep warning `msg` of kind `kind` about the run being read from `path`

@@ -51,6 +51,12 @@ static int grow(pd_stacktab *s)
 
 int pd_stacktab_add(pd_stacktab *s, uint32_t comm, uint32_t leaf, uint64_t period)
 {
+	return pd_stacktab_add_n(s, comm, leaf, 1, period);
+}
+
+int pd_stacktab_add_n(pd_stacktab *s, uint32_t comm, uint32_t leaf, uint64_t samples,
+		      uint64_t period)
+{
 	uint64_t key = (uint64_t)comm << 32 | leaf;
 	uint32_t i = pd_idmap_get(&s->index, key);
 	if (i == PD_NO_ID) {
@@ -66,7 +72,7 @@ int pd_stacktab_add(pd_stacktab *s, uint32_t comm, uint32_t leaf, uint64_t perio
 		s->samples[i] = 0;
 	}
 	s->period[i] += period;
-	s->samples[i]++;
+	s->samples[i] += samples;
 	s->out_valid = false;
 	return 0;
 }

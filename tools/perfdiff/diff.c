@@ -362,7 +362,7 @@ static void *build_side(void *arg)
 	for (size_t i = 0; i < c->npaths[j->side]; i++) {
 		size_t runs = pd_profile_run_count(j->p);
 		memset(&j->err, 0, sizeof j->err);
-		int rc = pd_profile_add_file(j->p, c->paths[j->side][i], &j->err);
+		int rc = pd_profile_add_input(j->p, c->paths[j->side][i], &j->err);
 		j->warn_end[i] = pd_profile_warning_count(j->p);
 		j->nread = i + 1;
 		if (rc < 0) {

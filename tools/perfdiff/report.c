@@ -36,6 +36,8 @@ typedef struct cli_report {
 	size_t npaths;
 	bool threshold_set;
 	cli_io io;                 /* -o, -q, -v, --strict, --color */
+	bool pprof;                /* --format=pprof (report_pprof.c) */
+	bool merge;                /* --merge: one pprof of every FILE */
 	cli_warns warns;           /* of every file, summed up at the end */
 	int argc;                  /* the arguments, for what the filters were */
 	char **argv;
@@ -72,10 +74,13 @@ static int apply_value(cli_report *c, opt_kind kind, const char *val)
 	pd_report_write_options *ro = &c->ro;
 	switch (kind) {
 	case OPT_FORMAT:
+		c->pprof = strcmp(val, "pprof") == 0;
+		if (c->pprof)
+			break;
 		if (cli_format_parse(CMD, val, CLI_FORMAT_BIT(PD_FORMAT_TEXT) |
 				     CLI_FORMAT_BIT(PD_FORMAT_JSON) | CLI_FORMAT_BIT(PD_FORMAT_CSV) |
 				     CLI_FORMAT_BIT(PD_FORMAT_FOLDED) | CLI_FORMAT_BIT(PD_FORMAT_LKP),
-				     "text, json, csv, folded or lkp", &ro->format) < 0)
+				     "text, json, csv, folded, lkp or pprof", &ro->format) < 0)
 			return CLI_EXIT_ERROR;
 		break;
 	case OPT_ORDER:
@@ -129,6 +134,8 @@ static int own_flag(cli_report *c, int argc, char **argv, int *i)
 		c->ro.mean = true;
 	else if (strcmp(a, "--no-chains") == 0)
 		c->ro.chains = false;
+	else if (strcmp(a, "--merge") == 0)
+		c->merge = true;
 	else
 		return cli_io_parse(&c->io, argc, argv, i);
 	return 1;
@@ -174,6 +181,8 @@ static int check_args(cli_report *c)
 		return CLI_EXIT_ERROR;
 	if (c->ro.mean && c->ro.format != PD_FORMAT_LKP)
 		return cli_usage_error(CMD, "--mean goes with --format=lkp");
+	if (c->merge && !c->pprof)
+		return cli_usage_error(CMD, "--merge goes with --format=pprof");
 	if (c->ro.format == PD_FORMAT_LKP)
 		pd_lkp_profile_options(&c->po.popts, &c->po.sopts);
 	return -1;
@@ -250,7 +259,7 @@ static int read_files(cli_report *c, pd_profile *p)
 		size_t runs = pd_profile_run_count(p), from = pd_profile_warning_count(p);
 		pd_error err;
 		memset(&err, 0, sizeof err);
-		int rc = pd_profile_add_file(p, c->paths[i], &err);
+		int rc = pd_profile_add_input(p, c->paths[i], &err);
 		hold_warnings(c, p, runs, from, c->paths[i]);
 		if (rc < 0) {
 			cli_warns_print(&c->warns, &c->io);
@@ -293,8 +302,25 @@ static void explain_empty(cli_report *c, const pd_profile *p)
 	cli_warns_add(&c->warns, NULL, PD_WARN_OTHER, text);
 }
 
+/* --format=pprof: the exports, the command line as their comment. */
+static int run_pprof(cli_report *c)
+{
+	char cmdline[4096];
+	size_t at = (size_t)snprintf(cmdline, sizeof cmdline, "perfdiff");
+	for (int i = 0; i < c->argc && at < sizeof cmdline; i++)
+		at += (size_t)snprintf(cmdline + at, sizeof cmdline - at, " %s", c->argv[i]);
+	const char *comments[] = { cmdline };
+	report_pprof_args a = { c->paths, c->npaths, &c->po.popts, c->io.out_path, c->merge,
+				comments, 1, &c->warns };
+	int st = report_pprof(&a);
+	cli_warns_print(&c->warns, &c->io);
+	return st != CLI_EXIT_OK ? st : cli_warns_status(&c->warns, &c->io);
+}
+
 static int run(cli_report *c)
 {
+	if (c->pprof)
+		return run_pprof(c);
 	pd_profile *p = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);
@@ -330,7 +356,8 @@ int cmd_report(int argc, char **argv)
 	cli_io_init(&c.io, CMD, true);
 	cli_warns_init(&c.warns);
 	int st = parse_args(argc, argv, &c);
-	if (st < 0 && cli_io_open(&c.io) < 0)
+	/* pprof opens its own outputs: -o may be a directory */
+	if (st < 0 && !c.pprof && cli_io_open(&c.io) < 0)
 		st = CLI_EXIT_ERROR;
 	if (st < 0) {
 		if (c.npaths > 1)
