@@ -97,11 +97,17 @@ int pd_profile_add_pprof(pd_profile *p, const char *path, pd_error *err)
 		return pd_error_set(err, PD_EINVAL, "<null>", PD_NO_OFFSET, "no path given");
 	char *data;
 	size_t len;
-	char why[256];
+	pd_error why;
+	why.message[0] = '\0';
 	/* the compressed input may not exceed what it may inflate to */
-	int rc = pd_read_file(path, PP_MAX_INFLATED, &data, &len, why, sizeof why);
-	if (rc < 0)
-		return pd_error_set(err, rc, path, PD_NO_OFFSET, "%s", why);
+	int rc = pd_read_file(path, PP_MAX_INFLATED, &data, &len, &why);
+	if (rc < 0 && !why.message[0])  /* PD_ENOMEM may come without a reason */
+		return pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
+	if (rc < 0) {  /* the reason names the path */
+		if (err)
+			*err = why;
+		return rc;
+	}
 	rc = pd_profile_add_pprof_buffer(p, data, len, path, err);
 	free(data);
 	return rc;
