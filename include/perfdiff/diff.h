@@ -427,6 +427,37 @@ PD_EXTERN(size_t) pd_diff_relation_count(const pd_diff *d);
 PD_EXTERN(const pd_diff_relation *) pd_diff_relation_at(const pd_diff *d, size_t i);
 
 /**
+ * The aligned tree: the base and new calling-context trees of the event
+ * compared drawn as one, what a differential flame graph shows.  Node 0
+ * is the root; a node's parent comes before it.  An aligned pair (the
+ * same function, or two a relation pairs: renamed, inlined frames that
+ * reappear one level up, a moved subtree) is one node with both names;
+ * a node of one side only has NULL for the other side's name and zeros
+ * for its values.  A moved subtree hangs where the base has it; its new
+ * values are the new tree's, so a node's new value may exceed the sum of
+ * its children's.  Nodes are built by pd_diff_new(); pointers stay valid
+ * until pd_diff_free().
+ */
+typedef struct pd_diff_node {
+	size_t parent;             /**< index of the caller's node; SIZE_MAX for the root */
+	const char *base_symbol;   /**< NULL: not in the base tree (or the root) */
+	const char *new_symbol;    /**< NULL: not in the new tree (or the root) */
+	const char *dso;           /**< the dso (the base's when both); NULL for the root */
+	pd_diff_side base, new;    /**< inclusive value per run, in the rows' unit
+	                                (points, or per second with PD_DIFF_ABSOLUTE) */
+	double base_self, new_self; /**< mean self value (the node's own cost) */
+	double change;             /**< new.mean - base.mean (points; absolute: per second) */
+	const pd_diff_row *row;    /**< its PD_DIFF_TREE row (p, q, significant) when the
+	                                diff was made with PD_DIFF_TREE_ROWS, else NULL */
+	const pd_diff_relation *relation; /**< the relation its node(s) take part in, or NULL */
+} pd_diff_node;
+
+/** Nodes of the aligned tree (at least 1, the root) and node `i` (NULL
+ * when out of range). */
+PD_EXTERN(size_t) pd_diff_node_count(const pd_diff *d);
+PD_EXTERN(const pd_diff_node *) pd_diff_node_at(const pd_diff *d, size_t i);
+
+/**
  * Total period, samples and recording span (ns, pd_profile_run_span(); 0
  * unknown) of the event on a side (`side` 0 = base, 1 = new), for run
  * `run` (SIZE_MAX: all runs).

@@ -17,7 +17,7 @@
  *                                folded stacks, the robot's lkp keys
  *      pd_diff_write()           a comparison (diff.h): text with explained
  *                                shifts first, the robot's compare table
- *                                (lkp), JSON, CSV
+ *                                (lkp), JSON, CSV, an HTML page, an SVG
  *      pd_diff_write_folded()    two profiles as a differential flame
  *                                graph's input (no comparison needed)
  *      pd_script_write_sample()  one sample (session.h) at a time, like
@@ -97,10 +97,13 @@ typedef enum pd_format {
 	PD_FORMAT_CSV = 2,    /**< RFC 4180, CRLF line ends */
 	PD_FORMAT_FOLDED = 3, /**< collapsed stacks, flamegraph.pl's input */
 	PD_FORMAT_LKP = 4,    /**< the kernel test robot's layouts (report.h) */
+	PD_FORMAT_HTML = 5,   /**< one self-contained page with flame graphs */
+	PD_FORMAT_SVG = 6,    /**< a static differential flame graph */
 } pd_format;
 
 /**
- * The format named `name` ("text", "json", "csv", "folded", "lkp"), or
+ * The format named `name` ("text", "json", "csv", "folded", "lkp",
+ * "html", "svg"), or
  * PD_EINVAL (negative) for anything else, NULL included.
  */
 PD_EXTERN(int) pd_format_parse(const char *name);
@@ -213,7 +216,7 @@ PD_EXTERN(int) pd_json_end(pd_writer *w);
 /** Options of pd_report_write().  Initialise with pd_report_write_options_init(). */
 typedef struct pd_report_write_options {
 	unsigned int version;
-	pd_format format;        /**< text (default), json, csv, folded or lkp */
+	pd_format format;        /**< text (default), json, csv, folded, lkp or html */
 	int event;               /**< event index; -1 (default): every event with samples;
 	                              folded: then the default event
 	                              (pd_profile_default_event()), nothing without one;
@@ -267,6 +270,9 @@ PD_EXTERN(void) pd_report_write_options_init(pd_report_write_options *o);
  *           report.h: the profile must be built with
  *           pd_lkp_profile_options(); several runs: each run's keys
  *           under a "# NAME" line, or with `mean` their means
+ *   html    one self-contained page (script, style and data inline, no
+ *           network): per event a flame graph with search, zoom and
+ *           tooltips, and the children/self table (docs/html-report.md)
  * The profile is not changed but builds its views on first use, hence
  * not const.
  * @return 0; PD_EINVAL (bad options or event); the profile's error; or
@@ -288,7 +294,7 @@ typedef enum pd_diff_sort {
  * with pd_diff_write_options_init(). */
 typedef struct pd_diff_write_options {
 	unsigned int version;
-	pd_format format;        /**< text (default), lkp, json or csv */
+	pd_format format;        /**< text (default), lkp, json, csv, html or svg */
 	bool all;                /**< every row, not only the significant ones and those
 	                              of the listed shifts */
 	const char *const *files[2]; /**< the file names of each side (0 base, 1 new),
@@ -336,6 +342,12 @@ PD_EXTERN(void) pd_diff_write_options_init(pd_diff_write_options *o);
  *   json  schema "perfdiff.diff/1" (docs/diff-json.md)
  *   csv   one line per shown row, the fields of the JSON rows and the
  *         value of every run
+ *   html  one self-contained page (docs/html-report.md): the text's
+ *         header, shifts and table, and an interactive differential
+ *         flame graph of the aligned tree (pd_diff_node); its colours
+ *         grey a node by its tree row's test, so make the diff with
+ *         PD_DIFF_TREE_ROWS (without, nodes are coloured untested)
+ *   svg   the same flame graph, static, with <title> tooltips
  * A row is shown when it is significant, explained by a listed shift, or
  * with `all`.  The diff's profiles must still exist.
  * @return 0, PD_EINVAL (bad options, a format a diff has not) or the

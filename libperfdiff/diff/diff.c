@@ -193,20 +193,39 @@ static int row_cmp(const void *a, const void *b)
 
 /* Rows sorted for the public, and each relation pointed at its row: the
  * sort moves rows, so they are found again by their shift. */
+typedef struct row_ref {
+	pd_diff_row pub;
+	size_t i;
+} row_ref;
+
+static int row_ref_cmp(const void *a, const void *b)
+{
+	return row_cmp(&((const row_ref *)a)->pub, &((const row_ref *)b)->pub);
+}
+
 static int publish_rows(pd_diff *d)
 {
-	d->out = pd_arena_alloc(&d->arena, (d->nrows ? d->nrows : 1) * sizeof *d->out);
-	if (!d->out)
+	size_t n = d->nrows ? d->nrows : 1;
+	row_ref *v = malloc(n * sizeof *v);
+	d->out = pd_arena_alloc(&d->arena, n * sizeof *d->out);
+	d->rowpos = pd_arena_alloc(&d->arena, n * sizeof *d->rowpos);
+	if (!v || !d->out || !d->rowpos) {
+		free(v);
 		return PD_ENOMEM;
+	}
 	for (size_t i = 0; i < d->nrows; i++) {
 		dt_row *r = &d->rows[i];
-		d->out[i] = r->pub;
-		d->out[i].relation = r->rel != DT_NONE ? &d->rels[r->rel] : NULL;
+		v[i] = (row_ref){ r->pub, i };
+		v[i].pub.relation = r->rel != DT_NONE ? &d->rels[r->rel] : NULL;
 	}
-	qsort(d->out, d->nrows, sizeof *d->out, row_cmp);
-	for (size_t i = 0; i < d->nrows; i++)
-		if (d->out[i].metric == PD_DIFF_SHIFT && d->out[i].relation)
-			d->rels[d->out[i].relation - d->rels].row = &d->out[i];
+	qsort(v, d->nrows, sizeof *v, row_ref_cmp);
+	for (size_t k = 0; k < d->nrows; k++) {
+		d->out[k] = v[k].pub;
+		d->rowpos[v[k].i] = k;  /* the aligned tree's nodes find their rows */
+		if (d->out[k].metric == PD_DIFF_SHIFT && d->out[k].relation)
+			d->rels[d->out[k].relation - d->rels].row = &d->out[k];
+	}
+	free(v);
 	return 0;
 }
 
@@ -341,7 +360,8 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 	d->test = choose_test(d);
 	if ((rc = pd_diff_row_stats(d, err)) < 0)
 		goto fail;
-	if ((rc = pd_diff_finish_relations(d)) < 0 || (rc = publish_rows(d)) < 0) {
+	if ((rc = pd_diff_finish_relations(d)) < 0 || (rc = publish_rows(d)) < 0 ||
+	    (rc = pd_diff_build_nodes(d)) < 0) {
 		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
 		goto fail;
 	}
@@ -364,6 +384,7 @@ void pd_diff_free(pd_diff *d)
 	for (int s = 0; s < 2; s++) {
 		free(d->ctrow[s]);
 		free(d->krow[s]);
+		free(d->trow[s]);
 	}
 	free(d->rows);
 	pd_u64map_free(&d->row_index);

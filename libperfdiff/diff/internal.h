@@ -484,6 +484,18 @@ struct pd_diff {
 	uint32_t *krow[2];    /* per key: its children row [0] and self row [1] */
 	double *unit[2];      /* per run: value of one period (share points or per second) */
 	double *sunit[2];     /* per run: value of one sample */
+	/* the aligned tree as one (nodes.c) and what links it to rows and
+	 * relations */
+	pd_diff_node *nodes;
+	size_t nnodes;
+	uint32_t *trow[2];    /* per node of each tree: its tree row (DT_NONE; NULL
+	                         without PD_DIFF_TREE_ROWS) */
+	size_t *rowpos;       /* per row (d->rows): its place in d->out */
+	uint32_t *relmap;     /* per aligner relation: its public one (DT_NONE) */
 };
+
+/* The aligned tree's nodes (nodes.c), once rows and relations are
+ * published.  0 or PD_ENOMEM. */
+int pd_diff_build_nodes(struct pd_diff *d);
 
 #endif

@@ -223,7 +223,8 @@ int pd_diff_collect_relations(pd_diff *d)
 	size_t cap = al->nrels ? al->nrels : 1;
 	d->rels = pd_arena_alloc(&d->arena, cap * sizeof *d->rels);
 	d->relinfo = pd_arena_alloc(&d->arena, cap * sizeof *d->relinfo);
-	if (!d->rels || !d->relinfo)
+	d->relmap = pd_arena_alloc(&d->arena, cap * sizeof *d->relmap);
+	if (!d->rels || !d->relinfo || !d->relmap)
 		return PD_ENOMEM;
 	pd_buf b;
 	memset(&b, 0, sizeof b);
@@ -236,6 +237,7 @@ int pd_diff_collect_relations(pd_diff *d)
 		size_t j = 0;
 		while (j < n && !same_rel(&d->rels[j], &d->rels[n]))
 			j++;
+		d->relmap[i] = (uint32_t)j;  /* its place before the sort (finish) */
 		if (j < n) {
 			if (d->rels[n].score > d->rels[j].score) {
 				d->rels[j].score = d->rels[n].score;
@@ -390,6 +392,21 @@ static void attach_rows(pd_diff *d)
 		d->rows[d->relinfo[i].row].rel = (uint32_t)i;
 }
 
+/* The aligner's relations to their public places after the sort: the
+ * aligned tree's nodes name their relation through d->relmap. */
+static int remap_relations(pd_diff *d, const relsort *v, size_t n)
+{
+	uint32_t *post = malloc((n ? n : 1) * sizeof *post);
+	if (!post)
+		return PD_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		post[v[i].order] = (uint32_t)i;
+	for (size_t a = 0; a < d->align.nrels; a++)
+		d->relmap[a] = d->relmap[a] < n ? post[d->relmap[a]] : DT_NONE;
+	free(post);
+	return 0;
+}
+
 int pd_diff_finish_relations(pd_diff *d)
 {
 	size_t n = d->nrels;
@@ -407,7 +424,8 @@ int pd_diff_finish_relations(pd_diff *d)
 		d->rels[i] = v[i].r;
 		d->relinfo[i] = v[i].ri;
 	}
+	int rc = remap_relations(d, v, n);
 	free(v);
 	attach_rows(d);
-	return 0;
+	return rc;
 }

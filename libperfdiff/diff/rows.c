@@ -268,6 +268,13 @@ out:
 static int tree_rows(pd_diff *d, pd_buf *b)
 {
 	for (int side = 0; side < 2; side++) {
+		uint32_t nn = d->tree[side].nn;
+		if (!(d->trow[side] = malloc((nn ? nn : 1) * sizeof *d->trow[side])))
+			return PD_ENOMEM;
+		for (uint32_t v = 0; v < nn; v++)
+			d->trow[side][v] = DT_NONE;
+	}
+	for (int side = 0; side < 2; side++) {
 		const dt_tree *t = &d->tree[side];
 		const dt_tree *o = &d->tree[!side];
 		for (uint32_t v = 1; v < t->nn; v++) {
@@ -285,6 +292,9 @@ static int tree_rows(pd_diff *d, pd_buf *b)
 			if (row == DT_NONE)
 				return PD_ENOMEM;
 			set_sym(&d->rows[row], nt, nv);
+			d->trow[side][v] = row;
+			if (p != DT_NONE)
+				d->trow[!side][p] = row;
 			for (size_t r = 0; r < t->nruns; r++)
 				row_add(d, row, side, r,
 					(double)t->incl[(size_t)v * t->nruns + r] * d->unit[side][r]);

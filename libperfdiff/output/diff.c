@@ -164,6 +164,10 @@ static int dispatch(const pdo_diff *v, pd_format f)
 		return pdo_diff_json(v);
 	case PD_FORMAT_CSV:
 		return pdo_diff_csv(v);
+	case PD_FORMAT_HTML:
+		return pdo_diff_html(v);
+	case PD_FORMAT_SVG:
+		return pdo_diff_svg(v);
 	default:
 		return pdo_diff_text(v);
 	}
@@ -229,7 +233,8 @@ int pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write_options *o
 	int rc = pdo_diff_options(&opts, o, err);
 	if (rc == 0)
 		rc = pdo_format_check(opts.format, PDO_BIT(PD_FORMAT_TEXT) | PDO_BIT(PD_FORMAT_LKP) |
-				      PDO_BIT(PD_FORMAT_JSON) | PDO_BIT(PD_FORMAT_CSV),
+				      PDO_BIT(PD_FORMAT_JSON) | PDO_BIT(PD_FORMAT_CSV) |
+				      PDO_BIT(PD_FORMAT_HTML) | PDO_BIT(PD_FORMAT_SVG),
 				      "a diff (pd_diff_write_folded() writes folded stacks)", err);
 	if (rc < 0)
 		return rc;

@@ -9,7 +9,8 @@
 
 static const char *const names[] = {
 	[PD_FORMAT_TEXT] = "text", [PD_FORMAT_JSON] = "json", [PD_FORMAT_CSV] = "csv",
-	[PD_FORMAT_FOLDED] = "folded", [PD_FORMAT_LKP] = "lkp",
+	[PD_FORMAT_FOLDED] = "folded", [PD_FORMAT_LKP] = "lkp", [PD_FORMAT_HTML] = "html",
+	[PD_FORMAT_SVG] = "svg",
 };
 
 #define NNAMES (sizeof names / sizeof names[0])

@@ -46,6 +46,7 @@ int pdo_report_json(const pdo_report *r);
 int pdo_report_csv(const pdo_report *r);
 int pdo_report_folded(const pdo_report *r);
 int pdo_report_lkp(const pdo_report *r);
+int pdo_report_html(const pdo_report *r);
 
 /* Events to write: the chosen one, or every event with samples.  Fills
  * `evs` (room for pd_profile_event_count() entries) and returns how many. */
@@ -155,6 +156,9 @@ int pdo_diff_text(const pdo_diff *v);
 int pdo_diff_lkp(const pdo_diff *v);
 int pdo_diff_json(const pdo_diff *v);
 int pdo_diff_csv(const pdo_diff *v);
+/* One self-contained page (diff_html.c); a static flame graph (svg.c). */
+int pdo_diff_html(const pdo_diff *v);
+int pdo_diff_svg(const pdo_diff *v);
 
 /* Row `k` in the order written (pd_diff_write_options.sort). */
 static inline const pd_diff_row *pdo_diff_row(const pdo_diff *v, size_t k)

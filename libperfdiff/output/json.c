@@ -68,7 +68,7 @@ void pdo_json_str(pd_writer *w, const char *s)
 	size_t i = 0, run = 0;
 	while (i < n) {
 		unsigned char c = p[i];
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && (c != '<' || !w->html)) {
 			i++;
 			continue;
 		}
@@ -141,6 +141,17 @@ void pdo_json_real(pd_writer *w, double x)
 	}
 	char buf[48];
 	pdo_putn(w, buf, real_text(buf, sizeof buf, x));
+}
+
+void pdo_json_short(pd_writer *w, double x)
+{
+	if (!isfinite(x)) {
+		pdo_putn(w, "null", 4);
+		return;
+	}
+	char buf[32];
+	int r = snprintf(buf, sizeof buf, "%.5g", x);
+	pdo_putn(w, buf, r > 0 && (size_t)r < sizeof buf ? (size_t)r : 0);
 }
 
 /* ---- structure ---- */

@@ -32,6 +32,11 @@ void pdo_json_hex(pd_writer *w, uint64_t v);
  * NaN or infinity: a p-value the engine could not compute). */
 void pdo_json_real(pd_writer *w, double x);
 
+/* A real with 5 significant digits ("12.346", "1.5e-05"), null when not
+ * finite: the flame graphs' data, where 200k nodes of 17 digits each
+ * would make a page too big to open quickly and a pixel is 0.1 %. */
+void pdo_json_short(pd_writer *w, double x);
+
 /* The separator a value needs where it stands (structure layer). */
 void pdo_json_item(pd_writer *w);
 

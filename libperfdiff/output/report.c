@@ -50,6 +50,8 @@ static int dispatch(const pdo_report *r)
 		return pdo_report_folded(r);
 	case PD_FORMAT_LKP:
 		return pdo_report_lkp(r);
+	case PD_FORMAT_HTML:
+		return pdo_report_html(r);
 	default:
 		return pdo_report_text(r);
 	}
@@ -68,7 +70,7 @@ int pd_report_write(pd_writer *w, pd_profile *p, const pd_report_write_options *
 	if (rc == 0)
 		rc = pdo_format_check(r.o.format, PDO_BIT(PD_FORMAT_TEXT) | PDO_BIT(PD_FORMAT_JSON) |
 				      PDO_BIT(PD_FORMAT_CSV) | PDO_BIT(PD_FORMAT_FOLDED) |
-				      PDO_BIT(PD_FORMAT_LKP), "a report", err);
+				      PDO_BIT(PD_FORMAT_LKP) | PDO_BIT(PD_FORMAT_HTML), "a report", err);
 	if (rc == 0)
 		rc = check_event(&r);
 	/* the profile's options as this library lays them out, whatever

@@ -45,6 +45,8 @@ struct pd_writer {
 	unsigned depth;
 	bool after_key;          /* a key was written, its value comes next */
 	bool sep_done;           /* pd_json_newline() wrote the separator */
+	bool html;               /* JSON strings also escape '<' (\u003C): inside an
+	                            HTML <script> element "</script" must not occur */
 };
 
 /* Make room for `n` more bytes; false (and `failed` set) when it fails. */

@@ -60,14 +60,15 @@ static const cli_optname script_opts[] = {
 };
 
 static const cli_optname report_opts[] = {
-	{ "--format", "text|json|csv|folded|lkp" }, { "--mean", NULL },
+	{ "--format", "text|json|csv|folded|lkp|pprof|html" }, { "--mean", NULL },
+	{ "--merge", NULL },
 	{ "--order", "caller|callee" }, { "--threshold", "PCT" }, { "--no-chains", NULL },
 	{ "--percent-limit", "PCT" }, { "--sort", "children|self" },
 	{ "--weight", "period|samples" },
 };
 
 static const cli_optname diff_opts[] = {
-	{ "--format", "text|lkp|json|csv|folded" }, { "--weight", "period|samples" },
+	{ "--format", "text|lkp|json|csv|folded|html|svg" }, { "--weight", "period|samples" },
 	{ "--all", NULL }, { "--lkp-keys", NULL }, { "--fail-on", "POINTS" },
 	{ "--absolute", NULL }, { "--depth", "N" }, { "--min-change", "X" },
 	{ "--fdr", "Q" }, { "--rename-score", "S" }, { "--no-align", NULL },

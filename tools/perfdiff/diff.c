@@ -107,8 +107,9 @@ static int apply_value(cli_diff *c, opt_kind kind, const char *val)
 	case OPT_FORMAT:
 		if (cli_format_parse(CMD, val, CLI_FORMAT_BIT(PD_FORMAT_TEXT) |
 				     CLI_FORMAT_BIT(PD_FORMAT_LKP) | CLI_FORMAT_BIT(PD_FORMAT_JSON) |
-				     CLI_FORMAT_BIT(PD_FORMAT_CSV) | CLI_FORMAT_BIT(PD_FORMAT_FOLDED),
-				     "text, lkp, json, csv or folded", &c->format) < 0)
+				     CLI_FORMAT_BIT(PD_FORMAT_CSV) | CLI_FORMAT_BIT(PD_FORMAT_FOLDED) |
+				     CLI_FORMAT_BIT(PD_FORMAT_HTML) | CLI_FORMAT_BIT(PD_FORMAT_SVG),
+				     "text, lkp, json, csv, folded, html or svg", &c->format) < 0)
 			return CLI_EXIT_ERROR;
 		break;
 	case OPT_FAIL_ON:
@@ -278,6 +279,9 @@ static int check_args(cli_diff *c)
 		pd_lkp_profile_options(&c->po.popts, &c->po.sopts);
 		c->dopts.flags |= PD_DIFF_LKP_KEYS;
 	}
+	/* the flame graphs colour a node by its own test: the tree rows */
+	if (c->format == PD_FORMAT_HTML || c->format == PD_FORMAT_SVG)
+		c->dopts.flags |= PD_DIFF_TREE_ROWS;
 	if (split_sides(c) < 0)
 		return CLI_EXIT_ERROR;
 	/* the library's default of the mode, spelled out for the footer and

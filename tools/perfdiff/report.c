@@ -79,8 +79,9 @@ static int apply_value(cli_report *c, opt_kind kind, const char *val)
 			break;
 		if (cli_format_parse(CMD, val, CLI_FORMAT_BIT(PD_FORMAT_TEXT) |
 				     CLI_FORMAT_BIT(PD_FORMAT_JSON) | CLI_FORMAT_BIT(PD_FORMAT_CSV) |
-				     CLI_FORMAT_BIT(PD_FORMAT_FOLDED) | CLI_FORMAT_BIT(PD_FORMAT_LKP),
-				     "text, json, csv, folded, lkp or pprof", &ro->format) < 0)
+				     CLI_FORMAT_BIT(PD_FORMAT_FOLDED) | CLI_FORMAT_BIT(PD_FORMAT_LKP) |
+				     CLI_FORMAT_BIT(PD_FORMAT_HTML),
+				     "text, json, csv, folded, lkp, pprof or html", &ro->format) < 0)
 			return CLI_EXIT_ERROR;
 		break;
 	case OPT_ORDER:

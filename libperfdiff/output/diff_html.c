@@ -1,0 +1,32 @@
+/*
+ * `perfdiff diff --format=html`: one page that shows what the text shows
+ * (sides, the explained shifts first, the robot's compare table, what
+ * the numbers rest on) and a differential flame graph of the aligned
+ * tree.  The page carries two JSON documents: the diff exactly as
+ * --format=json writes it ("perfdiff.diff/1", docs/diff-json.md), so the
+ * page shows the same rows and relations as every other format, and the
+ * aligned tree's nodes ("perfdiff.flame/1", flame_json.c).  The script
+ * (html/diff.js on html/flame.js) draws both.
+ */
+#include "assets.h"
+#include "flame.h"
+#include "html.h"
+
+int pdo_diff_html(const pdo_diff *v)
+{
+	pd_writer *w = v->w;
+	char title[512];
+	snprintf(title, sizeof title, "perfdiff: %s vs %s",
+		 v->nfiles[0] ? v->files[0][0] : "base", v->nfiles[1] ? v->files[1][0] : "new");
+	pdo_html_begin(w, "diff", title);
+	pdo_html_data_begin(w, "pd-diff");
+	int rc = pdo_diff_json(v);
+	pdo_html_data_end(w);
+	if (rc == 0) {
+		pdo_html_data_begin(w, "pd-flame");
+		rc = pdo_diff_flame_json(v);
+		pdo_html_data_end(w);
+	}
+	pdo_html_end(w, pdo_asset_diff_js, pdo_asset_diff_js_len);
+	return rc;
+}

@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""test_html: the HTML and SVG flame graphs, opened in headless Chromium.
+
+Records tests/workloads/diff_rename.c built twice (hash_chunk renamed
+hash_block in the second build, two runs a side, as test_diff_cli does),
+writes `perfdiff diff --format=html`, `--format=svg` and `perfdiff report
+--format=html`, and opens each page in Debian's chromium with a dead proxy:
+
+  * no console error, nothing in the page's #pd-errors, the page drawn
+    (<body data-ready>), no resource asked of the network (no http(s) or
+    protocol-relative src/href, a Content-Security-Policy, and Chromium
+    refused nothing);
+  * the renamed function is ONE box carrying both names, as wide against
+    the root as the larger of its two shares in `--format=json --tree`
+    (an independent output of the same diff), and no box of the new name
+    alone;
+  * a search (driven through the URL's #search=) marks that box and
+    reports the share the JSON gives; on the report page the share of
+    hash_chunk is its children share in `report --format=json`;
+  * the SVG draws the renamed node once, as wide as its max(base, new)
+    layout computed from the JSON's tree rows alone.
+
+Screenshots go into the test's temporary directory (printed).  Exit 77
+(CTest's skip) without chromium, perf, a compiler or perf permission.
+Usage: test_html.py PERFDIFF WORKLOAD.c
+"""
+import html.parser
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+SKIP = 77
+
+
+def skip(why):
+    print("test_html: skipped: " + why)
+    sys.exit(SKIP)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def record_pair(work, workload):
+    """The two builds, two runs each: {"old": [..], "new": [..]}."""
+    flags = ["-O0", "-g", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls"]
+    args = ["-q", "-N", "-e", "cpu-clock", "-g", "-F", "4000"]
+    if run(["perf", "record"] + args + ["-o", work + "/probe.data", "true"]).returncode:
+        args = args[:-2]
+    runs = {}
+    for side in ("old", "new"):
+        os.makedirs(f"{work}/{side}")
+        extra = ["-DPD_NEW"] if side == "new" else []
+        if run(["cc"] + flags + extra + ["-o", f"{work}/{side}/app", workload]).returncode:
+            skip("cannot build " + workload)
+        runs[side] = []
+        for r in (1, 2):
+            out = f"{work}/{side}{r}.data"
+            if run(["perf", "record"] + args + ["-o", out, f"{work}/{side}/app", "300"]).returncode:
+                skip("perf record failed (perf_event_paranoid?)")
+            runs[side].append(out)
+    return runs
+
+
+class Boxes(html.parser.HTMLParser):
+    """The flame graph's boxes, the page's error box, match and ready state."""
+
+    def __init__(self):
+        super().__init__()
+        self.boxes, self.match, self.ready, self.errors = [], None, None, ""
+        self.in_errors = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if tag == "body":
+            self.ready = a.get("data-ready")
+        if a.get("id") == "pd-errors":
+            self.in_errors = True
+        if a.get("id") == "pd-match":
+            self.match = a
+        if "pd-fr" in cls and "data-i" in a:
+            w = re.search(r"width:\s*([\d.]+)px", a.get("style", ""))
+            self.boxes.append(dict(a, cls=cls, width=float(w.group(1)) if w else 0.0))
+
+    def handle_endtag(self, tag):
+        if tag == "div":
+            self.in_errors = False
+
+    def handle_data(self, data):
+        if self.in_errors:
+            self.errors += data
+
+
+def chromium(browser, url, extra, work):
+    """Chromium's output for `url` with a dead proxy: (stdout, stderr)."""
+    cmd = [browser, "--headless=new", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
+           "--window-size=1400,1200", "--proxy-server=http://127.0.0.1:9",
+           "--enable-logging=stderr", "--v=0", "--user-data-dir=" + work + "/profile"] + extra + [url]
+    p = run(cmd, timeout=120, cwd=work)
+    return p.stdout, p.stderr
+
+
+def check_console(err, what):
+    bad = [l for l in err.splitlines()
+           if "CONSOLE" in l and re.search(r"Uncaught|Error|Refused", l)
+           or "Refused to" in l or "ERR_PROXY" in l or "net::ERR" in l]
+    assert not bad, f"{what}: console errors or network requests:\n" + "\n".join(bad)
+
+
+def open_page(browser, path, frag, work, shot):
+    out, err = chromium(browser, "file://" + path + frag, ["--dump-dom"], work)
+    check_console(err, path)
+    chromium(browser, "file://" + path + frag, ["--screenshot=" + shot], work)
+    b = Boxes()
+    b.feed(out)
+    assert not b.errors.strip(), f"{path}: the page reports: {b.errors}"
+    assert b.ready is not None, f"{path}: never drawn (no data-ready)"
+    assert b.boxes, f"{path}: no flame graph box"
+    return b
+
+
+def check_offline(path):
+    text = open(path, encoding="utf-8").read()
+    refs = re.findall(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", text, re.I)
+    assert not refs, f"{path}: loads from the network: {refs}"
+    if path.endswith(".html"):
+        assert "Content-Security-Policy" in text and "default-src 'none'" in text, path
+
+
+def tree_share(diffjson, name):
+    """max(base, new) mean of the heaviest tree row ending in `name`."""
+    rows = [r for r in diffjson["rows"] if r["metric"] == "tree" and r["key"].split(";")[-1] == name]
+    assert rows, "no tree row of " + name
+    r = max(rows, key=lambda r: max(r["base"]["mean"], r["new"]["mean"]))
+    return max(r["base"]["mean"], r["new"]["mean"]), r
+
+
+def check_diff_page(b, diffjson):
+    root = [x for x in b.boxes if x["data-i"] == "0"][0]
+    pair = [x for x in b.boxes if x.get("data-base") == "hash_chunk" and x.get("data-new") == "hash_block"]
+    assert len(pair) == 1, f"the renamed function in {len(pair)} boxes"
+    # one side's name alone may stand for a stray sample under another
+    # caller (an interrupt's path), never for the function's cost
+    for x in b.boxes:
+        one = x.get("data-base"), x.get("data-new")
+        if one in (("hash_chunk", None), (None, "hash_block")):
+            assert x["width"] < 0.05 * root["width"], "a large box of one name alone: " + str(x)
+    # width=new: a box is its new share of the root exactly (max(base, new)
+    # squeezes children whose maxima add up to more than their caller's)
+    _, row = tree_share(diffjson, "hash_block")
+    share = row["new"]["mean"]  # points of the new side's total: the root is 100
+    got = (pair[0]["width"] + 1) / (root["width"] + 1)  # boxes leave a 1 px gap
+    assert abs(got - share / 100) < 1.5 / root["width"], \
+        f"renamed box {got:.4f} of the root, JSON {share:.2f} %"
+    assert "pd-hit" in pair[0]["cls"], "the search did not mark the renamed box"
+    assert b.match and int(b.match["data-count"]) >= 1, "the search found nothing"
+    assert float(b.match["data-new"]) >= row["new"]["mean"] - 0.01, b.match
+    print(f"diff page: {len(b.boxes)} boxes; hash_chunk → hash_block one box, "
+          f"{100 * got:.2f} % of the root by new (JSON {share:.2f} %); search: {b.match['data-new']} %",
+          flush=True)
+
+
+def check_report_page(b, reportjson):
+    ev = [e for e in reportjson["events"] if e["default"]][0]
+    child = [e for e in ev["entries"] if e["symbol"] == "hash_chunk"][0]["children_pct"]
+    boxes = [x for x in b.boxes if x.get("data-base") == "hash_chunk"]
+    assert boxes and all("pd-hit" in x["cls"] for x in boxes), "report: hash_chunk not marked"
+    assert abs(float(b.match["data-share"]) - child) < 0.01, (b.match, child)
+    print(f"report page: {len(b.boxes)} boxes; search share {b.match['data-share']} % "
+          f"(JSON children {child:.2f} %)")
+
+
+def squeezed_share(diffjson, key):
+    """The width (points of the root) the SVG's max(base, new) layout gives
+    the tree row `key`, from the JSON's tree rows alone: each box is its
+    max share, scaled as its caller's box is, and children whose maxima add
+    up to more than their caller's are squeezed into it."""
+    size = {}
+    for r in diffjson["rows"]:
+        if r["metric"] == "tree":
+            size[r["key"]] = size.get(r["key"], 0) + max(r["base"]["mean"], r["new"]["mean"])
+    frames, scale, parent, room = key.split(";"), 1.0, None, 100.0
+    for k in range(len(frames)):
+        path = ";".join(frames[:k + 1])
+        prefix = "" if parent is None else parent + ";"
+        kids = sum(v for p, v in size.items() if p.startswith(prefix) and ";" not in p[len(prefix):])
+        scale *= room / max(room, kids)
+        parent, room = path, size[path]
+    return size[key] * scale
+
+
+def check_svg(path, diffjson):
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    tree = ET.parse(path)
+    width = float(tree.getroot().get("width"))
+    pairs = []
+    for g in tree.getroot().iter("{http://www.w3.org/2000/svg}g"):
+        t = g.find("s:title", ns)
+        if t is not None and t.text.startswith("hash_chunk \u2192 hash_block\n"):
+            pairs.append(float(g.find("s:rect", ns).get("width")))
+        if t is not None and t.text.startswith("hash_block\n"):
+            assert float(g.find("s:rect", ns).get("width")) < 0.05 * width, "an SVG box of hash_block alone"
+    assert len(pairs) == 1, f"the renamed function in {len(pairs)} SVG boxes"
+    share = squeezed_share(diffjson, tree_share(diffjson, "hash_block")[1]["key"])
+    assert abs(pairs[0] / width - share / 100) < 0.002, (pairs[0] / width, share)
+    print(f"svg: one box hash_chunk → hash_block, {100 * pairs[0] / width:.2f} % wide")
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: test_html.py PERFDIFF WORKLOAD.c")
+    perfdiff, workload = sys.argv[1:]
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        skip("no chromium (apt-get install chromium)")
+    for tool in ("perf", "cc"):
+        if not shutil.which(tool):
+            skip("no " + tool)
+    work = tempfile.mkdtemp(prefix="pd-html-")
+    print("test_html: files and screenshots in " + work)
+    runs = record_pair(work, workload)
+    sides = runs["old"] + ["--"] + runs["new"]
+    for fmt, out in (("html", "diff.html"), ("svg", "diff.svg")):
+        p = run([perfdiff, "diff", "-q", "--format=" + fmt, "-o", f"{work}/{out}"] + sides)
+        assert p.returncode == 0, p.stderr
+    p = run([perfdiff, "report", "-q", "--format=html", "-o", f"{work}/report.html", runs["old"][0]])
+    assert p.returncode == 0, p.stderr
+    diffjson = json.loads(run([perfdiff, "diff", "-q", "--format=json", "--tree", "--all"] + sides).stdout)
+    reportjson = json.loads(run([perfdiff, "report", "-q", "--format=json", runs["old"][0]]).stdout)
+    for f in ("diff.html", "diff.svg", "report.html"):
+        check_offline(f"{work}/{f}")
+    b = open_page(browser, f"{work}/diff.html", "#search=hash_block&width=new", work, work + "/diff.png")
+    check_diff_page(b, diffjson)
+    b = open_page(browser, f"{work}/report.html", "#search=hash_chunk", work, work + "/report.png")
+    check_report_page(b, reportjson)
+    _, err = chromium(browser, f"file://{work}/diff.svg", ["--screenshot=" + work + "/svg.png"], work)
+    check_console(err, "diff.svg")
+    check_svg(f"{work}/diff.svg", diffjson)
+    for png in ("diff.png", "report.png", "svg.png"):
+        assert os.path.getsize(f"{work}/{png}") > 1000, png + ": no screenshot"
+    print("test_html: passed")
+
+
+if __name__ == "__main__":
+    main()
