@@ -39,11 +39,14 @@ static size_t left(const cursor *c)
 	return c->size - c->pos;
 }
 
+/* PD_ECORRUPT, as a constant: the callers' out-values stay unset on this
+ * path, which gcc can tell only when it sees the code is never 0. */
 static int truncated(cursor *c, const char *what, size_t need)
 {
-	return pd_error_reason(c->err, PD_ECORRUPT,
-			       "feature payload truncated: %s needs %zu bytes at payload offset %zu, %zu left",
-			       what, need, c->pos, left(c));
+	pd_error_reason(c->err, PD_ECORRUPT,
+			"feature payload truncated: %s needs %zu bytes at payload offset %zu, %zu left",
+			what, need, c->pos, left(c));
+	return PD_ECORRUPT;
 }
 
 static int get_u32(cursor *c, const char *what, uint32_t *v)
