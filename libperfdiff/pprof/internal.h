@@ -139,6 +139,8 @@ typedef struct pp_tables {
 	pp_mapping **map;
 	size_t nmap, cap_map;
 	pd_arena arena;              /* the entries and their line arrays */
+	const pd_profile *p;         /* the profile exported, for build-ids */
+	size_t run;                  /* the run exported (SIZE_MAX: all) */
 } pp_tables;
 
 void pp_tables_init(pp_tables *t);
