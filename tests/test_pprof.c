@@ -629,6 +629,195 @@ START_TEST(test_go_foreign)
 }
 END_TEST
 
+/* ------------------------------------------------------ header facts */
+
+/* What perf prints for `key` in `perf report --header-only -i data`
+ * ("# hostname : vm"), trailing blanks cut; the fixture's saved copy of
+ * that output (NAME.header) when perf is not installed.  Caller frees. */
+static char *perf_header(const char *data, const char *key)
+{
+	char cmd[2 * PATHMAX], hdr[PATHMAX];
+	snprintf(hdr, sizeof hdr, "%.*s.header", (int)(strlen(data) - 5), data);
+	if (pd_test_have_perf())
+		snprintf(cmd, sizeof cmd, "perf report --header-only -i '%s' 2>/dev/null", data);
+	else
+		snprintf(cmd, sizeof cmd, "cat '%s'", hdr);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	char want[64];
+	snprintf(want, sizeof want, "\n# %s : ", key);
+	char *at = strstr(out, want);
+	ck_assert_msg(at, "perf's header has no %s", key);
+	at += strlen(want);
+	size_t n = strcspn(at, "\n");
+	while (n && at[n - 1] == ' ')
+		n--;
+	char *v = strndup(at, n);
+	free(out);
+	return v;
+}
+
+static void assert_info_eq(const pd_run_info *a, const pd_run_info *b)
+{
+	ck_assert_str_eq(a->perf_version, b->perf_version);
+	ck_assert_str_eq(a->hostname, b->hostname);
+	ck_assert_str_eq(a->osrelease, b->osrelease);
+	ck_assert_str_eq(a->arch, b->arch);
+	ck_assert_str_eq(a->cmdline, b->cmdline);
+}
+
+/* The comments `go tool pprof -comments` prints of the export of `p`
+ * (caller frees), NULL without go. */
+static char *go_comments(pd_profile *p, const char *dir)
+{
+	if (!have_go())
+		return NULL;
+	char path[PATHMAX], cmd[2 * PATHMAX];
+	snprintf(path, sizeof path, "%s/facts.pb.gz", dir);
+	FILE *f = fopen(path, "wb");
+	pd_error err;
+	ck_assert_msg(pd_profile_write_pprof(p, f, NULL, &err) == 0, "%s", err.message);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, GOENV "go tool pprof -comments '%s' 2>/dev/null", path);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	return out;
+}
+
+/* perf's header facts as perf prints them, kept by the profile, written
+ * as comments a pprof client shows, read back, and written again. */
+START_TEST(test_header_facts)
+{
+	static const char *const names[] = { "fp.data", "sys.data" };
+	char data[PATHMAX];
+	char *dir = pd_test_tmpdir();
+	for (size_t i = 0; i < 2; i++) {
+		pd_test_data(data, sizeof data, names[i]);
+		pd_profile *p = load(data);
+		const pd_run_info *ri = pd_profile_run_info(p, 0);
+		ck_assert_ptr_nonnull(ri);
+		ck_assert_ptr_null(pd_profile_run_info(p, 1));
+		static const char *const keys[] = { "perf version", "hostname", "os release",
+						    "arch", "cmdline" };
+		const char *got[] = { ri->perf_version, ri->hostname, ri->osrelease, ri->arch,
+				      ri->cmdline };
+		for (size_t k = 0; k < 5; k++) {
+			char *want = perf_header(data, keys[k]);
+			ck_assert_ptr_nonnull(got[k]);
+			ck_assert_str_eq(got[k], want);
+			free(want);
+		}
+		char *com = go_comments(p, dir);
+		char line[8192];
+		snprintf(line, sizeof line, "perf version %s\nhostname %s\nkernel %s\narch %s\n"
+			 "perf command line: %s\n", ri->perf_version, ri->hostname, ri->osrelease,
+			 ri->arch, ri->cmdline);
+		ck_assert_msg(!com || strstr(com, line), "go shows no facts: %s", com);
+		free(com);
+		pd_profile *q = round_trip(p, true), *r = round_trip(q, false);
+		assert_info_eq(pd_profile_run_info(q, 0), ri);
+		assert_info_eq(pd_profile_run_info(r, 0), ri);
+		pd_profile_free(r);
+		pd_profile_free(q);
+		pd_profile_free(p);
+	}
+	pd_test_rmrf(dir);
+	free(dir);
+}
+END_TEST
+
+/* ---------------------------------------------------------- build-ids */
+
+/* `id` (n bytes) as hex into hex[41]. */
+static const char *hex_of(const uint8_t *id, size_t n, char *hex)
+{
+	hex[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return hex;
+}
+
+/* The build-id of every dso of `p`'s default event (run 0) as
+ * `perf buildid-list` prints one: "HEX PATH" lines, sorted. */
+static char *profile_build_ids(pd_profile *p, const char *dir)
+{
+	const pd_flat_entry *fl;
+	size_t n;
+	pd_error err;
+	ck_assert_int_eq(pd_profile_flat(p, (size_t)pd_profile_default_event(p), &fl, &n, &err), 0);
+	char path[PATHMAX], cmd[2 * PATHMAX], hex[41];
+	snprintf(path, sizeof path, "%s/ours", dir);
+	FILE *f = fopen(path, "w");
+	for (size_t k = 0; k < n; k++) {
+		const uint8_t *id;
+		size_t len = pd_profile_dso_build_id(p, 0, fl[k].dso, &id);
+		if (len)
+			fprintf(f, "%s %s\n", hex_of(id, len, hex), fl[k].dso);
+	}
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "sort -u '%s'", path);
+	int st;
+	return pd_test_run(cmd, &st);
+}
+
+/* The build-ids of a recording's dsos are those `perf buildid-list`
+ * prints; an export's Mappings carry them (go tool pprof shows them) and
+ * reading it back gives them again. */
+START_TEST(test_build_ids)
+{
+	if (!pd_test_have_perf())
+		PD_SKIP("perf is not installed");
+	static const char *const names[] = { "fp.data", "sys.data" };
+	char data[PATHMAX], cmd[3 * PATHMAX];
+	char *dir = pd_test_tmpdir();
+	for (size_t i = 0; i < 2; i++) {
+		pd_test_data(data, sizeof data, names[i]);
+		pd_profile *p = load(data);
+		char *ours = profile_build_ids(p, dir);
+		ck_assert_msg(strstr(ours, i ? "[kernel.kallsyms]" : "/workload"), "missing: %s", ours);
+		/* perf's list, cut to the lines of our dsos: the same lines */
+		snprintf(cmd, sizeof cmd, "perf buildid-list -i '%s' 2>/dev/null | sort -u | "
+			 "grep -Fx -f '%s/ours'", data, dir);
+		int st;
+		char *perfs = pd_test_run(cmd, &st);
+		ck_assert_str_eq(perfs, ours);
+		pd_profile *q = round_trip(p, true);
+		char *back = profile_build_ids(q, dir);
+		ck_assert_str_eq(back, ours);
+		/* two runs of one build: the build-id of both */
+		pd_error err;
+		ck_assert_int_eq(pd_profile_add_input(q, data, &err), 0);
+		const uint8_t *a, *b;
+		const char *bin = i ? "[kernel.kallsyms]" : strchr(ours, ' ') + 1;
+		char one[PATHMAX];
+		snprintf(one, sizeof one, "%.*s", (int)strcspn(bin, "\n"), bin);
+		size_t la = pd_profile_dso_build_id(q, 0, one, &a);
+		ck_assert_uint_ne(la, 0);
+		ck_assert_uint_eq(pd_profile_dso_build_id(q, SIZE_MAX, one, &b), la);
+		ck_assert(memcmp(a, b, la) == 0);
+		ck_assert_uint_eq(pd_profile_dso_build_id(q, 2, one, &b), 0);
+		ck_assert_uint_eq(pd_profile_dso_build_id(q, 0, "no such dso", &b), 0);
+		if (have_go()) {
+			free(cli(dir, "report --format=pprof -o '%s/b.pb.gz' '%s'", dir, data));
+			snprintf(cmd, sizeof cmd, GOENV "go tool pprof -raw '%s/b.pb.gz' 2>/dev/null | "
+				 "sed -n '/^Mappings/,$p' | awk 'NF >= 4 && $4 !~ /^\\[/ "
+				 "{print $4, $3}' | sort -u", dir);
+			char *go = pd_test_run(cmd, &st);
+			ck_assert_str_eq(go, ours);
+			free(go);
+		}
+		free(back);
+		free(perfs);
+		free(ours);
+		pd_profile_free(q);
+		pd_profile_free(p);
+	}
+	pd_test_rmrf(dir);
+	free(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pprof");
@@ -644,6 +833,8 @@ int main(void)
 	tcase_add_test(tc, test_recorded_kinds);
 	tcase_add_test(tc, test_go_client);
 	tcase_add_test(tc, test_go_foreign);
+	tcase_add_test(tc, test_header_facts);
+	tcase_add_test(tc, test_build_ids);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }

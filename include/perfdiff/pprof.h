@@ -18,11 +18,13 @@
  * their sample counts and periods, split by command (label "comm") and by
  * time block (numeric label "block", the batch-means grid of profile.h),
  * the frames' names, dsos, kernel/inline/unresolved flags and source
- * units, and the run's span, lost and read samples.  What it does not
- * keep, because the profile does not: instruction addresses (each
- * Location's address is synthesized, one per distinct inline chain of
- * frames), pids and tids, raw (mangled) names, build-ids, and the symbol
- * facts of profile.h (a profile read from pprof answers UNKNOWN).
+ * units, the dsos' build-ids (Mapping.build_id), perf's header facts
+ * (pd_profile_run_info(), as comments), and the run's span, lost and read
+ * samples.  What it does not keep, because the profile does not:
+ * instruction addresses (each Location's address is synthesized, one per
+ * distinct inline chain of frames), pids and tids, raw (mangled) names,
+ * and the symbol facts of profile.h (a profile read from pprof answers
+ * UNKNOWN).
  *
  * Input is untrusted: inflated size, string table, entries and ids are
  * capped, and a dangling id or a string index out of range is an error

@@ -192,6 +192,37 @@ PD_EXTERN(bool) pd_profile_run_truncated(const pd_profile *p, size_t run);
  */
 PD_EXTERN(uint64_t) pd_profile_run_span(const pd_profile *p, size_t run);
 
+/**
+ * What perf's header said of a run (`perf report --header-only`): each
+ * field NULL when the file has no such feature, or when the run was read
+ * from a pprof file without the comments an export writes (docs/pprof.md).
+ * Owned by the profile, valid until pd_profile_free().  Fields are only
+ * ever appended: a caller built against this header reads these.
+ */
+typedef struct pd_run_info {
+	const char *perf_version; /**< HEADER_VERSION: "6.1.187" */
+	const char *hostname;     /**< HEADER_HOSTNAME */
+	const char *osrelease;    /**< HEADER_OSRELEASE: the kernel's release, `uname -r` */
+	const char *arch;         /**< HEADER_ARCH: "x86_64" */
+	const char *cmdline;      /**< HEADER_CMDLINE: perf's arguments joined by spaces */
+} pd_run_info;
+
+/** The header facts of run `run`, or NULL when out of range (a run read
+ *  from a file without them has every field NULL). */
+PD_EXTERN(const pd_run_info *) pd_profile_run_info(const pd_profile *p, size_t run);
+
+/**
+ * The build-id run `run` knew for `dso` (a dso as pd_cct_dso() names it):
+ * for a perf.data run the BUILD_ID header feature's entry of that path
+ * (what `perf buildid-list` prints), for a pprof run its Mapping's
+ * build_id.  Sets `*id` (unless NULL) to its bytes, valid until
+ * pd_profile_free(), and returns their number, 1 to 20; 0 when none is
+ * known.  SIZE_MAX: the build-id of every run that knows one for `dso`,
+ * 0 when two runs know different ones (two builds at one path).
+ */
+PD_EXTERN(size_t) pd_profile_dso_build_id(const pd_profile *p, size_t run, const char *dso,
+					  const uint8_t **id);
+
 /** Number of events. */
 PD_EXTERN(size_t) pd_profile_event_count(const pd_profile *p);
 

@@ -9,6 +9,7 @@
  * any other foreign type gets an identity of its own from its name.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -98,7 +99,29 @@ int pp_events(const pp_profile *m, pp_event *ev, size_t *nev, const char *name,
 	return 0;
 }
 
-/* "perfdiff.run span=N lost=N read=N truncated=B block_width=N" */
+const pp_infokey pp_info_keys[PP_NINFOKEYS] = {
+	{ "perf version ", offsetof(pd_run_info, perf_version) },
+	{ "hostname ", offsetof(pd_run_info, hostname) },
+	{ "kernel ", offsetof(pd_run_info, osrelease) },
+	{ "arch ", offsetof(pd_run_info, arch) },
+	{ "perf command line: ", offsetof(pd_run_info, cmdline) },
+};
+
+/* A comment of perf's header facts into ri->run.info: whether it was one. */
+static bool info_comment(const char *c, pp_runinfo *ri)
+{
+	for (size_t k = 0; k < PP_NINFOKEYS; k++) {
+		const char *pre = pp_info_keys[k].prefix;
+		if (strncmp(c, pre, strlen(pre)) == 0) {
+			*pp_info_field(&ri->run.info, &pp_info_keys[k]) = c + strlen(pre);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "perfdiff.run span=N lost=N read=N truncated=B block_width=N", and the
+ * header facts' comments */
 void pp_runinfo_read(const pp_profile *m, pp_runinfo *ri)
 {
 	memset(ri, 0, sizeof *ri);
@@ -106,7 +129,7 @@ void pp_runinfo_read(const pp_profile *m, pp_runinfo *ri)
 	size_t cl = strlen(PP_RUN_COMMENT);
 	for (size_t i = 0; i < m->n_comment; i++) {
 		const char *c = pp_str(m, m->comment[i]);
-		if (strncmp(c, PP_RUN_COMMENT, cl))
+		if (info_comment(c, ri) || strncmp(c, PP_RUN_COMMENT, cl))
 			continue;
 		uint64_t span, lost, read, bw;
 		unsigned trunc;
@@ -114,7 +137,8 @@ void pp_runinfo_read(const pp_profile *m, pp_runinfo *ri)
 			   " truncated=%u block_width=%" SCNu64, &span, &lost, &read, &trunc,
 			   &bw) != 5)
 			continue;
-		ri->run = (pd_pbuild_run){ span, lost, read, trunc != 0, bw };
+		pd_run_info info = ri->run.info;
+		ri->run = (pd_pbuild_run){ span, lost, read, trunc != 0, bw, info };
 		ri->from_perfdiff = true;
 	}
 }

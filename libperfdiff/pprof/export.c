@@ -380,6 +380,8 @@ int pp_export(pd_profile *p, const pd_pprof_write_options *o, pd_buf *b, pd_erro
 	x->run = o->run;
 	x->timed = pd_profile_block_width(p, o->run == SIZE_MAX ? 0 : o->run) != 0;
 	pp_tables_init(&x->t);
+	x->t.p = p;
+	x->t.run = o->run;
 	pd_u64map_init(&x->smp_of);
 	pd_u64map_init(&x->st_of_leaf);
 	pp_head h;

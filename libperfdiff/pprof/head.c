@@ -79,6 +79,41 @@ static int run_comment(pp_head *h, pp_tables *t, const pd_profile *p, size_t run
 	return add_comment(h, t, s);
 }
 
+/* Field `k` of the run's header facts; of every run when `run` is
+ * SIZE_MAX, NULL unless all runs agree. */
+static const char *info_value(const pd_profile *p, size_t run, const pp_infokey *k)
+{
+	size_t r0 = run == SIZE_MAX ? 0 : run;
+	size_t r1 = run == SIZE_MAX ? pd_profile_run_count(p) : run + 1;
+	const char *v = NULL;
+	for (size_t r = r0; r < r1; r++) {
+		pd_run_info ri = *pd_profile_run_info(p, r);
+		const char *x = *pp_info_field(&ri, k);
+		if (!x || (v && strcmp(v, x) != 0))
+			return NULL;
+		v = x;
+	}
+	return v;
+}
+
+/* perf's header facts, a comment each ("perf version 6.1.187"). */
+static int info_comments(pp_head *h, pp_tables *t, const pd_profile *p, size_t run)
+{
+	for (size_t k = 0; k < PP_NINFOKEYS; k++) {
+		const char *v = info_value(p, run, &pp_info_keys[k]);
+		char *s;
+		if (!v)
+			continue;
+		if (asprintf(&s, "%s%s", pp_info_keys[k].prefix, v) < 0)
+			return PD_ENOMEM;
+		int rc = add_comment(h, t, s);
+		free(s);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* The events with samples in the run, two sample types each. */
 static int events(pp_head *h, pp_tables *t, pd_profile *p, size_t run)
 {
@@ -108,6 +143,8 @@ int pp_head_build(pp_head *h, pp_tables *t, pd_profile *p, const pd_pprof_write_
 	int rc = events(h, t, p, o->run);
 	for (size_t i = 0; i < o->ncomments && rc == 0; i++)
 		rc = add_comment(h, t, o->comments[i] ? o->comments[i] : "");
+	if (rc == 0)
+		rc = info_comments(h, t, p, o->run);
 	if (rc == 0)
 		rc = run_comment(h, t, p, o->run);
 	int d = pd_profile_default_event(p);

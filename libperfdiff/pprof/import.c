@@ -163,9 +163,40 @@ static const char *default_comm(const pp_profile *m)
 	return *f ? f : "[unknown]";
 }
 
+/* `hex` as bytes into id[20]: their number, 0 when it is no build-id
+ * (odd length, not hex, longer than 20 bytes: Go writes its own kind). */
+static size_t unhex(const char *hex, uint8_t *id)
+{
+	size_t n = strlen(hex);
+	if (n == 0 || n % 2 || n > 40 || strspn(hex, "0123456789abcdefABCDEF") != n)
+		return 0;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned v;
+		sscanf(hex + 2 * i, "%2x", &v);
+		id[i] = (uint8_t)v;
+	}
+	return n / 2;
+}
+
+/* Each mapping's build-id, for pd_profile_dso_build_id(). */
+static int build_ids(imp *im)
+{
+	int rc = 0;
+	for (size_t i = 0; i < im->m->n_mapping && rc == 0; i++) {
+		const pp_mapping *mp = im->m->mapping[i];
+		uint8_t id[20];
+		size_t n = unhex(pp_str(im->m, mp->build_id), id);
+		if (n)
+			rc = pd_pbuild_build_id(im->b, dso_of(im->m, mp), id, n);
+	}
+	return rc;
+}
+
 static int setup(imp *im)
 {
 	int rc = pp_events(im->m, im->events, &im->nev, im->name, im->err);
+	if (rc == 0)
+		rc = build_ids(im);
 	for (size_t e = 0; e < im->nev && rc == 0; e++)
 		rc = pd_pbuild_event(im->b, im->events[e].type, im->events[e].config,
 				     im->events[e].pmu, im->events[e].name, &im->ev[e]);

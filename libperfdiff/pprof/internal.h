@@ -105,6 +105,18 @@ void pp_runinfo_read(const pp_profile *m, pp_runinfo *ri);
 /* The comment lines of event `ev` / of the run, written by export.c. */
 #define PP_EVENT_COMMENT "perfdiff.event "
 #define PP_RUN_COMMENT "perfdiff.run "
+/* The comments of perf's header facts, one a field of pd_run_info, each
+ * the prefix then the value ("perf version 6.1.187", "kernel 6.1.0-9"). */
+typedef struct pp_infokey {
+	const char *prefix;
+	size_t off;                  /* offsetof(pd_run_info, the field) */
+} pp_infokey;
+#define PP_NINFOKEYS 5
+extern const pp_infokey pp_info_keys[PP_NINFOKEYS];
+static inline const char **pp_info_field(pd_run_info *ri, const pp_infokey *k)
+{
+	return (const char **)((char *)ri + k->off);
+}
 
 /* import.c.  `m`, checked, as one more run of `p` named `name`. */
 int pp_import(pd_profile *p, const pp_profile *m, const pp_index *ix, const char *name,
@@ -127,6 +139,8 @@ typedef struct pp_tables {
 	pp_mapping **map;
 	size_t nmap, cap_map;
 	pd_arena arena;              /* the entries and their line arrays */
+	const pd_profile *p;         /* the profile exported, for build-ids */
+	size_t run;                  /* the run exported (SIZE_MAX: all) */
 } pp_tables;
 
 void pp_tables_init(pp_tables *t);

@@ -1,5 +1,6 @@
 /*
- * The export's tables: the string table, one Mapping per (dso, kernel),
+ * The export's tables: the string table, one Mapping per (dso, kernel)
+ * with the build-id the profile knew for the dso,
  * one Function per frame key and one Location per distinct inline chain
  * of frames in a mapping.  The profile keeps names, not addresses, so a
  * Location's address is made up, unique within its mapping (docs/pprof.md):
@@ -9,6 +10,7 @@
  * Keys are hashed into u64 maps; two keys that hash alike probe on to the
  * next hash value, so every lookup compares the entry it finds.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -127,6 +129,21 @@ static uint64_t function_of(pp_tables *t, const pd_cct_node *n)
 	return f->id;
 }
 
+/* The build-id the profile knows for `dso` as pprof writes it, lower-case
+ * hex (as perf and go tool pprof print one), into m->build_id. */
+static bool set_build_id(pp_tables *t, pp_mapping *m, const char *dso)
+{
+	const uint8_t *id;
+	size_t n = t->p ? pd_profile_dso_build_id(t->p, t->run, dso, &id) : 0;
+	if (n == 0)
+		return true;
+	char hex[2 * 20 + 1];
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	m->build_id = pp_tables_str(t, hex);
+	return m->build_id >= 0;
+}
+
 /* The mapping of node `n`'s dso and mode; NULL without memory. */
 static pp_mapping *mapping_of(pp_tables *t, const pd_cct_node *n)
 {
@@ -151,7 +168,8 @@ static pp_mapping *mapping_of(pp_tables *t, const pd_cct_node *n)
 	m->memory_limit = m->memory_start + 0xffffffffull;
 	m->filename = pp_tables_str(t, dso);
 	m->has_functions = true;
-	if (m->filename < 0 || pd_u64map_put(&t->map_of_dso, h, (void *)(uintptr_t)m->id) < 0)
+	if (m->filename < 0 || !set_build_id(t, m, dso) ||
+	    pd_u64map_put(&t->map_of_dso, h, (void *)(uintptr_t)m->id) < 0)
 		return NULL;
 	t->map[t->nmap++] = m;
 	return m;

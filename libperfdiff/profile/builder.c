@@ -117,6 +117,11 @@ int pd_pbuild_frame(pd_pbuild *b, const char *sym, const char *dso, const char *
 	return 0;
 }
 
+int pd_pbuild_build_id(pd_pbuild *b, const char *dso, const uint8_t *id, size_t len)
+{
+	return pd_profile_keep_build_id(b->p, b->run, dso, id, len);
+}
+
 /* The leaf node of `frames` (leaf first) in `t`, made as needed. */
 static uint32_t leaf_node(pd_cct *t, const uint32_t *frames, size_t n)
 {
@@ -224,6 +229,8 @@ int pd_pbuild_finish(pd_pbuild *b, const pd_pbuild_run *r, pd_error *err)
 	p->run_data_lost[b->run] = r->truncated;
 	set_grid(b, r->block_width);
 	int rc = pd_blockrun_finish(&b->blocks, p, b->run);
+	if (rc == 0)
+		rc = pd_profile_keep_run_info(p, b->run, &r->info);
 	int erc = pd_profile_end_run(p);
 	pbuild_free(b);
 	rc = rc < 0 ? rc : erc;

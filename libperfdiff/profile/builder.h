@@ -30,6 +30,8 @@ typedef struct pd_pbuild_run {
 	uint64_t lost, read;   /* pd_profile_lost(), pd_profile_run_samples_read() */
 	bool truncated;        /* pd_profile_run_truncated() */
 	uint64_t block_width;  /* a power of two >= 2^20, or 0: untimed */
+	pd_run_info info;      /* pd_profile_run_info(): perf's header facts, NULL
+	                        * unknown; copied by pd_pbuild_finish() */
 } pd_pbuild_run;
 
 typedef struct pd_pbuild pd_pbuild;
@@ -48,6 +50,10 @@ int pd_pbuild_event(pd_pbuild *b, uint32_t type, uint64_t config, const char *pm
  * pd_pbuild_stack().  0 or PD_ENOMEM/PD_ELIMIT. */
 int pd_pbuild_frame(pd_pbuild *b, const char *sym, const char *dso, const char *unit,
 		    unsigned flags, uint32_t *id);
+
+/* The build-id (`len` bytes, 1 to 20) of `dso` in this run, as
+ * pd_profile_dso_build_id() gives it.  0, PD_EINVAL or PD_ENOMEM. */
+int pd_pbuild_build_id(pd_pbuild *b, const char *dso, const uint8_t *id, size_t len);
 
 /* One stack of event `ev`: frames[0] the leaf, frames[n - 1] the
  * outermost, `samples` samples of `period` in all, of command `comm`, in

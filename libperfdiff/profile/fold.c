@@ -583,6 +583,8 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	int brc = pd_blockrun_finish(&st.blocks, p, st.run);
 	if (brc == 0)
 		brc = record_facts(&st, s);
+	if (brc == 0)
+		brc = pd_profile_keep_header(p, st.run, hi, st.dsos, st.ndsos);
 	if (brc < 0 && rc == 0)
 		rc = pd_error_set(err, brc, path, PD_NO_OFFSET, "out of memory");
 	order_new_events(p, &st, first_new);

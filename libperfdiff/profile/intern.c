@@ -104,3 +104,17 @@ uint32_t pd_strtab_intern(pd_strtab *t, const char *s, size_t len)
 	t->slots[i] = id;
 	return id;
 }
+
+uint32_t pd_strtab_find(const pd_strtab *t, const char *s, size_t len)
+{
+	if (len > UINT32_MAX || !t->nslots)
+		return PD_NO_ID;
+	uint32_t h = hash_str(s, len);
+	size_t mask = t->nslots - 1;
+	for (size_t i = h & mask; t->slots[i] != PD_NO_ID; i = (i + 1) & mask) {
+		uint32_t id = t->slots[i];
+		if (t->hashes[id] == h && t->lens[id] == len && memcmp(t->strs[id], s, len) == 0)
+			return id;
+	}
+	return PD_NO_ID;
+}

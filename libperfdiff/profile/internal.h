@@ -13,6 +13,7 @@
  *   blocks.c    time blocks: a run's grid, leaf samples per (node, block)
  *   builder.c   a run from imported stacks (builder.h, for pprof/)
  *   facts.c     symbol facts: which files named a dso, read on demand
+ *   runinfo.c   perf's header facts per run, build-ids per (run, dso)
  *   flat.c      the children/self view
  *   chains.c    perf-style chains under one entry
  *   canonical.c clone-suffix folding
@@ -90,6 +91,8 @@ void pd_strtab_free(pd_strtab *t);
 /* The id of s[0..len), added if new; PD_NO_ID when memory runs out or
  * the table is full. */
 uint32_t pd_strtab_intern(pd_strtab *t, const char *s, size_t len);
+/* The id of s[0..len) when it is in the table, else PD_NO_ID. */
+uint32_t pd_strtab_find(const pd_strtab *t, const char *s, size_t len);
 static inline const char *pd_strtab_get(const pd_strtab *t, uint32_t id)
 {
 	return t->strs[id];
@@ -436,6 +439,12 @@ struct pd_profile {
 	uint64_t *run_block_width;    /* ns; 0: no sample had a time */
 	uint32_t *run_blocks;         /* blocks used (at least 1) */
 	struct pd_facts *facts;       /* symbol facts (facts.c) */
+	pd_run_info *run_info;        /* [cap_info] perf's header facts, strings
+	                               * interned in `strings` (runinfo.c) */
+	size_t cap_info;
+	struct pd_dsobid *bids;       /* build-ids by (run, dso), runinfo.c */
+	uint32_t nbids, cap_bids;
+	pd_idmap bid_of;              /* run << 32 | dso string id → index */
 	pd_warnings warnings;         /* no cap: a reader's are capped */
 	/* its worker threads: the producer, the release thread, and its
 	 * sessions' (session options' `threads`) */
@@ -459,6 +468,22 @@ int pd_facts_record(pd_facts *f, pd_session *s, const char *dso, bool kernel);
 /* Symbol tables and DWARF indexes read so far (for the tests: none until
  * a question is asked). */
 size_t pd_facts_loaded(const pd_profile *p);
+
+/* ---------------------------------------------------------------- run info */
+
+/* Keep `ri`'s strings (NULL: unknown) as run `run`'s facts.  0 or
+ * PD_ENOMEM. */
+int pd_profile_keep_run_info(pd_profile *p, size_t run, const pd_run_info *ri);
+/* Keep `len` (1..20) bytes of build-id for `dso` in run `run`; a second
+ * one for the same pair is ignored.  0, PD_EINVAL (a bad length) or
+ * PD_ENOMEM. */
+int pd_profile_keep_build_id(pd_profile *p, size_t run, const char *dso, const uint8_t *id,
+			     size_t len);
+/* What header `hi` says of run `run`: its facts, and the build-ids of the
+ * `n` dsos (the run's frames' dsos) that it lists.  0 or PD_ENOMEM. */
+int pd_profile_keep_header(pd_profile *p, size_t run, const pd_header_info *hi,
+			   const char *const *dsos, size_t n);
+void pd_profile_runinfo_free(pd_profile *p);
 
 /* Sums over runs and the trees' derived values, after a run: 0 or
  * PD_ENOMEM. */
