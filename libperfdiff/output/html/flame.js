@@ -54,10 +54,14 @@ PD.Flame = function (host, model) {
 	this.hits = null;
 	this.rowH = 17;
 	this.box = PD.el("div", { "class": "pd-flame" });
+	/* a deep system-wide graph is taller than the window: it scrolls in a
+	 * view of its own, which opens at the root (see draw()) */
+	this.view = PD.el("div", { "class": "pd-flame-view" });
+	this.view.appendChild(this.box);
 	/* one tooltip per page, whichever graph is shown */
 	this.tip = document.querySelector(".pd-tip") || document.body.appendChild(PD.el("div", { "class": "pd-tip" }));
 	this.tip.hidden = true;
-	host.appendChild(this.box);
+	host.appendChild(this.view);
 	var self = this;
 	this.box.addEventListener("click", function (e) { self.onClick(e); });
 	this.box.addEventListener("mousemove", function (e) { self.onMove(e); });
@@ -121,6 +125,9 @@ PD.Flame.prototype.draw = function () {
 	this.box.textContent = "";
 	this.box.style.height = (maxd + 1) * this.rowH + "px";
 	this.box.appendChild(frag);
+	/* the wide boxes are at the root: the bottom of a flame graph, the
+	 * top of an icicle */
+	this.view.scrollTop = this.inverted ? 0 : this.view.scrollHeight;
 };
 
 PD.Flame.prototype.decorate = function (e, i, w) {
