@@ -536,7 +536,11 @@ START_TEST(test_cxx_perf_names)
 			}
 			ck_assert_str_eq(f->symbol, last_filt);
 			if (m == 0) {
-				ck_assert_str_eq(f->symbol, perf[pi].name);
+				/* a PLT stub perf 6.1 cannot name (as test_script says):
+				 * it stretches `_init`, the symbol before .plt, over it */
+				bool stub = strstr(f->symbol, "@plt") && !strcmp(perf[pi].name, "_init");
+				if (!stub)
+					ck_assert_str_eq(f->symbol, perf[pi].name);
 			} else if (!strcmp(perf[pi].name, "ns::Box<long>::spin")) {
 				ck_assert(!strcmp(f->symbol, "ns::Box<long>::spin(int)") ||
 					  !strcmp(f->symbol, "ns::Box<long>::spin(double)"));
