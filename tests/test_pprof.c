@@ -438,6 +438,21 @@ START_TEST(test_recorded_diff)
 	ck_assert_msg(strstr(b, "\"kind\":\"renamed\""), "no rename relation: %.3000s", b);
 	char *lb = cli(dir, "report --format=lkp '%s/lkp.pb.gz'", dir);
 	ck_assert_str_eq(la, lb);
+	/* dump and script need per-sample addresses: a clear refusal that
+	 * says which commands take the export */
+	static const char *const refused[] = { "script", "dump" };
+	for (size_t i = 0; i < 2; i++) {
+		char args[2 * PATHMAX], want[2 * PATHMAX];
+		snprintf(args, sizeof args, "%s '%s/lkp.pb.gz'", refused[i], dir);
+		int st;
+		char *err = NULL;
+		free(pd_test_cli(dir, args, &st, &err));
+		snprintf(want, sizeof want, "%s/lkp.pb.gz is a pprof profile: 'perfdiff report' "
+			 "and 'perfdiff diff' read it", dir);
+		ck_assert_msg(st == 2 && err && strstr(err, want), "%s: status %d: %s", args, st,
+			      err);
+		free(err);
+	}
 	free(a);
 	free(b);
 	free(la);

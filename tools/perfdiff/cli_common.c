@@ -131,6 +131,17 @@ const char *cli_mode_name(pd_input_mode m)
 	return "unknown";
 }
 
+/* Whether the file at `path` starts as a pprof profile does. */
+static bool is_pprof(const char *path)
+{
+	unsigned char head[16];
+	FILE *f = path && strcmp(path, "-") != 0 ? fopen(path, "rb") : NULL;
+	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+	if (f)
+		fclose(f);
+	return n > 0 && pd_pprof_detect(head, n);
+}
+
 void cli_print_pd_error(const char *path, const pd_error *err)
 {
 	const char *msg = err->message[0] ? err->message
@@ -143,6 +154,10 @@ void cli_print_pd_error(const char *path, const pd_error *err)
 		cli_error("%s: %s", shown, msg);
 	else
 		cli_error("%s", msg);
+	/* a profile that travelled: say which commands take it */
+	if (err->code == PD_ENOTPERF && is_pprof(path))
+		cli_error("%s is a pprof profile: 'perfdiff report' and 'perfdiff diff' read it; "
+			  "dump and script need the perf.data recording", shown);
 }
 
 int cli_open_reader(const char *path, unsigned flags, pd_reader **out,
