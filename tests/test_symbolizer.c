@@ -881,6 +881,13 @@ START_TEST(test_vs_perf_script)
 			}
 			if (!strcmp(sym, "[unknown]") && !ours)
 				break;
+			if (!strcmp(sym, "_init") && !ours) {
+				/* PLT0, the lazy binder's entry at the head of .plt:
+				 * no stub to name, and perf 6.1 stretches _init over
+				 * it as over the stubs (ours names _init itself) */
+				plt++;
+				break;
+			}
 			if (!ours || strcmp(ours, sym)) {
 				bad++;
 				fprintf(stderr, "perf %s, ours %s at %s+%#llx\n", sym, ours ? ours : "(null)",
