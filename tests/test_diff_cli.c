@@ -1245,9 +1245,47 @@ static double fmap_get(const fmap *m, const char *stack)
 	return f ? f->v[0] : 0;
 }
 
+/*
+ * A report's stack as the diff's aligned tree names it: a frame without a
+ * symbol (the report prints its address, which ASLR moves) is "[unknown]",
+ * and with `rename` the new build's hash_block called by process is the
+ * base's hash_chunk (diff_rename.c's labelled rename, which the aligner
+ * pairs; a stray sample of hash_block elsewhere, say under main where the
+ * frame pointer was not yet set up, pairs with nothing and keeps its name).
+ */
+static char *aligned_names(const char *stack, bool rename)
+{
+	size_t n = strlen(stack), cap = 2 * n + 16, k = 0;
+	char *out = malloc(cap);
+	ck_assert_ptr_nonnull(out);
+	const char *f = stack, *prev = "";
+	for (;;) {
+		const char *e = strchr(f, ';');
+		size_t len = e ? (size_t)(e - f) : strlen(f);
+		const char *name = f;
+		if (len > 2 && f[0] == '0' && f[1] == 'x' && strspn(f + 2, "0123456789abcdef") == len - 2) {
+			name = "[unknown]";
+			len = strlen(name);
+		} else if (rename && len == 10 && strncmp(f, "hash_block", 10) == 0 &&
+			   strncmp(prev, "process;", 8) == 0) {
+			name = "hash_chunk";
+		}
+		prev = f;
+		memcpy(out + k, name, len);
+		k += len;
+		if (!e)
+			break;
+		out[k++] = ';';
+		f = e + 1;
+	}
+	out[k] = '\0';
+	return out;
+}
+
 /* The oracle of one side: `perfdiff report --format=folded` of each of its
- * runs, by stack, the mean over the runs. */
-static fmap side_oracle(char runs[][PATHMAX], size_t nruns, const char *opts)
+ * runs, by stack named as the aligned tree names it (aligned_names(), the
+ * rename on the new side), the mean over the runs. */
+static fmap side_oracle(char runs[][PATHMAX], size_t nruns, const char *opts, bool rename)
 {
 	fmap all = { NULL, 0 };
 	size_t cap = 0;
@@ -1263,6 +1301,8 @@ static fmap side_oracle(char runs[][PATHMAX], size_t nruns, const char *opts)
 				ck_assert_ptr_nonnull(all.v);
 			}
 			all.v[all.n] = one.v[i];
+			all.v[all.n].stack = aligned_names(one.v[i].stack, rename);
+			free(one.v[i].stack);
 			all.v[all.n++].v[0] /= (double)nruns;
 		}
 		free(one.v);
@@ -1284,54 +1324,11 @@ static fmap side_oracle(char runs[][PATHMAX], size_t nruns, const char *opts)
 	return all;
 }
 
-/* `diff --format=folded` of runs[0][0..nruns) against runs[1][0..nruns)
- * checked line by line against the two sides' reports. */
-static void check_folded(size_t nruns, const char *opts)
+/* Each value a whole number (one run a side) or with 1 or 2 decimals. */
+static void check_decimals(char *out, size_t nruns)
 {
-	res r = nruns == 1 ? run("diff --format=folded %s '%s' '%s'", opts, P.runs[0][0],
-				 P.runs[1][0])
-			   : run("diff --format=folded %s '%s' '%s' -- '%s' '%s'", opts,
-				 P.runs[0][0], P.runs[0][1], P.runs[1][0], P.runs[1][1]);
-	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-	fmap want[2] = { side_oracle(P.runs[0], nruns, opts), side_oracle(P.runs[1], nruns, opts) };
-	ck_assert_uint_gt(want[0].n, 3);
-	ck_assert_uint_gt(want[1].n, 3);
-	fmap got = fmap_parse(r.out, 2, true);
-	size_t seen[2] = { 0, 0 }, only[2] = { 0, 0 };
-	bool renamed[2] = { false, false };
-	for (size_t i = 0; i < got.n; i++) {
-		const fstack *g = &got.v[i];
-		/* sorted by stack, each once */
-		if (i)
-			ck_assert_msg(strcmp(got.v[i - 1].stack, g->stack) < 0, "not sorted: %s / %s",
-				      got.v[i - 1].stack, g->stack);
-		ck_assert_msg(g->v[0] > 0 || g->v[1] > 0, "empty line: %s", g->stack);
-		for (int s = 0; s < 2; s++) {
-			double w = fmap_get(&want[s], g->stack);
-			ck_assert_msg(fabs(g->v[s] - w) <= 0.005 + 1e-9 * w,
-				      "side %d of %s: %.3f, report says %.3f", s, g->stack, g->v[s], w);
-			fstack key = { g->stack, { 0, 0 }, 0 };
-			seen[s] += bsearch(&key, want[s].v, want[s].n, sizeof *want[s].v,
-					   fstack_cmp) != NULL;
-			if (g->v[s] == 0)
-				only[1 - s]++;
-		}
-		if (strstr(g->stack, ";hash_chunk") && g->v[1] == 0)
-			renamed[0] = true;
-		if (strstr(g->stack, ";hash_block") && g->v[0] == 0)
-			renamed[1] = true;
-	}
-	/* every stack of either report is a line */
-	ck_assert_uint_eq(seen[0], want[0].n);
-	ck_assert_uint_eq(seen[1], want[1].n);
-	/* the renamed function's stacks are on one side only, shown as 0 on
-	 * the other */
-	ck_assert_msg(renamed[0] && renamed[1], "no one-sided hash_chunk/hash_block stack");
-	ck_assert_uint_gt(only[0], 0);
-	ck_assert_uint_gt(only[1], 0);
-	/* one run a side: whole numbers; two: at most 2 decimals */
 	char *save = NULL;
-	for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char *b = strrchr(l, ' ');
 		ck_assert_ptr_nonnull(b);
 		*b = '\0';
@@ -1348,9 +1345,138 @@ static void check_folded(size_t nruns, const char *opts)
 					      "not 1 or 2 decimals: %s", vals[s]);
 		}
 	}
+}
+
+/*
+ * `diff --format=folded` of runs[0][0..nruns) against runs[1][0..nruns)
+ * checked line by line against the two sides' reports: every line's BASE
+ * is the base's report, its NEW the new's report with the labelled rename
+ * applied; so the renamed function's lines carry both sides, no line names
+ * the new name, and each column sums to its side's total.
+ */
+static void check_folded(size_t nruns, const char *opts)
+{
+	res r = nruns == 1 ? run("diff --format=folded %s '%s' '%s'", opts, P.runs[0][0],
+				 P.runs[1][0])
+			   : run("diff --format=folded %s '%s' '%s' -- '%s' '%s'", opts,
+				 P.runs[0][0], P.runs[0][1], P.runs[1][0], P.runs[1][1]);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	fmap want[2] = { side_oracle(P.runs[0], nruns, opts, false),
+			 side_oracle(P.runs[1], nruns, opts, true) };
+	ck_assert_uint_gt(want[0].n, 3);
+	ck_assert_uint_gt(want[1].n, 3);
+	fmap got = fmap_parse(r.out, 2, true);
+	size_t seen[2] = { 0, 0 };
+	double sum[2] = { 0, 0 }, total[2] = { 0, 0 }, paired[2] = { 0, 0 }, stray = 0;
+	for (size_t i = 0; i < got.n; i++) {
+		const fstack *g = &got.v[i];
+		/* sorted by stack, each once */
+		if (i)
+			ck_assert_msg(strcmp(got.v[i - 1].stack, g->stack) < 0, "not sorted: %s / %s",
+				      got.v[i - 1].stack, g->stack);
+		ck_assert_msg(g->v[0] > 0 || g->v[1] > 0, "empty line: %s", g->stack);
+		if (strstr(g->stack, "hash_block"))
+			stray += g->v[1];
+		for (int s = 0; s < 2; s++) {
+			double w = fmap_get(&want[s], g->stack);
+			ck_assert_msg(fabs(g->v[s] - w) <= 0.005 + 1e-9 * w,
+				      "side %d of %s: %.3f, report says %.3f", s, g->stack, g->v[s], w);
+			fstack key = { g->stack, { 0, 0 }, 0 };
+			seen[s] += bsearch(&key, want[s].v, want[s].n, sizeof *want[s].v,
+					   fstack_cmp) != NULL;
+			sum[s] += g->v[s];
+		}
+		size_t len = strlen(g->stack);
+		if (len > 19 && strcmp(g->stack + len - 19, ";process;hash_chunk") == 0)
+			for (int s = 0; s < 2; s++)
+				paired[s] += g->v[s];
+	}
+	/* every stack of either report is a line, and nothing else */
+	ck_assert_uint_eq(seen[0], want[0].n);
+	ck_assert_uint_eq(seen[1], want[1].n);
+	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < want[s].n; i++)
+			total[s] += want[s].v[i].v[0];
+		ck_assert_msg(fabs(sum[s] - total[s]) <= 0.01 * (double)got.n + 1e-9 * total[s],
+			      "side %d sums to %.2f, its report to %.2f", s, sum[s], total[s]);
+	}
+	/* the renamed function's self cost is one line with both sides' values,
+	 * each a large share of its side (diff_rename.c spends a third there) */
+	ck_assert_msg(paired[0] > 0.1 * total[0] && paired[1] > 0.1 * total[1],
+		      "hash_chunk's line: base %.2f new %.2f of %.2f / %.2f", paired[0], paired[1],
+		      total[0], total[1]);
+	ck_assert_msg(stray < 0.02 * total[1], "%.2f of %.2f under the new name", stray, total[1]);
+	check_decimals(r.out, nruns);
 	fmap_free(&got);
 	fmap_free(&want[0]);
 	fmap_free(&want[1]);
+	res_free(&r);
+}
+
+/* Whether every line of `out` starts with `prefix` (or, for NULL, with
+ * no command: its first frame is the root's, here never "app"). */
+static bool lines_start(const char *out, const char *prefix)
+{
+	size_t n = 0;
+	for (const char *l = out; *l; l = strchr(l, '\n') + 1, n++) {
+		if (prefix ? strncmp(l, prefix, strlen(prefix)) != 0 : strncmp(l, "app", 3) == 0)
+			return false;
+		if (!strchr(l, '\n'))
+			break;
+	}
+	return n > 0;
+}
+
+/*
+ * A renamed binary: the two builds as app-a and app-b, whose command
+ * names differ.  The new command is written as the base's, so both sides
+ * pair (flamegraph.pl would otherwise draw the whole program as gone and
+ * as new); --no-comm leaves the command out.  Each column sums to the
+ * side's `report --format=folded`.
+ */
+static void check_renamed_binary(void)
+{
+	char data[2][PATHMAX];
+	for (int side = 0; side < 2; side++) {
+		char bin[PATHMAX], w[PATHMAX + 16];
+		snprintf(bin, sizeof bin, "%s/%s/app-%c", P.dir, side ? "new" : "old", side ? 'b' : 'a');
+		snprintf(data[side], PATHMAX, "%s/app-%c.data", P.dir, side ? 'b' : 'a');
+		ck_assert(pd_test_compile("cc", side ? WFLAGS " -DPD_NEW" : WFLAGS, bin, WORKLOAD));
+		snprintf(w, sizeof w, "'%s' 300", bin);
+		ck_assert(pd_test_perf_record(data[side], "-q -N -e cpu-clock -g", w));
+	}
+	res r = run("diff --format=folded '%s' '%s'", data[0], data[1]);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_msg(lines_start(r.out, "app-a;"), "a line not under app-a:\n%s", r.out);
+	fmap got = fmap_parse(r.out, 2, true);
+	bool both = false;
+	for (size_t i = 0; i < got.n; i++)
+		both |= strstr(got.v[i].stack, ";process;hash_chunk") && got.v[i].v[0] > 0 &&
+			got.v[i].v[1] > 0;
+	ck_assert_msg(both, "no hash_chunk line with both sides:\n%s", r.out);
+	fmap_free(&got);
+	res_free(&r);
+
+	r = run("diff --format=folded --no-comm '%s' '%s'", data[0], data[1]);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_msg(lines_start(r.out, NULL), "a line with a command:\n%s", r.out);
+	got = fmap_parse(r.out, 2, true);
+	double sum[2] = { 0, 0 };
+	for (size_t i = 0; i < got.n; i++)
+		for (int s = 0; s < 2; s++)
+			sum[s] += got.v[i].v[s];
+	for (int s = 0; s < 2; s++) {
+		res rep = run("report --format=folded '%s'", data[s]);
+		fmap one = fmap_parse(rep.out, 1, true);
+		double total = 0;
+		for (size_t i = 0; i < one.n; i++)
+			total += one.v[i].v[0];
+		ck_assert_msg(total > 0 && sum[s] == total, "side %d: %.0f in the lines, report %.0f",
+			      s, sum[s], total);
+		fmap_free(&one);
+		res_free(&rep);
+	}
+	fmap_free(&got);
 	res_free(&r);
 }
 
@@ -1361,6 +1487,7 @@ START_TEST(test_folded)
 	check_folded(2, "");
 	check_folded(1, "--weight=samples");
 	check_folded(2, "--weight=samples");
+	check_renamed_binary();
 
 	/* the independent count: every sample of a run is in one stack */
 	res r = run("diff --format=folded --weight=samples '%s' '%s'", P.runs[0][0], P.runs[1][0]);
@@ -1389,6 +1516,10 @@ START_TEST(test_folded)
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "--weight"));
 	res_free(&r);
+	r = run("diff --no-comm '%s' '%s'", P.runs[0][0], P.runs[1][0]);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "--no-comm"));
+	res_free(&r);
 	r = run("diff --format=folded --fail-on=1 '%s' '%s'", P.runs[0][0], P.runs[1][0]);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "--fail-on"));
@@ -1400,6 +1531,7 @@ START_TEST(test_folded)
 	r = run("diff --help");
 	ck_assert_ptr_nonnull(strstr(r.out, "folded"));
 	ck_assert_ptr_nonnull(strstr(r.out, "--weight"));
+	ck_assert_ptr_nonnull(strstr(r.out, "--no-comm"));
 	res_free(&r);
 
 	/* FlameGraph's reader, where it is installed (never required) */

@@ -458,6 +458,16 @@ PD_EXTERN(size_t) pd_diff_node_count(const pd_diff *d);
 PD_EXTERN(const pd_diff_node *) pd_diff_node_at(const pd_diff *d, size_t i);
 
 /**
+ * The aligned-tree node that profile node `c` of side `side` (0 base, 1
+ * new) of the event compared was folded into: for the leaves of the
+ * side's stacks (pd_profile_stacks(): nodes with self cost), so that a
+ * stack of either side can be named as the aligned tree names it (a new
+ * stack of a renamed function under the base's name).  SIZE_MAX for a
+ * node without self cost, of another profile or event, or a bad side.
+ */
+PD_EXTERN(size_t) pd_diff_node_of(const pd_diff *d, int side, const pd_cct_node *c);
+
+/**
  * Total period, samples and recording span (ns, pd_profile_run_span(); 0
  * unknown) of the event on a side (`side` 0 = base, 1 = new), for run
  * `run` (SIZE_MAX: all runs).

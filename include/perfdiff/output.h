@@ -18,6 +18,8 @@
  *      pd_diff_write()           a comparison (diff.h): text with explained
  *                                shifts first, the robot's compare table
  *                                (lkp), JSON, CSV, an HTML page, an SVG
+ *                                and a differential flame graph's
+ *                                input (folded, named by the aligned tree)
  *      pd_diff_write_folded()    two profiles as a differential flame
  *                                graph's input (no comparison needed)
  *      pd_script_write_sample()  one sample (session.h) at a time, like
@@ -294,7 +296,7 @@ typedef enum pd_diff_sort {
  * with pd_diff_write_options_init(). */
 typedef struct pd_diff_write_options {
 	unsigned int version;
-	pd_format format;        /**< text (default), lkp, json, csv, html or svg */
+	pd_format format;        /**< text (default), lkp, json, csv, html, svg or folded */
 	bool all;                /**< every row, not only the significant ones and those
 	                              of the listed shifts */
 	const char *const *files[2]; /**< the file names of each side (0 base, 1 new),
@@ -317,14 +319,18 @@ typedef struct pd_diff_write_options {
 	                              listed; they count as hidden (default 0: none;
 	                              not with PD_DIFF_ABSOLUTE, whose values are
 	                              rates: PD_EINVAL) */
+	/* version 3 */
+	bool no_comm;            /**< folded: no command-name frame first (default
+	                              false: "comm;root;...;leaf") */
 } pd_diff_write_options;
 
 /*
- * Version 2 added `color`, `sort` and `percent_limit`.  A caller built with
- * version 1 still works: its struct is read up to `weight_samples`, and the
- * new fields take their defaults.
+ * Version 2 added `color`, `sort` and `percent_limit`, version 3
+ * `no_comm`.  A caller built with an older version still works: its
+ * struct is read up to its last field, and the new fields take their
+ * defaults.
  */
-#define PD_DIFF_WRITE_OPTIONS_VERSION 2
+#define PD_DIFF_WRITE_OPTIONS_VERSION 3
 
 /** Fill `o` with the defaults. */
 PD_EXTERN(void) pd_diff_write_options_init(pd_diff_write_options *o);
@@ -348,6 +354,16 @@ PD_EXTERN(void) pd_diff_write_options_init(pd_diff_write_options *o);
  *         grey a node by its tree row's test, so make the diff with
  *         PD_DIFF_TREE_ROWS (without, nodes are coloured untested)
  *   svg   the same flame graph, static, with <title> tooltips
+ *   folded  the collapsed stacks of a differential flame graph, as
+ *         pd_diff_write_folded() writes them but with both sides' stacks
+ *         named by the aligned tree: a new stack under its aligned node's
+ *         path, each frame the base's name where the base has the node
+ *         (a renamed, inlined or moved function's stacks are one line
+ *         with both sides' values); a renamed binary's new command as
+ *         the base's, or none with `no_comm`.  Values: the mean over a
+ *         side's runs of the event's period (or with `weight_samples`
+ *         sample counts) per stack; `all`, `sort` and `percent_limit`
+ *         do not apply
  * A row is shown when it is significant, explained by a listed shift, or
  * with `all`.  The diff's profiles must still exist.
  * @return 0, PD_EINVAL (bad options, a format a diff has not) or the
@@ -361,7 +377,9 @@ PD_EXTERN(int) pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write
  * difffolded.pl writes them: "comm;root;...;leaf BASE NEW", one line per
  * distinct stack of either side of `o->event`, each value the mean of the
  * side's periods (or sample counts) over its runs ("12", "12.5"), sorted
- * by stack.  No comparison is made: a flame graph shows every stack.
+ * by stack.  No comparison is made: a flame graph shows every stack, each
+ * side's under its own names (pd_diff_write() with PD_FORMAT_FOLDED names
+ * them by the aligned tree, so a renamed function pairs).
  * @return 0, PD_EINVAL (an event missing on a side), the profiles' error
  *         or the writer's sticky error
  */

@@ -327,6 +327,8 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 	pd_arena_init(&d->arena);
 	dt_keytab_init(&d->keys);
 	pd_u64map_init(&d->row_index);
+	pd_u64map_init(&d->node_of[0]);
+	pd_u64map_init(&d->node_of[1]);
 	d->opts = o;
 	d->prof[0] = base;
 	d->prof[1] = new_;
@@ -385,6 +387,7 @@ void pd_diff_free(pd_diff *d)
 		free(d->ctrow[s]);
 		free(d->krow[s]);
 		free(d->trow[s]);
+		pd_u64map_free(&d->node_of[s]);
 	}
 	free(d->rows);
 	pd_u64map_free(&d->row_index);

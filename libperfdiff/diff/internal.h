@@ -492,6 +492,9 @@ struct pd_diff {
 	                         without PD_DIFF_TREE_ROWS) */
 	size_t *rowpos;       /* per row (d->rows): its place in d->out */
 	uint32_t *relmap;     /* per aligner relation: its public one (DT_NONE) */
+	pd_u64map node_of[2]; /* per side: profile node with self cost (its address)
+	                         → its aligned node + 1, as a pointer-sized integer
+	                         (pd_diff_node_of()) */
 };
 
 /* The aligned tree's nodes (nodes.c), once rows and relations are

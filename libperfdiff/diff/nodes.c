@@ -7,6 +7,9 @@
  * is one node with two names, not a −X and a +X tower side by side, and
  * the flame graph needs nothing of the aligner's internals.  Built once,
  * at the end of pd_diff_new(), when the rows and relations are final.
+ * Each side's profile nodes with self cost (the leaves of its stacks) are
+ * mapped to their aligned node too, so that a side's stacks can be named
+ * as the aligned tree names them (the differential folded stacks).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -111,6 +114,20 @@ static void build_all(node_build *nb)
 			build_node(nb, nb->new_to[v], DT_NONE, v, nb->new_to[N->n[v].parent]);
 }
 
+/* Each source profile node of `side` (tree.c: the nodes with self cost)
+ * → its aligned node + 1.  0 or PD_ENOMEM. */
+static int map_sources(node_build *nb, int side)
+{
+	const dt_tree *t = &nb->d->tree[side];
+	pd_u64map *m = &nb->d->node_of[side];
+	for (size_t i = 0; i < t->nsrc; i++) {
+		size_t k = side ? nb->new_to[t->src_id[i]] : t->src_id[i];
+		if (pd_u64map_put(m, (uint64_t)(uintptr_t)t->src[i], (void *)(uintptr_t)(k + 1)) < 0)
+			return PD_ENOMEM;
+	}
+	return 0;
+}
+
 int pd_diff_build_nodes(pd_diff *d)
 {
 	node_build nb = { .d = d, .R = { d->nruns[0], d->nruns[1] } };
@@ -121,12 +138,15 @@ int pd_diff_build_nodes(pd_diff *d)
 	d->nodes = pd_arena_alloc(&d->arena, n * sizeof *d->nodes);
 	nb.vals = per && n <= SIZE_MAX / per / sizeof(double)
 			  ? pd_arena_alloc(&d->arena, n * per * sizeof(double)) : NULL;
-	if (d->nodes && nb.vals) {
+	int rc = d->nodes && nb.vals ? 0 : PD_ENOMEM;
+	if (rc == 0) {
 		d->nnodes = n;
 		build_all(&nb);
+		for (int side = 0; side < 2 && rc == 0; side++)
+			rc = map_sources(&nb, side);
 	}
 	free(nb.new_to);
-	return d->nodes && nb.vals ? 0 : PD_ENOMEM;
+	return rc;
 }
 
 size_t pd_diff_node_count(const pd_diff *d)
@@ -137,4 +157,12 @@ size_t pd_diff_node_count(const pd_diff *d)
 const pd_diff_node *pd_diff_node_at(const pd_diff *d, size_t i)
 {
 	return d && i < d->nnodes ? &d->nodes[i] : NULL;
+}
+
+size_t pd_diff_node_of(const pd_diff *d, int side, const pd_cct_node *c)
+{
+	if (!d || side < 0 || side > 1 || !c)
+		return SIZE_MAX;
+	uintptr_t k = (uintptr_t)pd_u64map_get(&d->node_of[side], (uint64_t)(uintptr_t)c);
+	return k ? (size_t)k - 1 : SIZE_MAX;
 }

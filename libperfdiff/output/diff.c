@@ -16,6 +16,7 @@
 static const size_t diff_sizes[] = {
 	0, PD_OPTIONS_END(pd_diff_write_options, weight_samples),
 	PD_OPTIONS_END(pd_diff_write_options, percent_limit),
+	PD_OPTIONS_END(pd_diff_write_options, no_comm),
 };
 
 void pd_diff_write_options_init(pd_diff_write_options *o)
@@ -234,10 +235,14 @@ int pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write_options *o
 	if (rc == 0)
 		rc = pdo_format_check(opts.format, PDO_BIT(PD_FORMAT_TEXT) | PDO_BIT(PD_FORMAT_LKP) |
 				      PDO_BIT(PD_FORMAT_JSON) | PDO_BIT(PD_FORMAT_CSV) |
-				      PDO_BIT(PD_FORMAT_HTML) | PDO_BIT(PD_FORMAT_SVG),
-				      "a diff (pd_diff_write_folded() writes folded stacks)", err);
+				      PDO_BIT(PD_FORMAT_HTML) | PDO_BIT(PD_FORMAT_SVG) |
+				      PDO_BIT(PD_FORMAT_FOLDED), "a diff", err);
 	if (rc < 0)
 		return rc;
+	if (opts.format == PD_FORMAT_FOLDED) {
+		rc = pdo_diff_folded(w, d, &opts, err);
+		return rc < 0 ? rc : pdo_done(w, err);
+	}
 	pdo_diff v = { .w = w, .d = d, .all = opts.all, .color = opts.color,
 		       .percent_limit = opts.percent_limit, .opts_sort = opts.sort, .err = err };
 	pd_diff_options_get(d, &v.opts);

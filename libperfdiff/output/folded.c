@@ -4,7 +4,9 @@
  * (base and new, as FlameGraph's difffolded.pl writes them).  The stack
  * text is written the same way for both, so that the lines of the two
  * match byte for byte and a differential flame graph lines up with the
- * two plain ones.
+ * two plain ones.  The two columns are built here from each side's
+ * stacks and a function naming them: their own frames
+ * (pd_diff_write_folded()) or the aligned tree's (folded_aligned.c).
  */
 #include <stdlib.h>
 
@@ -20,7 +22,7 @@ void pdo_folded_path_free(pdo_folded_path *fp)
 
 /* ';' separates frames and the last ' ' the count, so ';' in a name
  * becomes ':' (C++ templates can hold one) and line breaks spaces. */
-static void put_name(pd_writer *w, const char *s, bool inlined)
+void pdo_folded_name(pd_writer *w, const char *s, bool inlined)
 {
 	size_t n = strlen(s);
 	if (!pdo_reserve(w, n + 4))
@@ -33,7 +35,7 @@ static void put_name(pd_writer *w, const char *s, bool inlined)
 		pdo_putn_r(w, "_[i]", 4);
 }
 
-int pdo_folded_stack(pd_writer *w, const pd_stack *s, pdo_folded_path *fp)
+int pdo_folded_stack(pd_writer *w, const pd_stack *s, pdo_folded_path *fp, bool comm)
 {
 	size_t depth = 0;
 	/* the root node has no parent and names no frame */
@@ -48,10 +50,14 @@ int pdo_folded_stack(pd_writer *w, const pd_stack *s, pdo_folded_path *fp)
 		}
 		fp->v[depth++] = c;
 	}
-	put_name(w, s->comm, false);
+	if (comm)
+		pdo_folded_name(w, s->comm, false);
+	else if (depth == 0)
+		pdo_puts(w, PDO_FOLDED_NO_FRAME);
 	for (size_t d = depth; d-- > 0;) {
-		pdo_putc(w, ';');
-		put_name(w, pd_cct_symbol(fp->v[d]), pd_cct_inlined(fp->v[d]));
+		if (comm || d + 1 < depth)
+			pdo_putc(w, ';');
+		pdo_folded_name(w, pd_cct_symbol(fp->v[d]), pd_cct_inlined(fp->v[d]));
 	}
 	return w->failed ? -1 : 0;
 }
@@ -74,7 +80,7 @@ int pdo_report_folded(const pdo_report *r)
 		return rc;
 	pdo_folded_path fp = { 0 };
 	for (size_t i = 0; i < n && rc == 0 && !r->w->failed; i++) {
-		if (pdo_folded_stack(r->w, &st[i], &fp) < 0)
+		if (pdo_folded_stack(r->w, &st[i], &fp, true) < 0)
 			rc = pdo_nomem(r->err);
 		pdo_putc(r->w, ' ');
 		pdo_dec(r->w, weight(&st[i], r->o.weight_samples));
@@ -130,7 +136,8 @@ static void put_mean(pd_writer *w, uint64_t sum, size_t runs)
 	}
 }
 
-static int collect(stacks *s, const pd_stack *const st[2], const size_t n[2], bool samples)
+static int collect(stacks *s, const pd_stack *const st[2], const size_t n[2], bool samples,
+		   pdo_stack_text text, void *ctx)
 {
 	size_t total = n[0] + n[1];
 	if (total < n[0] || total > SIZE_MAX / sizeof(entry))
@@ -138,16 +145,14 @@ static int collect(stacks *s, const pd_stack *const st[2], const size_t n[2], bo
 	s->e = malloc((total ? total : 1) * sizeof *s->e);
 	if (!s->e)
 		return -1;
-	pdo_folded_path fp = { 0 };
 	int rc = 0;
 	for (int side = 0; side < 2 && rc == 0; side++)
 		for (size_t i = 0; i < n[side] && rc == 0; i++, s->n++) {
 			entry *e = &s->e[s->n];
 			*e = (entry){ s->text.len, NULL, weight(&st[side][i], samples), side };
-			rc = pdo_folded_stack(&s->text, &st[side][i], &fp);
+			rc = text(&s->text, side, &st[side][i], ctx);
 			pdo_putc(&s->text, '\0');
 		}
-	pdo_folded_path_free(&fp);
 	if (rc < 0 || s->text.failed)
 		return -1;
 	for (size_t i = 0; i < s->n; i++)
@@ -176,18 +181,18 @@ static void put_lines(pd_writer *w, const stacks *s, const size_t runs[2])
 	}
 }
 
-static int folded_diff(pd_writer *w, pd_profile *p[2], const pd_diff_write_options *o,
-		       pd_error *err)
+int pdo_folded_columns(pd_writer *w, pd_profile *const p[2], const char *event, bool samples,
+		       pdo_stack_text text, void *ctx, pd_error *err)
 {
 	size_t ev[2], n[2];
 	const pd_stack *st[2];
-	int rc = pd_diff_events(p[0], p[1], o->event, ev, err);
+	int rc = pd_diff_events(p[0], p[1], event, ev, err);
 	for (int side = 0; side < 2 && rc == 0; side++)
 		rc = pd_profile_stacks(p[side], ev[side], &st[side], &n[side], err);
 	if (rc < 0)
 		return rc;
 	stacks s = { 0 };
-	if (collect(&s, st, n, o->weight_samples) < 0)
+	if (collect(&s, st, n, samples, text, ctx) < 0)
 		rc = pdo_nomem(err);
 	size_t runs[2] = { pd_profile_run_count(p[0]), pd_profile_run_count(p[1]) };
 	if (rc == 0)
@@ -195,6 +200,13 @@ static int folded_diff(pd_writer *w, pd_profile *p[2], const pd_diff_write_optio
 	free(s.e);
 	free(s.text.p);
 	return rc;
+}
+
+/* A stack as its own profile names it, command first. */
+static int own_text(pd_writer *w, int side, const pd_stack *s, void *ctx)
+{
+	(void)side;
+	return pdo_folded_stack(w, s, ctx, true);
 }
 
 int pd_diff_write_folded(pd_writer *w, pd_profile *base, pd_profile *new_,
@@ -208,6 +220,8 @@ int pd_diff_write_folded(pd_writer *w, pd_profile *base, pd_profile *new_,
 	if (rc < 0)
 		return rc;
 	pd_profile *p[2] = { base, new_ };
-	rc = folded_diff(w, p, &opts, err);
+	pdo_folded_path fp = { 0 };
+	rc = pdo_folded_columns(w, p, opts.event, opts.weight_samples, own_text, &fp, err);
+	pdo_folded_path_free(&fp);
 	return rc < 0 ? rc : pdo_done(w, err);
 }

@@ -74,12 +74,39 @@ typedef struct pdo_folded_path {
 void pdo_folded_path_free(pdo_folded_path *fp);
 
 /*
- * Append the frames of `s`: its comm, then every frame from the root to
- * the leaf, joined by ';' (';' in a name becomes ':', line breaks spaces;
- * inline frames end in "_[i]").  No weight, no newline.  0, or -1 when
- * memory runs out.
+ * Append the frames of `s`: its comm (unless !comm), then every frame
+ * from the root to the leaf, joined by ';' (pdo_folded_name()).  No
+ * weight, no newline.  0, or -1 when memory runs out.
  */
-int pdo_folded_stack(pd_writer *w, const pd_stack *s, pdo_folded_path *fp);
+int pdo_folded_stack(pd_writer *w, const pd_stack *s, pdo_folded_path *fp, bool comm);
+
+/* The frame written for a stack without frames when no comm precedes it
+ * (samples whose chain was empty): a line needs a name. */
+#define PDO_FOLDED_NO_FRAME "[unknown]"
+
+/* One frame's name: ';' becomes ':' (C++ templates can hold one), line
+ * breaks spaces, and an inline frame ends in "_[i]". */
+void pdo_folded_name(pd_writer *w, const char *s, bool inlined);
+
+/* The text of stack `s` of side `side` (0 base, 1 new), appended to `w`
+ * without weight or newline: 0, or -1 when memory runs out. */
+typedef int (*pdo_stack_text)(pd_writer *w, int side, const pd_stack *s, void *ctx);
+
+/*
+ * The two columns of a differential flame graph: every stack of both
+ * profiles' `event` (pd_diff_events()) as `text` names it, one line per
+ * distinct text, sorted, each side's weights (periods, or sample counts)
+ * summed and averaged over its runs.  0 or an error (set in `err`).
+ */
+int pdo_folded_columns(pd_writer *w, pd_profile *const p[2], const char *event, bool samples,
+		       pdo_stack_text text, void *ctx, pd_error *err);
+
+/* ---- folded_aligned.c ---- */
+
+/* pd_diff_write()'s folded stacks: both sides' stacks named by the
+ * aligned tree (the base's names), the command frame unless no_comm. */
+int pdo_diff_folded(pd_writer *w, const pd_diff *d, const pd_diff_write_options *o,
+		    pd_error *err);
 
 /* ---- facts.c: what a side's numbers rest on ---- */
 

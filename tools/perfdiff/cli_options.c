@@ -69,6 +69,7 @@ static const cli_optname report_opts[] = {
 
 static const cli_optname diff_opts[] = {
 	{ "--format", "text|lkp|json|csv|folded|html|svg" }, { "--weight", "period|samples" },
+	{ "--no-comm", NULL },
 	{ "--all", NULL }, { "--lkp-keys", NULL }, { "--fail-on", "POINTS" },
 	{ "--absolute", NULL }, { "--depth", "N" }, { "--min-change", "X" },
 	{ "--fdr", "Q" }, { "--rename-score", "S" }, { "--no-align", NULL },

@@ -2,8 +2,8 @@
  * `perfdiff diff [options] BASE NEW` and `perfdiff diff [options] BASE...
  * -- NEW...` (also without the word `diff`): the runs of each side folded
  * into one profile per side, compared by the diff engine and written by
- * the library (pd_diff_write(), or with --format=folded
- * pd_diff_write_folded(), a differential flame graph's input).
+ * the library (pd_diff_write(); --format=folded, a differential flame
+ * graph's input, is named by the aligned tree the comparison makes).
  * The exit status is that of diff(1), so that scripts can gate on it: 0
  * compared, 1 a significant change above --fail-on or an input that lost
  * data (cut short, samples lost while recording), 2 trouble.
@@ -46,6 +46,7 @@ typedef struct cli_diff {
 	double fail_on;
 	bool min_change_set;
 	bool weight_set, weight_samples;  /* --weight (folded) */
+	bool no_comm;              /* --no-comm (folded) */
 	pd_diff_sort sort;         /* --sort */
 	double percent_limit;      /* --percent-limit */
 	cli_io io;                 /* -o, -q, -v, --strict, --color */
@@ -202,6 +203,10 @@ static int own_flag(cli_diff *c, int argc, char **argv, int *i)
 		c->lkp_keys = true;
 		return 1;
 	}
+	if (strcmp(a, "--no-comm") == 0) {
+		c->no_comm = true;
+		return 1;
+	}
 	for (size_t k = 0; k < NELEMS(flag_opts); k++)
 		if (strcmp(a, flag_opts[k].name) == 0) {
 			c->dopts.flags |= flag_opts[k].flag;
@@ -265,13 +270,14 @@ static int check_args(cli_diff *c)
 {
 	if (cli_profile_opts_finish(&c->po) < 0)
 		return CLI_EXIT_ERROR;
-	/* folded runs no comparison: options of the comparison would be
-	 * silently lost, and --fail-on's exit status with them */
+	/* folded tests nothing: --fail-on's exit status would be lost, and
+	 * the robot's keys name no stacks */
 	if (c->format == PD_FORMAT_FOLDED && (c->fail_on_set || c->lkp_keys))
 		return cli_usage_error(CMD, "%s does not go with --format=folded",
 				       c->fail_on_set ? "--fail-on" : "--lkp-keys");
-	if (c->weight_set && c->format != PD_FORMAT_FOLDED)
-		return cli_usage_error(CMD, "--weight goes with --format=folded");
+	if ((c->weight_set || c->no_comm) && c->format != PD_FORMAT_FOLDED)
+		return cli_usage_error(CMD, "%s goes with --format=folded",
+				       c->weight_set ? "--weight" : "--no-comm");
 	if (c->percent_limit > 0 && (c->dopts.flags & PD_DIFF_ABSOLUTE))
 		return cli_usage_error(CMD, "--percent-limit does not go with --absolute "
 				       "(its values are rates, not shares)");
@@ -441,8 +447,8 @@ static bool fails(const pd_diff *d, double points)
 	return false;
 }
 
-/* Write to standard output with `write` (pd_diff_write() or
- * pd_diff_write_folded()'s call); 0, or -1 after printing the error. */
+/* Write to standard output with `write` (pd_diff_write()'s call); 0,
+ * or -1 after printing the error. */
 typedef int (*diff_writer)(pd_writer *w, const void *what, const pd_diff_write_options *o,
 			   pd_error *err);
 
@@ -454,6 +460,7 @@ static int write_out(cli_diff *c, diff_writer write, const void *what, const cha
 	o.all = c->all;
 	o.event = c->po.event;
 	o.weight_samples = c->weight_samples;
+	o.no_comm = c->no_comm;
 	o.color = cli_io_colored(&c->io, c->format);
 	o.sort = c->sort;
 	o.percent_limit = c->percent_limit;
@@ -482,13 +489,6 @@ static int write_diff(pd_writer *w, const void *d, const pd_diff_write_options *
 		      pd_error *err)
 {
 	return pd_diff_write(w, d, o, err);
-}
-
-static int write_folded(pd_writer *w, const void *p, const pd_diff_write_options *o,
-			pd_error *err)
-{
-	pd_profile *const *sides = p;
-	return pd_diff_write_folded(w, sides[0], sides[1], o, err);
 }
 
 /* Both sides' profiles into p[], side B on a second thread; their
@@ -537,8 +537,6 @@ static int build_sides(cli_diff *c, pd_profile *p[2])
  * error. */
 static int compare(cli_diff *c, pd_profile *p[2])
 {
-	if (c->format == PD_FORMAT_FOLDED)
-		return write_out(c, write_folded, p, "stacks");
 	pd_diff *d = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);
@@ -546,7 +544,8 @@ static int compare(cli_diff *c, pd_profile *p[2])
 		cli_error("%s", err.message[0] ? err.message : pd_error_code_str(err.code));
 		return -1;
 	}
-	int rc = write_out(c, write_diff, d, "comparison");
+	int rc = write_out(c, write_diff, d,
+			   c->format == PD_FORMAT_FOLDED ? "stacks" : "comparison");
 	if (rc == 0 && c->fail_on_set && fails(d, c->fail_on))
 		rc = 1;
 	pd_diff_free(d);
