@@ -18,7 +18,15 @@ writes `perfdiff diff --format=html`, `--format=svg` and `perfdiff report
     reports the share the JSON gives; on the report page the share of
     hash_chunk is its children share in `report --format=json`;
   * the SVG draws the renamed node once, as wide as its max(base, new)
-    layout computed from the JSON's tree rows alone.
+    layout computed from the JSON's tree rows alone;
+  * the who-calls view (#view=callee&callee=mix_step) roots mix_step,
+    summed over its places, at its children share in the JSON, and merges
+    its callers: the renamed caller is one box carrying both names, as
+    wide as the new tree rows through it say;
+  * html and svg imply --tree: without the option, the page's diff
+    document has tree rows and the renamed node carries its tree row's
+    q-value, and the SVG's boxes name a q-value (the JSON without --tree
+    has no tree row, so the option is not the default).
 
 Screenshots go into the test's temporary directory (printed).  Exit 77
 (CTest's skip) without chromium, perf, a compiler or perf permission.
@@ -26,6 +34,7 @@ Usage: test_html.py PERFDIFF WORKLOAD.c
 """
 import html.parser
 import json
+import math
 import os
 import re
 import shutil
@@ -73,6 +82,7 @@ class Boxes(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.boxes, self.match, self.ready, self.errors = [], None, None, ""
+        self.callee = None
         self.in_errors = False
 
     def handle_starttag(self, tag, attrs):
@@ -84,6 +94,8 @@ class Boxes(html.parser.HTMLParser):
             self.in_errors = True
         if a.get("id") == "pd-match":
             self.match = a
+        if a.get("id") == "pd-callee":
+            self.callee = a
         if "pd-fr" in cls and "data-i" in a:
             w = re.search(r"width:\s*([\d.]+)px", a.get("style", ""))
             self.boxes.append(dict(a, cls=cls, width=float(w.group(1)) if w else 0.0))
@@ -195,6 +207,60 @@ def squeezed_share(diffjson, key):
     return size[key] * scale
 
 
+def check_callee_page(b, diffjson):
+    """#view=callee&callee=mix_step&width=new: the root is mix_step summed
+    over its outermost places (its children row), its callers merged."""
+    child = [r for r in diffjson["rows"] if r["metric"] == "children" and r["key"] == "mix_step"]
+    assert len(child) == 1, child
+    who = b.callee
+    assert who and who.get("data-name") == "mix_step", who
+    for side in ("base", "new"):
+        assert abs(float(who["data-" + side]) - child[0][side]["mean"]) < 0.01, (who, child[0])
+    root = [x for x in b.boxes if x["data-i"] == "0"]
+    assert root and root[0].get("data-base") == "mix_step", root
+    pair = [x for x in b.boxes if x.get("data-base") == "hash_chunk" and x.get("data-new") == "hash_block"]
+    assert len(pair) == 1, f"the renamed caller in {len(pair)} boxes"
+    # the new side's cost of mix_step called by hash_block: its tree rows
+    via = sum(r["new"]["mean"] for r in diffjson["rows"]
+              if r["metric"] == "tree" and r["key"].endswith(";hash_block;mix_step"))
+    want = via / child[0]["new"]["mean"]
+    got = (pair[0]["width"] + 1) / (root[0]["width"] + 1)
+    assert abs(got - want) < 1.5 / root[0]["width"], f"caller box {got:.4f} of the root, rows {want:.4f}"
+    print(f"callee view: mix_step base {who['data-base']} new {who['data-new']} "
+          f"(JSON children {child[0]['base']['mean']:.2f}, {child[0]['new']['mean']:.2f}); "
+          f"hash_chunk → hash_block one caller box, {100 * got:.2f} % (tree rows {100 * want:.2f} %)")
+
+
+def page_json(path, elem):
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r'<script[^>]*id="' + elem + r'"[^>]*>(.*?)</script>', text, re.S)
+    assert m, f"{path}: no {elem}"
+    return json.loads(m.group(1))
+
+
+def check_implied_tree(work, diffjson, plainjson):
+    """html and svg were written without --tree: their data has the tree
+    rows' tests all the same."""
+    assert not [r for r in plainjson["rows"] if r["metric"] == "tree"], "tree rows without --tree"
+    doc = page_json(f"{work}/diff.html", "pd-diff")
+    assert doc["options"]["tree"] is True, doc["options"]
+    assert [r for r in doc["rows"] if r["metric"] == "tree"], "the page's document has no tree row"
+    fl = page_json(f"{work}/diff.html", "pd-flame")
+    names = fl["names"]
+    pair = [i for i in range(len(fl["parent"]))
+            if fl["bname"][i] >= 0 and fl["nname"][i] >= 0 and names[fl["bname"][i]] == "hash_chunk"
+            and names[fl["nname"][i]] == "hash_block"]
+    assert pair, "no renamed node in the page's tree"
+    i = max(pair, key=lambda k: fl["n"][k])
+    _, row = tree_share(diffjson, "hash_block")
+    assert fl["sig"][i] in (0, 1) and fl["q"][i] is not None, (fl["sig"][i], fl["q"][i])
+    assert math.isclose(fl["q"][i], row["q_value"], rel_tol=1e-3, abs_tol=1e-12), (fl["q"][i], row)
+    titles = [t.text for t in ET.parse(f"{work}/diff.svg").getroot().iter("{http://www.w3.org/2000/svg}title")
+              if t.text and t.text.startswith("hash_chunk \u2192 hash_block\n")]
+    assert titles and re.search(r", q [0-9]", titles[0]), f"the SVG's renamed box names no q-value: {titles}"
+    print(f"html and svg imply --tree: the renamed node's q {fl['q'][i]} (JSON --tree {row['q_value']:.4g})")
+
+
 def check_svg(path, diffjson):
     ns = {"s": "http://www.w3.org/2000/svg"}
     tree = ET.parse(path)
@@ -232,17 +298,22 @@ def main():
     p = run([perfdiff, "report", "-q", "--format=html", "-o", f"{work}/report.html", runs["old"][0]])
     assert p.returncode == 0, p.stderr
     diffjson = json.loads(run([perfdiff, "diff", "-q", "--format=json", "--tree", "--all"] + sides).stdout)
+    plainjson = json.loads(run([perfdiff, "diff", "-q", "--format=json", "--all"] + sides).stdout)
     reportjson = json.loads(run([perfdiff, "report", "-q", "--format=json", runs["old"][0]]).stdout)
     for f in ("diff.html", "diff.svg", "report.html"):
         check_offline(f"{work}/{f}")
     b = open_page(browser, f"{work}/diff.html", "#search=hash_block&width=new", work, work + "/diff.png")
     check_diff_page(b, diffjson)
+    b = open_page(browser, f"{work}/diff.html", "#view=callee&callee=mix_step&width=new", work,
+                  work + "/callee.png")
+    check_callee_page(b, diffjson)
+    check_implied_tree(work, diffjson, plainjson)
     b = open_page(browser, f"{work}/report.html", "#search=hash_chunk", work, work + "/report.png")
     check_report_page(b, reportjson)
     _, err = chromium(browser, f"file://{work}/diff.svg", ["--screenshot=" + work + "/svg.png"], work)
     check_console(err, "diff.svg")
     check_svg(f"{work}/diff.svg", diffjson)
-    for png in ("diff.png", "report.png", "svg.png"):
+    for png in ("diff.png", "callee.png", "report.png", "svg.png"):
         assert os.path.getsize(f"{work}/{png}") > 1000, png + ": no screenshot"
     print("test_html: passed")
 

@@ -6,15 +6,17 @@
  * aligned tree's columns, perfdiff.flame/1; docs/html-report.md).
  *
  * The page's state is also read from the URL's fragment
- * (#search=NAME&width=new&view=icicle&color=self), so that a link can
- * point at a finding and a test can drive the page without clicking.
+ * (#search=NAME&width=new&view=icicle&color=self, or view=callee&
+ * callee=NAME for who calls NAME), so that a link can point at a finding
+ * and a test can drive the page without clicking.
  * Errors are written into #pd-errors as well as thrown, so that a
  * headless test reads them from the DOM.
  */
 "use strict";
 (function () {
 	var D, F, flame, app = document.getElementById("pd-app");
-	var st = { width: "max", color: "incl", view: "flame", search: "" };
+	var st = { width: "max", color: "incl", view: "flame", search: "", callee: "" };
+	var full, callee = null;  /* the aligned tree's model; the who-calls one */
 
 	function data(id) { return JSON.parse(document.getElementById(id).textContent); }
 	function fmt(x, d) { return x === null || x === undefined ? "–" : (+x).toFixed(d); }
@@ -98,6 +100,9 @@
 		var top = { incl: maxAbs(chIncl), self: maxAbs(chSelf) };
 		return {
 			parent: F.parent,
+			vb: function (i) { return F.b[i]; },
+			vn: function (i) { return F.n[i]; },
+			dblclick: function (i) { showCallers(i); },
 			names: function (i) { return [name(F.bname[i]), name(F.nname[i])]; },
 			size: function (i) {
 				return st.width === "base" ? F.b[i] : st.width === "new" ? F.n[i] : Math.max(F.b[i], F.n[i]);
@@ -148,6 +153,82 @@
 		return h + runsChart(i);
 	}
 
+	/*
+	 * ---- who calls a function: its callers merged over every place ----
+	 * The function's outermost nodes (none under another node of it, so
+	 * each sample counts once) are the root; each one's callers, caller's
+	 * callers and so on up to the tree's root become paths under it,
+	 * merged by the pair of names, each carrying the inclusive values of
+	 * the occurrences below it.  These sums have no test of their own:
+	 * the boxes are coloured by their change, never greyed.
+	 */
+	function calleeModel(fname) {
+		var N = F.parent.length, covered = new Uint8Array(N), occ = [];
+		for (var i = 1; i < N; i++) {
+			var hit = name(F.bname[i]) === fname || name(F.nname[i]) === fname;
+			covered[i] = covered[F.parent[i]] || (hit ? 1 : 0);
+			if (hit && !covered[F.parent[i]]) occ.push(i);
+		}
+		var par = [-1], src = [occ.length ? occ[0] : 0], vb = [0], vn = [0], seen = new Map();
+		occ.forEach(function (o) {
+			vb[0] += F.b[o];
+			vn[0] += F.n[o];
+			for (var a = F.parent[o], cur = 0; a > 0; a = F.parent[a]) {
+				var key = cur + " " + F.bname[a] + " " + F.nname[a], d = seen.get(key);
+				if (d === undefined) {
+					d = par.length;
+					seen.set(key, d);
+					par.push(cur); src.push(a); vb.push(0); vn.push(0);
+				}
+				vb[d] += F.b[o];
+				vn[d] += F.n[o];
+				cur = d;
+			}
+		});
+		var top = 0;
+		for (i = 0; i < vb.length; i++) top = Math.max(top, Math.abs(vn[i] - vb[i]));
+		return {
+			fname: fname, occurrences: occ.length, parent: Int32Array.from(par),
+			vb: function (i) { return vb[i]; },
+			vn: function (i) { return vn[i]; },
+			dblclick: function (i) { showCallers(src[i]); },
+			names: function (i) { return [name(F.bname[src[i]]), name(F.nname[src[i]])]; },
+			size: function (i) {
+				return st.width === "base" ? vb[i] : st.width === "new" ? vn[i] : Math.max(vb[i], vn[i]);
+			},
+			label: function (i) { return label(src[i]); },
+			hatched: function (i) { return vb[i] === 0 || vn[i] === 0; },
+			color: function (i) { return PD.changeColor(vn[i] - vb[i], top || 1); },
+			tip: function (i) {
+				var u = D.options.absolute ? "/s" : " %";
+				return "<b>" + PD.esc(label(src[i])) + "</b>" + (i ? " → … → " + PD.esc(fname) : "") +
+					"<table><tr><td>base</td><td>" + fmt(vb[i], 2) + u + "</td></tr><tr><td>new</td><td>" +
+					fmt(vn[i], 2) + u + "</td></tr><tr><td>change</td><td>" + sign(vn[i] - vb[i], 2) +
+					"</td></tr></table><small>" + PD.esc(fname) + "'s cost through this path, " +
+					"summed over its " + occ.length + " places; double-click: its callers</small>";
+			}
+		};
+	}
+	/* The function of node i (either name; the new one where the base has
+	 * none) in the who-calls view. */
+	function showCallers(i) {
+		st.callee = name(F.bname[i]) !== null ? name(F.bname[i]) : name(F.nname[i]) || "";
+		st.view = "callee";
+		document.getElementById("pd-view").value = "callee";
+		redraw();
+	}
+	/* Without a function named: the zoomed box's, else the one with the
+	 * largest self cost. */
+	function defaultCallee() {
+		var best = 1, v = -1;
+		if (flame.root > 0 && flame.m === full) best = flame.root;
+		else for (var i = 1; i < F.parent.length; i++) {
+			var s = Math.max(F.bself[i], F.nself[i]);
+			if (s > v) { v = s; best = i; }
+		}
+		return name(F.bname[best]) !== null ? name(F.bname[best]) : name(F.nname[best]);
+	}
+
 	/* ---- the flame graph and its controls ---- */
 	function control(box, label, key, options) {
 		var sel = PD.el("select", { id: "pd-" + key, "aria-label": label });
@@ -161,7 +242,22 @@
 		box.lastChild.appendChild(sel);
 	}
 	function redraw() {
-		flame.inverted = st.view === "icicle";
+		var who = document.getElementById("pd-callee");
+		if (st.view === "callee") {
+			if (!st.callee) st.callee = defaultCallee() || "";
+			if (!callee || callee.fname !== st.callee) callee = calleeModel(st.callee);
+			flame.setModel(callee);
+			who.textContent = "callers of " + st.callee + " (" + callee.occurrences + " places): base " +
+				fmt(callee.vb(0), 2) + ", new " + fmt(callee.vn(0), 2);
+			who.setAttribute("data-name", st.callee);
+			who.setAttribute("data-base", callee.vb(0));
+			who.setAttribute("data-new", callee.vn(0));
+			who.setAttribute("data-count", callee.occurrences);
+		} else {
+			flame.setModel(full);
+			who.textContent = "";
+		}
+		flame.inverted = st.view !== "flame";
 		flame.draw();
 		if (st.search) doSearch(st.search);
 	}
@@ -169,8 +265,8 @@
 		st.search = text;
 		var top = flame.search(text), out = document.getElementById("pd-match");
 		if (!top) { out.textContent = ""; return; }
-		var b = 0, n = 0;
-		top.forEach(function (i) { b += F.b[i]; n += F.n[i]; });
+		var b = 0, n = 0, m = flame.m;
+		top.forEach(function (i) { b += m.vb(i); n += m.vn(i); });
 		out.textContent = top.length + " matched: base " + fmt(b, 2) + ", new " + fmt(n, 2) +
 			(D.options.absolute ? " per second" : " % of the total");
 		out.setAttribute("data-base", b);
@@ -182,7 +278,8 @@
 		var bar = PD.el("div", { "class": "pd-bar" });
 		control(bar, "width", "width", [["max", "max(base, new)"], ["base", "base"], ["new", "new"]]);
 		control(bar, "colour", "color", [["incl", "inclusive change"], ["self", "self change"]]);
-		control(bar, "view", "view", [["flame", "flame (root below)"], ["icicle", "icicle (root above)"]]);
+		control(bar, "view", "view", [["flame", "flame (root below)"], ["icicle", "icicle (root above)"],
+			["callee", "who calls a function"]]);
 		var q = PD.el("input", { id: "pd-search", type: "search", placeholder: "search (text or /regexp/)" });
 		q.value = st.search;
 		q.addEventListener("input", function () { doSearch(q.value); });
@@ -192,10 +289,13 @@
 		bar.appendChild(reset);
 		bar.appendChild(PD.el("span", { id: "pd-match" }));
 		s.appendChild(bar);
+		s.appendChild(PD.el("div", { id: "pd-callee", "class": "pd-legend" }));
 		s.appendChild(PD.el("p", { "class": "pd-legend" }, "Red: costs more in the new build, blue: less, " +
 			"the deeper the larger the change; grey: not significant; hatched: on one side only. " +
-			"A renamed or inlined function is one box with both names. Click to zoom."));
-		flame = new PD.Flame(s, model());
+			"A renamed or inlined function is one box with both names. Click to zoom; " +
+			"double-click: who calls the function (its callers merged over every place it is called)."));
+		full = model();
+		flame = new PD.Flame(s, full);
 		redraw();
 	}
 

@@ -15,8 +15,9 @@
  *   label(i)          text of the box; names(i): [base, new] for data-*
  *   hatched(i)        one-side-only node
  *   tip(i)            HTML of the tooltip
+ *   dblclick(i)       optional: what a double click on box i does
  * Methods: draw(), zoom(i), search(text) → the outermost matches,
- * setInverted(b).
+ * setInverted(b), setModel(m) (another tree, at its root).
  */
 "use strict";
 var PD = window.PD || (window.PD = {});
@@ -64,6 +65,10 @@ PD.Flame = function (host, model) {
 	host.appendChild(this.view);
 	var self = this;
 	this.box.addEventListener("click", function (e) { self.onClick(e); });
+	this.box.addEventListener("dblclick", function (e) {
+		var i = self.nodeAt(e);
+		if (i >= 0 && self.m.dblclick) self.m.dblclick(i);
+	});
 	this.box.addEventListener("mousemove", function (e) { self.onMove(e); });
 	this.box.addEventListener("mouseleave", function () { self.tip.hidden = true; });
 };
@@ -165,6 +170,14 @@ PD.Flame.prototype.onMove = function (e) {
 	var x = Math.min(e.pageX + 14, window.scrollX + window.innerWidth - this.tip.offsetWidth - 8);
 	this.tip.style.left = Math.max(x, 0) + "px";
 	this.tip.style.top = (e.pageY + 16) + "px";
+};
+
+PD.Flame.prototype.setModel = function (m) {
+	if (m === this.m) return;
+	this.m = m;
+	this.k = PD.kids(m.parent);
+	this.root = 0;
+	this.hits = null;
 };
 
 PD.Flame.prototype.setInverted = function (b) {
