@@ -23,10 +23,12 @@ writes `perfdiff diff --format=html`, `--format=svg` and `perfdiff report
     summed over its places, at its children share in the JSON, and merges
     its callers: the renamed caller is one box carrying both names, as
     wide as the new tree rows through it say;
-  * html and svg imply --tree: without the option, the page's diff
-    document has tree rows and the renamed node carries its tree row's
-    q-value, and the SVG's boxes name a q-value (the JSON without --tree
-    has no tree row, so the option is not the default).
+  * html and svg imply --tree: without the option, the renamed node
+    carries its tree row's q-value, the SVG's boxes name a q-value, and
+    the page's table (#metric=tree), which builds the tree rows from the
+    aligned tree's columns, has as many as `--format=json --tree` shows,
+    with the same new means (the JSON without --tree has no tree row, so
+    the option is not the default).
 
 Screenshots go into the test's temporary directory (printed).  Exit 77
 (CTest's skip) without chromium, perf, a compiler or perf permission.
@@ -82,7 +84,7 @@ class Boxes(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.boxes, self.match, self.ready, self.errors = [], None, None, ""
-        self.callee = None
+        self.callee, self.note, self.cells, self.in_td = None, None, [], False
         self.in_errors = False
 
     def handle_starttag(self, tag, attrs):
@@ -96,6 +98,13 @@ class Boxes(html.parser.HTMLParser):
             self.match = a
         if a.get("id") == "pd-callee":
             self.callee = a
+        if a.get("id") == "pd-note":
+            self.note = a
+        if tag == "tr":
+            self.cells.append([])
+        if tag == "td" and self.cells:
+            self.in_td = True
+            self.cells[-1].append("")
         if "pd-fr" in cls and "data-i" in a:
             w = re.search(r"width:\s*([\d.]+)px", a.get("style", ""))
             self.boxes.append(dict(a, cls=cls, width=float(w.group(1)) if w else 0.0))
@@ -103,10 +112,14 @@ class Boxes(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "div":
             self.in_errors = False
+        if tag == "td":
+            self.in_td = False
 
     def handle_data(self, data):
         if self.in_errors:
             self.errors += data
+        if self.in_td:
+            self.cells[-1][-1] += data
 
 
 def chromium(browser, url, extra, work):
@@ -238,13 +251,14 @@ def page_json(path, elem):
     return json.loads(m.group(1))
 
 
-def check_implied_tree(work, diffjson, plainjson):
+def check_implied_tree(work, diffjson, plainjson, treejson, b):
     """html and svg were written without --tree: their data has the tree
-    rows' tests all the same."""
+    rows' tests all the same.  The page's document leaves the tree rows to
+    #pd-flame; its table (#metric=tree, page `b`) builds them from there:
+    as many as --format=json --tree shows, with the same new means."""
     assert not [r for r in plainjson["rows"] if r["metric"] == "tree"], "tree rows without --tree"
     doc = page_json(f"{work}/diff.html", "pd-diff")
     assert doc["options"]["tree"] is True, doc["options"]
-    assert [r for r in doc["rows"] if r["metric"] == "tree"], "the page's document has no tree row"
     fl = page_json(f"{work}/diff.html", "pd-flame")
     names = fl["names"]
     pair = [i for i in range(len(fl["parent"]))
@@ -258,7 +272,15 @@ def check_implied_tree(work, diffjson, plainjson):
     titles = [t.text for t in ET.parse(f"{work}/diff.svg").getroot().iter("{http://www.w3.org/2000/svg}title")
               if t.text and t.text.startswith("hash_chunk \u2192 hash_block\n")]
     assert titles and re.search(r", q [0-9]", titles[0]), f"the SVG's renamed box names no q-value: {titles}"
-    print(f"html and svg imply --tree: the renamed node's q {fl['q'][i]} (JSON --tree {row['q_value']:.4g})")
+    want = [r for r in treejson["rows"] if r["metric"] == "tree"]
+    assert want, "--format=json --tree shows no tree row"
+    assert b.note and int(b.note["data-count"]) == len(want), (b.note, len(want))
+    # the page's values have 5 significant digits, the table shows 2 decimals
+    got = sorted(float(c[3].split()[0]) for c in b.cells if len(c) == 6 and c[0] == "tree")
+    means = sorted(r["new"]["mean"] for r in want)
+    assert len(got) == len(means) and all(abs(g - m) < 0.0051 for g, m in zip(got, means)), (got, means)
+    print(f"html and svg imply --tree: the renamed node's q {fl['q'][i]} (JSON --tree {row['q_value']:.4g}); "
+          f"the table's {len(want)} tree rows as --format=json --tree shows them")
 
 
 def check_svg(path, diffjson):
@@ -299,6 +321,7 @@ def main():
     assert p.returncode == 0, p.stderr
     diffjson = json.loads(run([perfdiff, "diff", "-q", "--format=json", "--tree", "--all"] + sides).stdout)
     plainjson = json.loads(run([perfdiff, "diff", "-q", "--format=json", "--all"] + sides).stdout)
+    treejson = json.loads(run([perfdiff, "diff", "-q", "--format=json", "--tree"] + sides).stdout)
     reportjson = json.loads(run([perfdiff, "report", "-q", "--format=json", runs["old"][0]]).stdout)
     for f in ("diff.html", "diff.svg", "report.html"):
         check_offline(f"{work}/{f}")
@@ -307,13 +330,14 @@ def main():
     b = open_page(browser, f"{work}/diff.html", "#view=callee&callee=mix_step&width=new", work,
                   work + "/callee.png")
     check_callee_page(b, diffjson)
-    check_implied_tree(work, diffjson, plainjson)
+    b = open_page(browser, f"{work}/diff.html", "#metric=tree", work, work + "/tree.png")
+    check_implied_tree(work, diffjson, plainjson, treejson, b)
     b = open_page(browser, f"{work}/report.html", "#search=hash_chunk", work, work + "/report.png")
     check_report_page(b, reportjson)
     _, err = chromium(browser, f"file://{work}/diff.svg", ["--screenshot=" + work + "/svg.png"], work)
     check_console(err, "diff.svg")
     check_svg(f"{work}/diff.svg", diffjson)
-    for png in ("diff.png", "callee.png", "report.png", "svg.png"):
+    for png in ("diff.png", "callee.png", "tree.png", "report.png", "svg.png"):
         assert os.path.getsize(f"{work}/{png}") > 1000, png + ": no screenshot"
     print("test_html: passed")
 

@@ -2,11 +2,14 @@
  * `perfdiff diff --format=html`: one page that shows what the text shows
  * (sides, the explained shifts first, the robot's compare table, what
  * the numbers rest on) and a differential flame graph of the aligned
- * tree.  The page carries two JSON documents: the diff exactly as
- * --format=json writes it ("perfdiff.diff/1", docs/diff-json.md), so the
- * page shows the same rows and relations as every other format, and the
- * aligned tree's nodes ("perfdiff.flame/1", flame_json.c).  The script
- * (html/diff.js on html/flame.js) draws both.
+ * tree.  The page carries two JSON documents: the diff as --format=json
+ * writes it ("perfdiff.diff/1", docs/diff-json.md), so the page shows the
+ * same rows and relations as every other format, and the aligned tree's
+ * nodes ("perfdiff.flame/1", flame_json.c).  The tree rows are left out of
+ * the first: a row per node, each keyed by its whole path, they would be
+ * most of a large page (and of the time it takes to open), and the second
+ * has their values; the script builds the table's tree rows from it.  The
+ * script (html/diff.js on html/flame.js) draws both.
  */
 #include "assets.h"
 #include "flame.h"
@@ -20,7 +23,9 @@ int pdo_diff_html(const pdo_diff *v)
 		 v->nfiles[0] ? v->files[0][0] : "base", v->nfiles[1] ? v->files[1][0] : "new");
 	pdo_html_begin(w, "diff", title);
 	pdo_html_data_begin(w, "pd-diff");
-	int rc = pdo_diff_json(v);
+	pdo_diff doc = *v;
+	doc.json_no_tree = true;
+	int rc = pdo_diff_json(&doc);
 	pdo_html_data_end(w);
 	if (rc == 0) {
 		pdo_html_data_begin(w, "pd-flame");

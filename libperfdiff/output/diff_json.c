@@ -237,9 +237,11 @@ static void rows_and_relations(const pdo_diff *v)
 	key_u64(w, "rows_hidden", n - shown);
 	pdo_json_key(w, "rows");
 	pdo_json_open(w, '[');
-	for (size_t k = 0; k < n && !w->failed; k++)
-		if (pdo_row_shown(v, pdo_diff_row(v, k)))
-			row_obj(w, pdo_diff_row(v, k));
+	for (size_t k = 0; k < n && !w->failed; k++) {
+		const pd_diff_row *r = pdo_diff_row(v, k);
+		if (pdo_row_shown(v, r) && !(v->json_no_tree && r->metric == PD_DIFF_TREE))
+			row_obj(w, r);
+	}
 	pdo_json_close(w, ']');
 	pdo_json_key(w, "relations");
 	pdo_json_open(w, '[');

@@ -64,14 +64,15 @@ void pdo_flame_short(pd_writer *w, double x)
 /* ---- the diff's aligned tree ---- */
 
 enum { C_PARENT, C_BNAME, C_NNAME, C_DSO, C_B, C_N, C_BSD, C_NSD, C_BSELF, C_NSELF, C_Q,
-       C_SIG, C_REL, C_INT_END = C_B, C_NCOLS = C_REL + 1 };
+       C_SIG, C_REL, C_SHOWN, C_INT_END = C_B, C_NCOLS = C_SHOWN + 1 };
 
 static const char *const col_names[C_NCOLS] = {
 	"parent", "bname", "nname", "dso", "b", "n", "bsd", "nsd", "bself", "nself", "q",
-	"sig", "rel",
+	"sig", "rel", "shown",
 };
 
 typedef struct diff_cols {
+	const pdo_diff *v;
 	const pd_diff *d;
 	pdo_strtab names, dsos;
 } diff_cols;
@@ -91,6 +92,8 @@ static double node_col(diff_cols *c, const pd_diff_node *n, int col)
 	case C_NSELF: return n->new_self;
 	case C_Q: return n->row ? n->row->q_value : NAN;
 	case C_SIG: return n->row ? n->row->significant : -1;
+	/* the page's table draws its tree rows from here (diff_html.c) */
+	case C_SHOWN: return n->row && pdo_row_shown(c->v, n->row);
 	default:
 		return n->relation ? (double)(n->relation - pd_diff_relation_at(c->d, 0)) : -1;
 	}
@@ -103,7 +106,7 @@ static void diff_column(pd_writer *w, diff_cols *c, int col)
 	size_t n = pd_diff_node_count(c->d);
 	for (size_t i = 0; i < n && !w->failed; i++) {
 		double x = node_col(c, pd_diff_node_at(c->d, i), col);
-		if (col < C_INT_END || col == C_SIG || col == C_REL)
+		if (col < C_INT_END || col >= C_SIG)
 			pdo_flame_long(w, (long)x);
 		else
 			pdo_flame_short(w, x);
@@ -137,7 +140,7 @@ static void listed(const pdo_diff *v)
 int pdo_diff_flame_json(const pdo_diff *v)
 {
 	pd_writer *w = v->w;
-	diff_cols c = { .d = v->d };
+	diff_cols c = { .v = v, .d = v->d };
 	pd_u64map_init(&c.names.index);
 	pd_u64map_init(&c.dsos.index);
 	for (size_t i = 0; i < pd_diff_node_count(v->d); i++)

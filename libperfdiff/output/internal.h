@@ -172,6 +172,8 @@ typedef struct pdo_diff {
 	const bool *rel_kept;          /* per relation: a row it explains is kept */
 	char event[256];               /* the robot's name of the event ("cpu-clock") */
 	pdo_facts facts[2];            /* what each side's numbers rest on */
+	bool json_no_tree;             /* json: tree rows not written (the HTML page's
+	                                  #pd-flame has their values) */
 	pd_error *err;
 } pdo_diff;
 

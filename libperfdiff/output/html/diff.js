@@ -7,7 +7,7 @@
  *
  * The page's state is also read from the URL's fragment
  * (#search=NAME&width=new&view=icicle&color=self, or view=callee&
- * callee=NAME for who calls NAME), so that a link can point at a finding
+ * callee=NAME for who calls NAME; metric=tree for the table), so that a link can point at a finding
  * and a test can drive the page without clicking.
  * Errors are written into #pd-errors as well as thrown, so that a
  * headless test reads them from the DOM.
@@ -15,7 +15,7 @@
 "use strict";
 (function () {
 	var D, F, flame, app = document.getElementById("pd-app");
-	var st = { width: "max", color: "incl", view: "flame", search: "", callee: "" };
+	var st = { width: "max", color: "incl", view: "flame", search: "", callee: "", metric: "all" };
 	var full, callee = null;  /* the aligned tree's model; the who-calls one */
 
 	function data(id) { return JSON.parse(document.getElementById(id).textContent); }
@@ -325,9 +325,29 @@
 		tr.className += r.change > 0 ? " pd-up" : r.change < 0 ? " pd-down" : "";
 		return tr;
 	}
+	/* The tree rows the JSON would show, from the aligned tree's columns
+	 * (the page's #pd-diff leaves them out: docs/html-report.md), keyed by
+	 * the aligned path, each frame the base's name where the base has it. */
+	var treeRows = null;
+	function pathOf(i) {
+		var p = [];
+		for (; i > 0; i = F.parent[i]) p.push(name(F.bname[i]) !== null ? name(F.bname[i]) : name(F.nname[i]));
+		return p.reverse().join(";");
+	}
+	function makeTreeRows() {
+		var out = [];
+		for (var i = 1; i < F.parent.length; i++) {
+			if (!F.shown[i]) continue;
+			out.push({ metric: "tree", key: pathOf(i), base: { mean: F.b[i], stddev: F.bsd[i] },
+				new: { mean: F.n[i], stddev: F.nsd[i] }, change: F.n[i] - F.b[i], q_value: F.q[i],
+				significant: F.sig[i] === 1, relation: F.rel[i] >= 0 ? D.relations[F.rel[i]] : null });
+		}
+		return out;
+	}
 	function fillTable(body, note) {
 		var text = document.getElementById("pd-filter").value, metric = document.getElementById("pd-metric").value;
-		var rows = D.rows.filter(function (r) {
+		if (metric === "tree" && !treeRows) treeRows = makeTreeRows();
+		var rows = (metric === "tree" ? treeRows : D.rows).filter(function (r) {
 			return (metric === "all" ? r.metric !== "tree" : r.metric === metric) &&
 				(!text || r.key.indexOf(text) >= 0);
 		}).sort(rowOrder);
@@ -336,6 +356,7 @@
 		rows.slice(0, LIMIT).forEach(function (r) { frag.appendChild(rowCells(r)); });
 		body.appendChild(frag);
 		note.textContent = rows.length + " rows" + (rows.length > LIMIT ? ", the first " + LIMIT + " shown" : "");
+		note.setAttribute("data-count", rows.length);
 	}
 	function table() {
 		var s = section("Compare table", "pd-compare"), bar = PD.el("div", { "class": "pd-bar" });
@@ -343,8 +364,9 @@
 		var m = PD.el("select", { id: "pd-metric" });
 		["all", "calltrace", "children", "self", "shift", "tree"].forEach(function (x) {
 			m.appendChild(PD.el("option", { value: x }, x === "all" ? "all but tree" : x));
+			if (x === st.metric) m.lastChild.selected = true;
 		});
-		var note = PD.el("span");
+		var note = PD.el("span", { id: "pd-note" });
 		bar.appendChild(f); bar.appendChild(m); bar.appendChild(note);
 		s.appendChild(bar);
 		var t = PD.el("table", { "class": "pd-table", id: "pd-rows" }), head = PD.el("tr"), body = PD.el("tbody");

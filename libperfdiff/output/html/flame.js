@@ -215,7 +215,8 @@ PD.Flame.prototype.search = function (text) {
  * Run the page's code: an error is written into #pd-errors (a headless
  * test reads the DOM, a person sees it) as well as to the console; once
  * drawn, <body data-ready> holds the milliseconds from navigation start,
- * which the benchmark (bench/bench-html.sh) reads.
+ * and <body data-painted> the same once the next frame is painted, which
+ * the benchmark (bench/bench-html.sh) reads.
  */
 PD.fail = function (msg) {
 	var e = document.getElementById("pd-errors");
@@ -233,4 +234,10 @@ PD.run = function (fn) {
 		throw err;
 	}
 	document.body.setAttribute("data-ready", performance.now().toFixed(0));
+	/* and once the browser has laid out and painted it: the next frame */
+	requestAnimationFrame(function () {
+		setTimeout(function () {
+			document.body.setAttribute("data-painted", performance.now().toFixed(0));
+		}, 0);
+	});
 };
