@@ -254,7 +254,12 @@ typedef struct pd_sample {
 	const void *aux;
 } pd_sample;
 
-/** MMAP and MMAP2 (fields not in MMAP are 0). */
+/**
+ * MMAP and MMAP2 (fields not in MMAP are 0).  MMAP2 in its first layout
+ * (Linux 3.12-3.15, vendor 3.10 kernels such as RHEL 7) has no prot and
+ * flags: prot is then PROT_READ plus PROT_EXEC unless PD_MISC_MMAP_DATA
+ * (what MMAP says), and flags is 0.
+ */
 typedef struct pd_mmap {
 	uint32_t pid, tid;
 	uint64_t addr, len, pgoff;
