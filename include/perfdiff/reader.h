@@ -38,6 +38,8 @@
  * until the next call of pd_reader_next() or pd_reader_free().  In file mode
  * records point straight into the mmap'd file (zero copy); records from a
  * pipe, a compressed chunk or a byte-swapped file point into reader buffers.
+ * Memory does not grow with the file: the mapped pages behind the records
+ * still queued or delivered are handed back to the kernel as reading goes.
  * All multi-byte values are in host byte order.
  *
  * Bad input.  A truncated input (including a file whose perf was killed, with

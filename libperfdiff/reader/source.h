@@ -1,7 +1,8 @@
 /*
  * Bytes of one input stream.  A regular file is mmap'd and every byte stays
  * addressable for the reader's lifetime (records can be delivered without
- * copying).  Anything else (a pipe, a terminal, a socket) is read forward
+ * copying); window.c hands the pages behind the reader back to the kernel,
+ * which reads them in again if they are touched.  Anything else (a pipe, a terminal, a socket) is read forward
  * into a buffer: only the bytes from the current offset on are kept, so a
  * pointer from pd_source_get() is valid until the next call.
  */
@@ -20,6 +21,10 @@ typedef struct pd_source {
 	uint64_t base;
 	bool eof;
 	int read_errno;        /* stream: errno of a failed read() */
+	/* mapped file: the sliding window (window.c) */
+	uint32_t *pins;        /* per chunk: records still pointed at */
+	size_t nchunks;
+	size_t released;       /* chunks below this were handed back */
 } pd_source;
 
 /* Open `path` (a file, or "-" for standard input); `no_mmap` reads even a
@@ -38,6 +43,19 @@ void pd_source_close(pd_source *s);
  * dropped by this call.
  */
 size_t pd_source_get(pd_source *s, uint64_t off, size_t want, const uint8_t **p);
+
+/* ---- window.c: how much of a mapped file stays resident ---- */
+
+/* Set up the window of a mapped source (nothing for a stream). */
+int pd_window_init(pd_source *s);
+/* A record at `off` is still pointed at / no longer is. */
+void pd_window_pin(pd_source *s, uint64_t off);
+void pd_window_unpin(pd_source *s, uint64_t off);
+/* Reading goes on at `cursor`: hand back the chunks below it that no
+ * pinned record lies in.  Cheap when nothing is to be handed back. */
+void pd_window_advance(pd_source *s, uint64_t cursor);
+/* Hand back the whole pages of [from, to), read once (feature sections). */
+void pd_window_drop(pd_source *s, uint64_t from, uint64_t to);
 
 /* Total size when known (mmap'd file), else UINT64_MAX. */
 static inline uint64_t pd_source_size(const pd_source *s)

@@ -126,6 +126,8 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 			continue;
 		}
 		uint64_t room = st->end - st->pos;
+		/* what the caller had before this call is done with */
+		pd_window_advance(&st->src, st->pos);
 		const uint8_t *p;
 		size_t avail = pd_source_get(&st->src, st->pos, 16, &p);
 		if (avail > room)
