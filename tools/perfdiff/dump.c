@@ -14,6 +14,7 @@
 #include "cli_help.h"
 #include "cli_io.h"
 #include "dump.h"
+#include "cli_progress.h"
 
 #define CMD "dump"
 
@@ -264,12 +265,18 @@ static int run(dump_opts *o)
 	pd_reader *r;
 	pd_error err;
 	unsigned flags = o->ordered ? 0 : PD_READER_FILE_ORDER;
-	if (cli_open_reader(o->path, flags, &r, &err) < 0) {
+	/* --stats prints at the end: a progress line cannot mix with records */
+	cli_progress prog;
+	cli_progress_start(&prog, &o->io, 1, NULL);
+	const pd_reader_options *ropts = o->stats ? cli_progress_reader(&prog, 0) : NULL;
+	if (cli_open_reader(o->path, flags, ropts, &r, &err) < 0) {
+		cli_progress_stop(&prog);
 		stats_symbols_free(&sym);
 		return open_failed(o, &err);
 	}
 	stats_times times = { 0 };
 	int rc = read_records(o, r, &times, &err);
+	cli_progress_stop(&prog);
 	bool read_error = rc < 0;
 	int st = report(o, r, &times, read_error, &err, symbols ? &sym : NULL, rc == 1);
 	/* the reader's error, when there was one, already explains this */
