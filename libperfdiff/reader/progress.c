@@ -21,10 +21,10 @@ void pd_progress_init(pd_reader *r)
 	r->progress_total = total;
 }
 
-void pd_progress_note(pd_reader *r, const pd_stream *st)
+void pd_progress_report(pd_reader *r, const pd_stream *st)
 {
 	uint64_t bytes = r->progress_base + st->pos;
-	if (!r->opts.progress || bytes - r->progress_last < PD_PROGRESS_STEP)
+	if (bytes - r->progress_last < PD_PROGRESS_STEP)
 		return;
 	if (r->progress_total && bytes > r->progress_total)
 		bytes = r->progress_total;

@@ -108,7 +108,12 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw);
 /* progress.c: the input's size once the streams are open; a record read
  * from `st`; `st` finished; every stream finished. */
 void pd_progress_init(pd_reader *r);
-void pd_progress_note(pd_reader *r, const pd_stream *st);
+void pd_progress_report(pd_reader *r, const pd_stream *st);
+static inline void pd_progress_note(pd_reader *r, const pd_stream *st)
+{
+	if (r->opts.progress)
+		pd_progress_report(r, st);
+}
 void pd_progress_stream_done(pd_reader *r, const pd_stream *st);
 void pd_progress_end(pd_reader *r);
 

@@ -48,9 +48,26 @@ size_t pd_source_get(pd_source *s, uint64_t off, size_t want, const uint8_t **p)
 
 /* Set up the window of a mapped source (nothing for a stream). */
 int pd_window_init(pd_source *s);
-/* A record at `off` is still pointed at / no longer is. */
-void pd_window_pin(pd_source *s, uint64_t off);
-void pd_window_unpin(pd_source *s, uint64_t off);
+/* Chunks of 4 MB: big enough that madvise() is called rarely (256 times
+ * a GB), small enough that the chunk being read is a sliver of the
+ * memory budget. */
+#define PD_WINDOW_SHIFT 22
+
+/* A record at `off` is still pointed at / no longer is (every queued
+ * record comes by here: inline). */
+static inline void pd_window_pin(pd_source *s, uint64_t off)
+{
+	size_t c = (size_t)(off >> PD_WINDOW_SHIFT);
+	if (s->pins && c < s->nchunks)
+		s->pins[c]++;
+}
+
+static inline void pd_window_unpin(pd_source *s, uint64_t off)
+{
+	size_t c = (size_t)(off >> PD_WINDOW_SHIFT);
+	if (s->pins && c < s->nchunks && s->pins[c] > 0)
+		s->pins[c]--;
+}
 /* Reading goes on at `cursor`: hand back the chunks below it that no
  * pinned record lies in.  Cheap when nothing is to be handed back. */
 void pd_window_advance(pd_source *s, uint64_t cursor);

@@ -18,10 +18,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Big enough that madvise() is called rarely (256 times a GB), small
- * enough that the chunk being read is a sliver of the memory budget. */
-#define PD_WINDOW_SHIFT 22
-
 int pd_window_init(pd_source *s)
 {
 	if (!s->map)
@@ -32,20 +28,6 @@ int pd_window_init(pd_source *s)
 		return PD_ENOMEM;
 	s->nchunks = n;
 	return 0;
-}
-
-void pd_window_pin(pd_source *s, uint64_t off)
-{
-	size_t c = (size_t)(off >> PD_WINDOW_SHIFT);
-	if (s->pins && c < s->nchunks)
-		s->pins[c]++;
-}
-
-void pd_window_unpin(pd_source *s, uint64_t off)
-{
-	size_t c = (size_t)(off >> PD_WINDOW_SHIFT);
-	if (s->pins && c < s->nchunks && s->pins[c] > 0)
-		s->pins[c]--;
 }
 
 void pd_window_advance(pd_source *s, uint64_t cursor)

@@ -32,7 +32,7 @@ static const char *base_name(const char *path)
 /* One side: "base a.data 45% of 57.0 MB" (a pipe: "12.5 MB"). */
 static int side_text(const cli_progress_side *s, char *buf, size_t n)
 {
-	const char *name = s->path ? base_name(s->path) : "";
+	const char *name = base_name(s->path);
 	const char *sep = s->label ? " " : "";
 	const char *label = s->label ? s->label : "";
 	if (s->total)
@@ -51,7 +51,7 @@ static void draw(cli_progress *p, double t)
 	for (int i = 0; i < p->nsides; i++) {
 		const cli_progress_side *s = &p->side[i];
 		samples += s->samples + s->file_samples;
-		if (!s->path || len >= sizeof line)
+		if (!s->path[0] || len >= sizeof line)
 			continue;
 		len += (size_t)snprintf(line + len, sizeof line - len, "%s", sep);
 		sep = ", ";
@@ -77,9 +77,12 @@ static void on_progress(const pd_reader *r, uint64_t bytes, uint64_t total, void
 	cli_progress *p = s->p;
 	pthread_mutex_lock(&p->lock);
 	const char *path = pd_reader_path(r);
-	if (s->path && strcmp(s->path, path) != 0)
-		s->samples += s->file_samples; /* the side's next file */
-	s->path = path;
+	if (r != s->reader || bytes < s->bytes) { /* the side's next file */
+		s->samples += s->file_samples;
+		s->file_samples = 0;
+		s->reader = r;
+		snprintf(s->path, sizeof s->path, "%s", path);
+	}
 	s->bytes = bytes;
 	s->total = total;
 	s->file_samples = pd_reader_stats_get(r)->by_type[PD_RECORD_SAMPLE];

@@ -28,7 +28,8 @@ typedef struct cli_progress cli_progress;
 typedef struct cli_progress_side {
 	cli_progress *p;
 	const char *label;      /* "base", "new"; NULL: the file's name */
-	const char *path;       /* the file being read */
+	char path[4096];        /* the file being read (the reader's goes with it) */
+	const pd_reader *reader; /* reading it; only compared, never followed */
 	uint64_t bytes, total;  /* of that file */
 	uint64_t samples;       /* of the side's files read before it */
 	uint64_t file_samples;  /* of that file so far */
