@@ -4,9 +4,10 @@
  * to 64 MB and to 256 MB by repeating its records with shifted times;
  * `perfdiff dump --stats --no-symbols`, run in a child whose peak RSS
  * wait4() reports, must peak within a few MB on both, in file order and
- * in timestamp order (where the ordering queue pins records in the
- * mapping).  Before the window the whole file stayed resident, and the
- * two peaks differed by the 192 MB between the sizes.
+ * in timestamp order (where records wait in the ordering queue, pointing
+ * into the mapping, until their round is delivered).  Before the window
+ * the whole file stayed resident, and the two peaks differed by the
+ * 192 MB between the sizes.
  *
  * Pages handed back must read back intact: the 256 MB file read through
  * the library gives the fixture's samples, field by field summed, exactly

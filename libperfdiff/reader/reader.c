@@ -95,6 +95,8 @@ static int open_common(pd_reader **out, const char *path, int fd,
 		return rc;
 	}
 	pd_progress_init(r);
+	for (size_t i = 0; i < r->nstreams; i++)
+		pd_window_init(&r->streams[i].src, !(r->opts.flags & PD_READER_FILE_ORDER));
 	*out = r;
 	return 0;
 }
@@ -226,49 +228,12 @@ static void rec_init(pd_record *rec, const uint8_t *data, uint32_t size, uint64_
 	rec->attr = attr;
 }
 
-pd_stream *pd_reader_stream(pd_reader *r, uint32_t index)
+static const char *stream_path(const pd_reader *r, uint32_t stream)
 {
-	/* data.N is usually at N + 1: the files are numbered from 0 */
-	if (index < r->nstreams && r->streams[index].index == index)
-		return &r->streams[index];
 	for (size_t i = 0; i < r->nstreams; i++)
-		if (r->streams[i].index == index)
-			return &r->streams[i];
-	return NULL;
-}
-
-static const char *stream_path(pd_reader *r, uint32_t stream)
-{
-	pd_stream *st = pd_reader_stream(r, stream);
-	return st ? st->path : r->path;
-}
-
-/* Records queued without a copy point into the map: their chunk stays. */
-static void pin(pd_reader *r, uint32_t stream, uint64_t offset, bool on)
-{
-	pd_stream *st = pd_reader_stream(r, stream);
-	if (!st)
-		return;
-	if (on)
-		pd_window_pin(&st->src, offset);
-	else
-		pd_window_unpin(&st->src, offset);
-}
-
-/* The record delivered last is done with at the next call. */
-static void release_held(pd_reader *r)
-{
-	if (r->held)
-		pin(r, r->held_stream, r->held_offset, false);
-	r->held = false;
-}
-
-static void hold(pd_reader *r, const pd_qentry *e)
-{
-	release_held(r);
-	r->held = !e->owned;
-	r->held_stream = e->stream;
-	r->held_offset = e->offset;
+		if (r->streams[i].index == stream)
+			return r->streams[i].path;
+	return r->path;
 }
 
 static void count(pd_reader *r, const pd_raw *raw)
@@ -309,8 +274,6 @@ static void enqueue(pd_reader *r, const pd_qentry *q, bool copy, const char *pat
 			       (unsigned long long)r->opts.max_queue_bytes);
 	else if (rc < 0)
 		pd_reader_fail(r, rc, path, q->offset, "out of memory");
-	else if (!copy)
-		pin(r, q->stream, q->offset, true);
 }
 
 static bool ordering(const pd_reader *r)
@@ -325,7 +288,6 @@ int pd_reader_next(pd_reader *r, const pd_record **out, pd_error *err)
 				    "no reader or output pointer given");
 	free(r->owned_delivered);
 	r->owned_delivered = NULL;
-	release_held(r);
 	for (;;) {
 		pd_qentry e;
 		if (pd_queue_pop(&r->queue, &e)) {
@@ -333,7 +295,6 @@ int pd_reader_next(pd_reader *r, const pd_record **out, pd_error *err)
 				 e.attr);
 			free(r->owned_delivered); /* a corrupt entry skipped just before */
 			r->owned_delivered = e.owned ? e.data : NULL;
-			hold(r, &e);
 			/* samples were only looked at for their time when queued: a
 			 * corrupt one stops reading here, the rest still leave */
 			if (decode(r, e.data, e.size, e.attr, e.swapped, stream_path(r, e.stream),

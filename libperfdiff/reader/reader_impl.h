@@ -61,9 +61,6 @@ struct pd_reader {
 
 	pd_buf scratch;        /* swapped records are converted here */
 	uint8_t *owned_delivered; /* freed at the next call */
-	bool held;             /* the delivered record pins its chunk of the map */
-	uint32_t held_stream;
-	uint64_t held_offset;
 	pd_record rec;
 
 	/* progress.c: bytes of the streams already finished, reported, total */
@@ -98,9 +95,6 @@ int pd_reader_add_ids(pd_reader *r, pd_attr *a, uint32_t idx, const uint8_t *ids
 void pd_reader_name_attrs(pd_reader *r);
 /* Recompute id positions after the first attr is known. */
 void pd_reader_update_id_pos(pd_reader *r);
-
-/* The stream whose index (0 = main, N + 1 = data.N) is `index`, or NULL. */
-pd_stream *pd_reader_stream(pd_reader *r, uint32_t index);
 
 /* stream.c: 1 = a record, 0 = every stream ended, < 0 = stopped (final_rc set). */
 int pd_stream_next_raw(pd_reader *r, pd_raw *raw);

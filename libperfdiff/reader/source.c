@@ -30,12 +30,7 @@ int pd_source_open_fd(pd_source *s, int fd, bool own, bool no_mmap, const char *
 			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
 			s->map = m;
 			s->map_size = (uint64_t)st.st_size;
-			if (pd_window_init(s) == 0)
-				return 0;
-			munmap(m, (size_t)st.st_size);
-			s->map = NULL;
-			s->map_size = 0;
-			return pd_error_set(err, PD_ENOMEM, name, PD_NO_OFFSET, "out of memory");
+			return 0;
 		}
 		/* fall back to reading it as a stream */
 	}
@@ -75,7 +70,6 @@ void pd_source_close(pd_source *s)
 	if (s->own_fd && s->fd >= 0)
 		close(s->fd);
 	pd_buf_free(&s->buf);
-	free(s->pins);
 	memset(s, 0, sizeof *s);
 	s->fd = -1;
 }

@@ -22,9 +22,11 @@ typedef struct pd_source {
 	bool eof;
 	int read_errno;        /* stream: errno of a failed read() */
 	/* mapped file: the sliding window (window.c) */
-	uint32_t *pins;        /* per chunk: records still pointed at */
-	size_t nchunks;
-	size_t released;       /* chunks below this were handed back */
+	bool window;
+	uint64_t released;     /* bytes before this were handed back */
+	uint64_t checked;      /* the cursor's chunk when last looked at */
+	uint64_t keep_from;    /* queued records may point from here on */
+	uint64_t last_round;   /* offset of the last FINISHED_ROUND */
 } pd_source;
 
 /* Open `path` (a file, or "-" for standard input); `no_mmap` reads even a
@@ -46,31 +48,37 @@ size_t pd_source_get(pd_source *s, uint64_t off, size_t want, const uint8_t **p)
 
 /* ---- window.c: how much of a mapped file stays resident ---- */
 
-/* Set up the window of a mapped source (nothing for a stream). */
-int pd_window_init(pd_source *s);
 /* Chunks of 4 MB: big enough that madvise() is called rarely (256 times
  * a GB), small enough that the chunk being read is a sliver of the
  * memory budget. */
 #define PD_WINDOW_SHIFT 22
 
-/* A record at `off` is still pointed at / no longer is (every queued
- * record comes by here: inline). */
-static inline void pd_window_pin(pd_source *s, uint64_t off)
+/* Set up the window of a mapped source (nothing for a stream).
+ * `ordered`: records are queued for timestamp order and point into the
+ * map until their round has been delivered (pd_window_round()). */
+void pd_window_init(pd_source *s, bool ordered);
+
+/* A FINISHED_ROUND at `off`: once its flush is over, no queued record
+ * lies before the previous round marker. */
+static inline void pd_window_round(pd_source *s, uint64_t off)
 {
-	size_t c = (size_t)(off >> PD_WINDOW_SHIFT);
-	if (s->pins && c < s->nchunks)
-		s->pins[c]++;
+	s->keep_from = s->last_round;
+	s->last_round = off;
 }
 
-static inline void pd_window_unpin(pd_source *s, uint64_t off)
+/* Reading goes on at `cursor`: hand back the chunks below both it and
+ * keep_from.  Called for every record read, so it looks only when the
+ * cursor enters another chunk, and that test is inline. */
+void pd_window_release(pd_source *s, uint64_t cursor);
+static inline void pd_window_advance(pd_source *s, uint64_t cursor)
 {
-	size_t c = (size_t)(off >> PD_WINDOW_SHIFT);
-	if (s->pins && c < s->nchunks && s->pins[c] > 0)
-		s->pins[c]--;
+	uint64_t cur = cursor >> PD_WINDOW_SHIFT;
+	if (s->window && cur > s->checked) {
+		s->checked = cur;
+		pd_window_release(s, cursor);
+	}
 }
-/* Reading goes on at `cursor`: hand back the chunks below it that no
- * pinned record lies in.  Cheap when nothing is to be handed back. */
-void pd_window_advance(pd_source *s, uint64_t cursor);
+
 /* Hand back the whole pages of [from, to), read once (feature sections). */
 void pd_window_drop(pd_source *s, uint64_t from, uint64_t to);
 
