@@ -13,6 +13,11 @@
 #   -m MB         smallest acceptable recording in MB (default 50)
 #   -z            also record and time a zstd-compressed (-z) recording
 #   -o DIR        where recordings go (default bench/out, git-ignored)
+#   -G MB         grow the recording to MB (default 1024; 0: skip) with
+#                 tests/tools/pd-repeat, in a temporary directory, and time
+#                 `dump --stats --no-symbols` and `report` on it and on a
+#                 100 MB slice of the same records: peak RSS must not follow
+#                 the file's size
 #
 # An existing recording is reused; delete it to record again.
 set -euo pipefail
@@ -23,14 +28,16 @@ BENCH_NAME=bench-reader
 SECONDS_REC=12
 FREQ=20000
 ZSTD=0
+GROW_MB=1024
 # more warm-up runs, and a run that only warns counts as failed (then the
 # shell loop times it)
 HYPERFINE_OPTS=(-N --warmup 3)
 
-while getopts "s:F:r:m:zo:h" opt; do
+while getopts "s:F:r:m:zo:G:h" opt; do
 	bench_opt "$opt" "${OPTARG:-}" || case $opt in
 	z) ZSTD=1 ;;
-	*) bench_usage 2 17 ;;
+	G) GROW_MB=$OPTARG ;;
+	*) bench_usage 2 22 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -88,4 +95,37 @@ bench_file "$OUT/big.data" big
 if [ "$ZSTD" = 1 ]; then
 	bench_ensure_recording "$OUT/big-z.data" -z
 	bench_file "$OUT/big-z.data" big-z
+fi
+
+# The memory bound: the same records at 100 MB and at GROW_MB.  pd-repeat is
+# the build's (PERFDIFF's build directory) or compiled here.
+GROWN_TMP=
+grown() {
+	local tmp repeat mb f
+	tmp=$(mktemp -d)
+	GROWN_TMP=$tmp
+	trap 'rm -rf "$GROWN_TMP"' EXIT
+	repeat=$(dirname "$PERFDIFF")/tests/pd-repeat
+	if [ ! -x "$repeat" ]; then
+		repeat=$tmp/pd-repeat
+		cc -O2 -o "$repeat" "$ROOT/tests/tools/pd-repeat.c" || die "cannot build pd-repeat"
+	fi
+	echo
+	echo "== big.data grown by pd-repeat to 100 MB and $GROW_MB MB (in $tmp)"
+	printf '%-44s %10s %10s %14s\n' command "wall (s)" "CPU (s)" "peak RSS (MB)"
+	for mb in 100 "$GROW_MB"; do
+		f=$tmp/grown-$mb.data
+		"$repeat" "$OUT/big.data" "$f" "$mb"
+		bench_cache "$f"
+		W=() C=() R=() ORDER=()
+		bench_run "dump --stats --no-symbols, $(size_mb "$f") MB" "$PERFDIFF" dump --stats --no-symbols "$f"
+		bench_run "report, $(size_mb "$f") MB" "$PERFDIFF" report "$f"
+		for t in "${ORDER[@]}"; do
+			printf '%-44s %10s %10s %14s\n' "$t" "${W[$t]}" "${C[$t]}" "${R[$t]}"
+		done
+		rm -f "$f"
+	done
+}
+if [ "$GROW_MB" -gt 0 ]; then
+	grown
 fi

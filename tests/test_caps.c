@@ -307,7 +307,10 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(o.max_callchain, p.max_callchain);
 	ck_assert_uint_eq(o.max_branches, p.max_branches);
 	ck_assert_uint_eq(o.max_queue_bytes, p.max_queue_bytes);
-	ck_assert_uint_eq(o.version, 2);
+	ck_assert_uint_eq(o.version, 3);
+	ck_assert_ptr_null(o.progress);
+	ck_assert_ptr_null(p.progress);
+	ck_assert_ptr_null(o.progress_payload);
 	ck_assert_uint_eq(o.max_record_bytes, 64ull << 20);
 	ck_assert_uint_eq(o.max_string, 65536);
 	ck_assert_uint_eq(o.max_callchain, 4096);
@@ -336,7 +339,7 @@ START_TEST(test_options_v1)
 	expect_limit(&res, bad, "max_callchain");
 	ck_assert_uint_eq(res.samples, 1);
 	/* unknown versions are refused */
-	d.version = 3;
+	d.version = PD_READER_OPTIONS_VERSION + 1;
 	read_img(&m, &d, &res);
 	ck_assert_int_eq(res.open_rc, PD_EINVAL);
 	free(raw);

@@ -870,6 +870,119 @@ static void c_mmap2_ino(const pd_record *r)
 	ck_assert_str_eq(m->filename, "/usr/lib/x86_64-linux-gnu/libc.so.6");
 }
 
+/*
+ * MMAP2 in its first layout (Linux 3.12-3.15, vendor 3.10 kernels such as
+ * RHEL 7): no prot and flags, the filename at 64 right after
+ * ino_generation (uapi perf_event.h of v3.12 against v3.16).
+ */
+static void b_mmap2_v312(bld *w)
+{
+	header(w, PD_RECORD_MMAP2, PD_CPUMODE_USER);
+	put32(w, 4321); put32(w, 4322);
+	put64(w, 0x7f1234560000); put64(w, 0x1c3000); put64(w, 0);
+	put32(w, 253); put32(w, 1);               /* maj, min */
+	put64(w, 0x60a1b2); put64(w, 0x9e);       /* ino, ino_generation */
+	put_str(w, "/usr/lib64/libc-2.17.so");
+}
+static void c_mmap2_v312(const pd_record *r)
+{
+	const pd_mmap *m = &r->u.mmap;
+	ck_assert_uint_eq(m->pid, 4321);
+	ck_assert_uint_eq(m->tid, 4322);
+	ck_assert_uint_eq(m->addr, 0x7f1234560000);
+	ck_assert_uint_eq(m->len, 0x1c3000);
+	ck_assert_uint_eq(m->pgoff, 0);
+	ck_assert_uint_eq(m->maj, 253);
+	ck_assert_uint_eq(m->min, 1);
+	ck_assert_uint_eq(m->ino, 0x60a1b2);
+	ck_assert_uint_eq(m->ino_generation, 0x9e);
+	ck_assert_uint_eq(m->prot, 5); /* PROT_READ | PROT_EXEC: not MMAP_DATA */
+	ck_assert_uint_eq(m->flags, 0);
+	ck_assert_uint_eq(m->build_id_size, 0);
+	ck_assert_str_eq(m->filename, "/usr/lib64/libc-2.17.so");
+}
+
+/* A name of under 8 bytes: 72 bytes before the trailer, too few for the
+ * current layout, which needs 72 plus a padded NUL. */
+static void b_mmap2_v312_short(bld *w)
+{
+	header(w, PD_RECORD_MMAP2, PD_CPUMODE_USER);
+	put32(w, 4321); put32(w, 4321);
+	put64(w, 0x7ffff7ffd000); put64(w, 0x2000); put64(w, 0);
+	put32(w, 0); put32(w, 0);
+	put64(w, 0); put64(w, 0);
+	put_str(w, "[vdso]");
+}
+static void c_mmap2_v312_short(const pd_record *r)
+{
+	const pd_mmap *m = &r->u.mmap;
+	ck_assert_uint_eq(m->addr, 0x7ffff7ffd000);
+	ck_assert_uint_eq(m->len, 0x2000);
+	ck_assert_uint_eq(m->prot, 5);
+	ck_assert_str_eq(m->filename, "[vdso]");
+}
+
+/* A data mapping (MMAP_DATA): readable, not executable. */
+static void b_mmap2_v312_data(bld *w)
+{
+	header(w, PD_RECORD_MMAP2, PD_CPUMODE_USER | PD_MISC_MMAP_DATA);
+	put32(w, 99); put32(w, 100);
+	put64(w, 0x601000); put64(w, 0x1000); put64(w, 0x1000);
+	put32(w, 8); put32(w, 2);
+	put64(w, 0x1234); put64(w, 7);
+	put_str(w, "/tmp/data.bin");
+}
+static void c_mmap2_v312_data(const pd_record *r)
+{
+	const pd_mmap *m = &r->u.mmap;
+	ck_assert_uint_eq(m->pid, 99);
+	ck_assert_uint_eq(m->pgoff, 0x1000);
+	ck_assert_uint_eq(m->maj, 8);
+	ck_assert_uint_eq(m->min, 2);
+	ck_assert_uint_eq(m->ino, 0x1234);
+	ck_assert_uint_eq(m->ino_generation, 7);
+	ck_assert_uint_eq(m->prot, 1);
+	ck_assert_uint_eq(m->flags, 0);
+	ck_assert_str_eq(m->filename, "/tmp/data.bin");
+}
+
+/* An empty name: the smallest first-layout record. */
+static void b_mmap2_v312_empty(bld *w)
+{
+	header(w, PD_RECORD_MMAP2, PD_CPUMODE_USER);
+	put32(w, 5); put32(w, 6);
+	put64(w, 0x10000); put64(w, 0x1000); put64(w, 0);
+	put32(w, 1); put32(w, 2); put64(w, 3); put64(w, 4);
+	put_str(w, "");
+}
+static void c_mmap2_v312_empty(const pd_record *r)
+{
+	const pd_mmap *m = &r->u.mmap;
+	ck_assert_uint_eq(m->ino, 3);
+	ck_assert_uint_eq(m->ino_generation, 4);
+	ck_assert_str_eq(m->filename, "");
+}
+
+/* The current layout with prot 0 (perf tools that did not fill it) and a
+ * short name: the smallest current-layout record stays current. */
+static void b_mmap2_prot0(bld *w)
+{
+	header(w, PD_RECORD_MMAP2, PD_CPUMODE_USER);
+	put32(w, 7); put32(w, 7);
+	put64(w, 0x400000); put64(w, 0x1000); put64(w, 0);
+	put32(w, 8); put32(w, 1); put64(w, 42); put64(w, 0);
+	put32(w, 0); put32(w, 0);
+	put_str(w, "/a");
+}
+static void c_mmap2_prot0(const pd_record *r)
+{
+	const pd_mmap *m = &r->u.mmap;
+	ck_assert_uint_eq(m->ino, 42);
+	ck_assert_uint_eq(m->prot, 0);
+	ck_assert_uint_eq(m->flags, 0);
+	ck_assert_str_eq(m->filename, "/a");
+}
+
 static const uint8_t BUILD_ID[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
 				      7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
@@ -1141,6 +1254,11 @@ static const kcase KCASES[] = {
 	{ "MMAP", b_mmap, c_mmap },
 	{ "MMAP2 inode", b_mmap2_ino, c_mmap2_ino },
 	{ "MMAP2 build-id", b_mmap2_bid, c_mmap2_bid },
+	{ "MMAP2 3.12 layout", b_mmap2_v312, c_mmap2_v312 },
+	{ "MMAP2 3.12 short name", b_mmap2_v312_short, c_mmap2_v312_short },
+	{ "MMAP2 3.12 data map", b_mmap2_v312_data, c_mmap2_v312_data },
+	{ "MMAP2 3.12 empty name", b_mmap2_v312_empty, c_mmap2_v312_empty },
+	{ "MMAP2 prot 0", b_mmap2_prot0, c_mmap2_prot0 },
 	{ "COMM", b_comm, c_comm },
 	{ "COMM 8", b_comm8, c_comm8 },
 	{ "FORK", b_fork, c_task },

@@ -38,6 +38,8 @@
  * until the next call of pd_reader_next() or pd_reader_free().  In file mode
  * records point straight into the mmap'd file (zero copy); records from a
  * pipe, a compressed chunk or a byte-swapped file point into reader buffers.
+ * Memory does not grow with the file: the mapped pages behind the records
+ * still queued or delivered are handed back to the kernel as reading goes.
  * All multi-byte values are in host byte order.
  *
  * Bad input.  A truncated input (including a file whose perf was killed, with
@@ -254,7 +256,12 @@ typedef struct pd_sample {
 	const void *aux;
 } pd_sample;
 
-/** MMAP and MMAP2 (fields not in MMAP are 0). */
+/**
+ * MMAP and MMAP2 (fields not in MMAP are 0).  MMAP2 in its first layout
+ * (Linux 3.12-3.15, vendor 3.10 kernels such as RHEL 7) has no prot and
+ * flags: prot is then PROT_READ plus PROT_EXEC unless PD_MISC_MMAP_DATA
+ * (what MMAP says), and flags is 0.
+ */
 typedef struct pd_mmap {
 	uint32_t pid, tid;
 	uint64_t addr, len, pgoff;
@@ -533,6 +540,20 @@ enum pd_reader_flag {
  *   max_branches      1024: hardware branch stacks hold 8 to 64 entries
  *                     (Intel LBR 32, AMD BRS 16, Arm BRBE 64).
  */
+/**
+ * Progress of a reader through its input, for a caller that shows it.
+ * Called from pd_reader_next() (on the thread that calls it) each time
+ * another MiB of input has been read, and once more when the input has
+ * been read to its end, with `bytes` == `total` for a file or a directory.
+ * `bytes` never decreases; `total` is the input's size (all files of a
+ * directory), or 0 when unknown (a pipe, where the last call's `bytes` is
+ * what was read).  The callback may call the reader's getters
+ * (pd_reader_stats_get() for records and samples, pd_reader_path()), not
+ * pd_reader_next().  The library never writes to a terminal itself.
+ */
+typedef void (*pd_reader_progress_cb)(const pd_reader *r, uint64_t bytes, uint64_t total,
+				      void *payload);
+
 typedef struct pd_reader_options {
 	unsigned int version;
 	unsigned int flags;            /**< pd_reader_flag bits */
@@ -546,17 +567,21 @@ typedef struct pd_reader_options {
 	uint32_t max_string;           /**< bytes of one string before its NUL (default 64 KiB) */
 	uint32_t max_callchain;        /**< callchain entries of one sample (default 4096) */
 	uint32_t max_branches;         /**< branch stack entries of one sample (default 1024) */
+	/* version 3 */
+	pd_reader_progress_cb progress; /**< NULL (default): none */
+	void *progress_payload;        /**< handed to `progress` */
 } pd_reader_options;
 
 /*
- * Version 2 added the fields after max_decompressed.  A caller built with
- * version 1 still works: its smaller struct is read up to max_decompressed
- * and the newer caps take their defaults.
+ * Version 2 added the fields after max_decompressed, version 3 the
+ * progress callback.  A caller built with an older version still works:
+ * its smaller struct is read up to its last field and the newer ones take
+ * their defaults.
  */
-#define PD_READER_OPTIONS_VERSION 2
+#define PD_READER_OPTIONS_VERSION 3
 #define PD_READER_OPTIONS_INIT                                                 \
 	{ PD_READER_OPTIONS_VERSION, 0, 4096, 1u << 20, 256ull << 20,          \
-	  2ull << 30, 64ull << 20, 64ull << 20, 64u << 10, 4096, 1024 }
+	  2ull << 30, 64ull << 20, 64ull << 20, 64u << 10, 4096, 1024, NULL, NULL }
 
 /** Fill `opts` with the defaults (same as PD_READER_OPTIONS_INIT). */
 PD_EXTERN(void) pd_reader_options_init(pd_reader_options *opts);

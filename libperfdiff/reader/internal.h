@@ -2,6 +2,7 @@
  * Interfaces between the reader's parts.  Each part is one file:
  *
  *   source.c    bytes from an mmap'd file or a stream (pipe, stdin)
+ *   window.c    how much of an mmap'd file stays resident
  *   attr.c      perf_event_attr of any size; id positions; id → attr lookup
  *   features.c  feature payloads (file sections and pipe HEADER_FEATURE)
  *   sample.c    SAMPLE decoding, every sample_type field
@@ -9,6 +10,7 @@
  *   zstd.c      one streaming zstd context for all compressed records
  *   queue.c     timestamp ordering (FINISHED_ROUND rounds)
  *   reader.c    the state machine that drives them; the public API
+ *   progress.c  bytes read of the input, for the progress callback
  *   names.c     record-type and feature names
  *
  * Decoders take the record bytes as `uint8_t *`: when `swap` is true they

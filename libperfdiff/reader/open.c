@@ -353,6 +353,8 @@ static int open_file_mode(pd_reader *r, pd_stream *st, uint64_t hsize, bool v1,
 	} else {
 		st->end = data_off + data_len;
 		read_features(r, st, data_off + data_len);
+		/* parsed into the arena: the sections are not read again */
+		pd_window_drop(&st->src, data_off + data_len, st->src.map_size);
 	}
 	return 0;
 }

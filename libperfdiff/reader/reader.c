@@ -41,10 +41,11 @@ int pd_reader_fail(pd_reader *r, int code, const char *file, uint64_t offset,
 }
 
 /* How far each version of pd_reader_options went: version 1 ended at
- * max_decompressed. */
+ * max_decompressed, version 2 at max_branches. */
 static const size_t reader_sizes[] = {
 	0, PD_OPTIONS_END(pd_reader_options, max_decompressed),
 	PD_OPTIONS_END(pd_reader_options, max_branches),
+	PD_OPTIONS_END(pd_reader_options, progress_payload),
 };
 
 int pd_reader_options_import(pd_reader_options *dst, const pd_reader_options *src,
@@ -93,6 +94,9 @@ static int open_common(pd_reader **out, const char *path, int fd,
 		pd_reader_free(r);
 		return rc;
 	}
+	pd_progress_init(r);
+	for (size_t i = 0; i < r->nstreams; i++)
+		pd_window_init(&r->streams[i].src, !(r->opts.flags & PD_READER_FILE_ORDER));
 	*out = r;
 	return 0;
 }

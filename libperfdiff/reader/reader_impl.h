@@ -63,6 +63,10 @@ struct pd_reader {
 	uint8_t *owned_delivered; /* freed at the next call */
 	pd_record rec;
 
+	/* progress.c: bytes of the streams already finished, reported, total */
+	uint64_t progress_base, progress_last, progress_total;
+	bool progress_ended;
+
 	pd_reader_stats stats;
 	pd_warnings warnings;  /* at most PD_MAX_WARNINGS, lost tails aside */
 };
@@ -94,6 +98,18 @@ void pd_reader_update_id_pos(pd_reader *r);
 
 /* stream.c: 1 = a record, 0 = every stream ended, < 0 = stopped (final_rc set). */
 int pd_stream_next_raw(pd_reader *r, pd_raw *raw);
+
+/* progress.c: the input's size once the streams are open; a record read
+ * from `st`; `st` finished; every stream finished. */
+void pd_progress_init(pd_reader *r);
+void pd_progress_report(pd_reader *r, const pd_stream *st);
+static inline void pd_progress_note(pd_reader *r, const pd_stream *st)
+{
+	if (r->opts.progress)
+		pd_progress_report(r, st);
+}
+void pd_progress_stream_done(pd_reader *r, const pd_stream *st);
+void pd_progress_end(pd_reader *r);
 
 /* tool.c: act on a perf-tool record (type >= 64); < 0 = stopped. */
 int pd_tool_record(pd_reader *r, pd_raw *raw, const char *path);

@@ -136,6 +136,41 @@ static int mmap1(pd_record *rec, const body *b)
 	return str(b, 40, "filename", &m->filename);
 }
 
+/*
+ * MMAP2 has had two layouts.  Linux 3.12 added it with the filename right
+ * after ino_generation, at byte 64; 3.16 put `u32 prot, flags` there and
+ * moved the filename to 72.  Vendor 3.10 kernels (RHEL 7) and perf tools
+ * of that time write the first one; a newer perf on such a kernel writes
+ * both in one file (its synthesized maps in the new layout), so the choice
+ * is made per record.  Sizes cannot tell them apart (both pad the filename
+ * to 8, and the sample_id trailer after it is sized by sample_type alone),
+ * but the word at 64 can: the kernel and perf only ever set PROT_READ,
+ * PROT_WRITE and PROT_EXEC there, while in the first layout it holds the
+ * first bytes of a filename ('/', '[', a letter), never all below 8 unless
+ * the name is empty.  The current layout also needs at least 80 bytes
+ * (72 plus a padded NUL); the first one fits an empty name in 72.
+ */
+#define MMAP2_PROT_BITS 7u /* PROT_READ | PROT_WRITE | PROT_EXEC */
+#define MMAP2_PROT_EXEC 4u
+
+static bool mmap2_first_layout(const pd_record *rec, const body *b)
+{
+	if (rec->misc & PD_MISC_MMAP_BUILD_ID) /* Linux 5.12 on */
+		return false;
+	if (b->end < 80)
+		return true;
+	return (pd_ld32(b->p + 64, b->swap) & ~MMAP2_PROT_BITS) != 0;
+}
+
+static void mmap2_ids(pd_record *rec, const body *b)
+{
+	pd_mmap *m = &rec->u.mmap;
+	m->maj = f32(b, 40);
+	m->min = f32(b, 44);
+	m->ino = f64(b, 48);
+	m->ino_generation = f64(b, 56);
+}
+
 static int mmap2(pd_record *rec, const body *b)
 {
 	pd_mmap *m = &rec->u.mmap;
@@ -146,6 +181,13 @@ static int mmap2(pd_record *rec, const body *b)
 	m->addr = f64(b, 16);
 	m->len = f64(b, 24);
 	m->pgoff = f64(b, 32);
+	if (mmap2_first_layout(rec, b)) {
+		mmap2_ids(rec, b);
+		/* no prot: what MMAP says with MMAP_DATA, so a code map stays one */
+		m->prot = rec->misc & PD_MISC_MMAP_DATA ? 1u : 1u | MMAP2_PROT_EXEC;
+		m->flags = 0;
+		return str(b, 64, "filename", &m->filename);
+	}
 	if (rec->misc & PD_MISC_MMAP_BUILD_ID) {
 		uint8_t n = b->p[40];
 		if (n > sizeof m->build_id)
@@ -154,10 +196,7 @@ static int mmap2(pd_record *rec, const body *b)
 		m->build_id_size = n;
 		memcpy(m->build_id, b->p + 44, sizeof m->build_id);
 	} else {
-		m->maj = f32(b, 40);
-		m->min = f32(b, 44);
-		m->ino = f64(b, 48);
-		m->ino_generation = f64(b, 56);
+		mmap2_ids(rec, b);
 	}
 	m->prot = f32(b, 64);
 	m->flags = f32(b, 68);

@@ -1,7 +1,8 @@
 /*
  * Bytes of one input stream.  A regular file is mmap'd and every byte stays
  * addressable for the reader's lifetime (records can be delivered without
- * copying).  Anything else (a pipe, a terminal, a socket) is read forward
+ * copying); window.c hands the pages behind the reader back to the kernel,
+ * which reads them in again if they are touched.  Anything else (a pipe, a terminal, a socket) is read forward
  * into a buffer: only the bytes from the current offset on are kept, so a
  * pointer from pd_source_get() is valid until the next call.
  */
@@ -20,6 +21,12 @@ typedef struct pd_source {
 	uint64_t base;
 	bool eof;
 	int read_errno;        /* stream: errno of a failed read() */
+	/* mapped file: the sliding window (window.c) */
+	bool window;
+	uint64_t released;     /* bytes before this were handed back */
+	uint64_t checked;      /* the cursor's chunk when last looked at */
+	uint64_t keep_from;    /* queued records may point from here on */
+	uint64_t last_round;   /* offset of the last FINISHED_ROUND */
 } pd_source;
 
 /* Open `path` (a file, or "-" for standard input); `no_mmap` reads even a
@@ -38,6 +45,42 @@ void pd_source_close(pd_source *s);
  * dropped by this call.
  */
 size_t pd_source_get(pd_source *s, uint64_t off, size_t want, const uint8_t **p);
+
+/* ---- window.c: how much of a mapped file stays resident ---- */
+
+/* Chunks of 4 MB: big enough that madvise() is called rarely (256 times
+ * a GB), small enough that the chunk being read is a sliver of the
+ * memory budget. */
+#define PD_WINDOW_SHIFT 22
+
+/* Set up the window of a mapped source (nothing for a stream).
+ * `ordered`: records are queued for timestamp order and point into the
+ * map until their round has been delivered (pd_window_round()). */
+void pd_window_init(pd_source *s, bool ordered);
+
+/* A FINISHED_ROUND at `off`: once its flush is over, no queued record
+ * lies before the previous round marker. */
+static inline void pd_window_round(pd_source *s, uint64_t off)
+{
+	s->keep_from = s->last_round;
+	s->last_round = off;
+}
+
+/* Reading goes on at `cursor`: hand back the chunks below both it and
+ * keep_from.  Called for every record read, so it looks only when the
+ * cursor enters another chunk, and that test is inline. */
+void pd_window_release(pd_source *s, uint64_t cursor);
+static inline void pd_window_advance(pd_source *s, uint64_t cursor)
+{
+	uint64_t cur = cursor >> PD_WINDOW_SHIFT;
+	if (s->window && cur > s->checked) {
+		s->checked = cur;
+		pd_window_release(s, cursor);
+	}
+}
+
+/* Hand back the whole pages of [from, to), read once (feature sections). */
+void pd_window_drop(pd_source *s, uint64_t from, uint64_t to);
 
 /* Total size when known (mmap'd file), else UINT64_MAX. */
 static inline uint64_t pd_source_size(const pd_source *s)

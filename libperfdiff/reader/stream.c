@@ -50,6 +50,7 @@ static void stream_finish(pd_reader *r, pd_stream *st)
 			       "compressed data ends with %zu bytes of an incomplete record",
 			       left);
 	st->done = true;
+	pd_progress_stream_done(r, st);
 	r->cur++;
 }
 
@@ -114,8 +115,10 @@ static int feed_compressed(pd_reader *r, pd_stream *st, const uint8_t *payload,
 int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 {
 	for (;;) {
-		if (r->cur >= r->nstreams)
+		if (r->cur >= r->nstreams) {
+			pd_progress_end(r);
 			return 0;
+		}
 		pd_stream *st = &r->streams[r->cur];
 		int rc = next_inner(r, st, raw);
 		if (rc != 0)
@@ -126,6 +129,8 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 			continue;
 		}
 		uint64_t room = st->end - st->pos;
+		/* what the caller had before this call is done with */
+		pd_window_advance(&st->src, st->pos);
 		const uint8_t *p;
 		size_t avail = pd_source_get(&st->src, st->pos, 16, &p);
 		if (avail > room)
@@ -244,6 +249,7 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 				r->stats.bytes_read += extra;
 			}
 		}
+		pd_progress_note(r, st);
 		if (type == PD_RECORD_COMPRESSED || type == PD_RECORD_COMPRESSED2) {
 			uint64_t hdr = type == PD_RECORD_COMPRESSED ? 8 : 16;
 			uint64_t plen = type == PD_RECORD_COMPRESSED ? len - 8

@@ -132,8 +132,10 @@ int pd_tool_record(pd_reader *r, pd_raw *raw, const char *path)
 	}
 	case PD_RECORD_FINISHED_ROUND:
 		/* directory streams are merged at the end, rounds do not span them */
-		if (r->nstreams == 1)
+		if (r->nstreams == 1) {
 			pd_queue_round(&r->queue);
+			pd_window_round(&r->streams[0].src, raw->offset);
+		}
 		return 0;
 	case PD_RECORD_ID_INDEX:
 		return id_index(r, raw, path);

@@ -160,11 +160,14 @@ void cli_print_pd_error(const char *path, const pd_error *err)
 			  "dump and script need the perf.data recording", shown);
 }
 
-int cli_open_reader(const char *path, unsigned flags, pd_reader **out,
-		    pd_error *err)
+int cli_open_reader(const char *path, unsigned flags, const pd_reader_options *base,
+		    pd_reader **out, pd_error *err)
 {
 	pd_reader_options opts;
-	pd_reader_options_init(&opts);
+	if (base)
+		opts = *base;
+	else
+		pd_reader_options_init(&opts);
 	opts.flags = flags;
 	*out = NULL;
 	memset(err, 0, sizeof *err);

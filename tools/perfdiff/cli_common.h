@@ -195,7 +195,7 @@ void cli_print_pd_error(const char *path, const pd_error *err);
  * Open `path` ("-" = standard input) with reader `flags`.  On failure the
  * error is in `err` (and not printed) and *out is NULL.
  */
-int cli_open_reader(const char *path, unsigned flags, pd_reader **out,
-		    pd_error *err);
+int cli_open_reader(const char *path, unsigned flags, const pd_reader_options *base,
+		    pd_reader **out, pd_error *err);
 
 #endif

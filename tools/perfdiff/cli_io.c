@@ -1,6 +1,6 @@
 /*
  * The options every command shares about its output and its messages
- * (cli_io.h): -o FILE, -q, -v, --strict and --color.  Colour follows git
+ * (cli_io.h): -o FILE, -q, -v, --strict, --[no-]progress and --color.  Colour follows git
  * and perf: on a terminal only unless asked for, never for a terminal
  * that says it cannot (TERM=dumb), never when NO_COLOR is set
  * (https://no-color.org) unless --color=always asks for it.
@@ -35,7 +35,7 @@ static int parse_color(cli_io *io, const char *val)
 	return 1;
 }
 
-/* The flags: -q, -v, --strict.  1 taken, 0 not. */
+/* The flags: -q, -v, --strict, --[no-]progress.  1 taken, 0 not. */
 static int parse_flag(cli_io *io, const char *a)
 {
 	if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
@@ -44,6 +44,10 @@ static int parse_flag(cli_io *io, const char *a)
 		io->verbosity = CLI_VERBOSE;
 	else if (strcmp(a, "--strict") == 0)
 		io->strict = true;
+	else if (strcmp(a, "--progress") == 0)
+		io->progress = 1;
+	else if (strcmp(a, "--no-progress") == 0)
+		io->progress = -1;
 	else
 		return 0;
 	return 1;

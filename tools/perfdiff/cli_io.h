@@ -39,12 +39,14 @@ typedef struct cli_io {
 	bool strict;            /* --strict: any warning makes the status 1 */
 	bool takes_color;       /* the command has --color */
 	cli_color color;
+	int progress;           /* --progress 1, --no-progress -1, else 0 */
 } cli_io;
 
 void cli_io_init(cli_io *io, const char *cmd, bool takes_color);
 
 /*
- * argv[*i] as -q/--quiet, -v/--verbose, --strict, -o/--output FILE or
+ * argv[*i] as -q/--quiet, -v/--verbose, --strict, --progress,
+ * --no-progress, -o/--output FILE or
  * (when the command takes it) --color=WHEN; *i advances past a separate
  * value.  1: taken; 0: not one of these; -1: a usage error, printed.
  */

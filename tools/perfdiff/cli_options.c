@@ -14,10 +14,11 @@
 #define NELEMS(a) (sizeof (a) / sizeof (a)[0])
 #define GROUP(a) { a, NELEMS(a) }
 
-/* -q, -v, -o, --strict and --help: every command's */
+/* -q, -v, -o, --strict, --[no-]progress and --help: every command's */
 static const cli_optname io_opts[] = {
 	{ "-q", NULL }, { "--quiet", NULL }, { "-v", NULL }, { "--verbose", NULL },
 	{ "-o", "FILE" }, { "--output", "FILE" }, { "--strict", NULL },
+	{ "--progress", NULL }, { "--no-progress", NULL },
 	{ "-h", NULL }, { "--help", NULL },
 };
 

@@ -19,6 +19,7 @@
 #include "cli_explain.h"
 #include "cli_help.h"
 #include "cli_io.h"
+#include "cli_progress.h"
 #include "cli_profile_opts.h"
 #include "diff_cli.h"
 
@@ -512,6 +513,15 @@ static int build_sides(cli_diff *c, pd_profile *p[2])
 		cli_error("out of memory");
 		return -1;
 	}
+	cli_progress prog;
+	static const char *const labels[2] = { "base", "new" };
+	cli_progress_start(&prog, &c->io, 2, labels);
+	bool shown[2] = { false, false };
+	for (int side = 0; side < 2; side++) /* copied when the profile is made */
+		if (!c->side[side].sopts.reader) {
+			c->side[side].sopts.reader = cli_progress_reader(&prog, side);
+			shown[side] = true;
+		}
 	pthread_t tid;
 	bool threaded = pthread_create(&tid, NULL, build_side, &jobs[1]) == 0;
 	build_side(&jobs[0]);
@@ -519,6 +529,10 @@ static int build_sides(cli_diff *c, pd_profile *p[2])
 		pthread_join(tid, NULL);
 	else
 		build_side(&jobs[1]);
+	cli_progress_stop(&prog);
+	for (int side = 0; side < 2; side++)
+		if (shown[side])
+			c->side[side].sopts.reader = NULL;
 	for (int side = 0; side < 2 && rc >= 0; side++) {
 		hold_warnings(&jobs[side], &c->warns);
 		if (jobs[side].rc > 0)

@@ -14,6 +14,7 @@
 #include "cli_help.h"
 #include "cli_io.h"
 #include "dump.h"
+#include "cli_progress.h"
 
 #define CMD "dump"
 
@@ -181,11 +182,15 @@ static const char *reread_path(const char *path)
 
 /* Symbolize the samples of `path` into `sym`; false when an error stopped
  * it (in `err` and sym->error). */
-static bool symbolize(const char *path, stats_symbols *sym, pd_error *err)
+static bool symbolize(const char *path, stats_symbols *sym, const pd_reader_options *ropts,
+		      pd_error *err)
 {
 	pd_session *s;
+	pd_session_options so;
+	pd_session_options_init(&so);
+	so.reader = ropts;
 	memset(err, 0, sizeof *err);
-	if (pd_session_open(&s, path, NULL, err) < 0) {
+	if (pd_session_open(&s, path, &so, err) < 0) {
 		sym->error = strdup(error_text(err));
 		return false;
 	}
@@ -206,11 +211,19 @@ static int stats_one_pass(dump_opts *o)
 	pd_session *s;
 	pd_error err;
 	memset(&err, 0, sizeof err);
-	if (pd_session_open(&s, o->path, NULL, &err) < 0)
+	cli_progress prog;
+	cli_progress_start(&prog, &o->io, 1, NULL);
+	pd_session_options so;
+	pd_session_options_init(&so);
+	so.reader = cli_progress_reader(&prog, 0);
+	if (pd_session_open(&s, o->path, &so, &err) < 0) {
+		cli_progress_stop(&prog);
 		return open_failed(o, &err);
+	}
 	stats_times times = { 0 };
 	stats_symbols sym = { 0 };
 	int rc = stats_symbols_run(s, &sym, &times, &err);
+	cli_progress_stop(&prog);
 	/* a read error is the report's own error: not repeated as the
 	 * symbolizer's */
 	bool read_error = rc > 0;
@@ -259,17 +272,26 @@ static int run(dump_opts *o)
 	 * the reader maps the file again. */
 	stats_symbols sym = { 0 };
 	pd_error serr;
-	bool sym_error = symbols && !symbolize(again, &sym, &serr);
+	/* --stats prints at the end: a progress line cannot mix with records.
+	 * With symbols the file is read twice, each pass on its own part of
+	 * the line. */
+	static const char *const passes[2] = { "naming", "counting" };
+	cli_progress prog;
+	cli_progress_start(&prog, &o->io, symbols ? 2 : 1, symbols ? passes : NULL);
+	bool sym_error = symbols && !symbolize(again, &sym, cli_progress_reader(&prog, 0), &serr);
 
 	pd_reader *r;
 	pd_error err;
 	unsigned flags = o->ordered ? 0 : PD_READER_FILE_ORDER;
-	if (cli_open_reader(o->path, flags, &r, &err) < 0) {
+	const pd_reader_options *ropts = o->stats ? cli_progress_reader(&prog, symbols) : NULL;
+	if (cli_open_reader(o->path, flags, ropts, &r, &err) < 0) {
+		cli_progress_stop(&prog);
 		stats_symbols_free(&sym);
 		return open_failed(o, &err);
 	}
 	stats_times times = { 0 };
 	int rc = read_records(o, r, &times, &err);
+	cli_progress_stop(&prog);
 	bool read_error = rc < 0;
 	int st = report(o, r, &times, read_error, &err, symbols ? &sym : NULL, rc == 1);
 	/* the reader's error, when there was one, already explains this */

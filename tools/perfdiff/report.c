@@ -17,6 +17,7 @@
 #include "cli_explain.h"
 #include "cli_help.h"
 #include "cli_io.h"
+#include "cli_progress.h"
 #include "cli_profile_opts.h"
 #include "report.h"
 
@@ -36,6 +37,7 @@ typedef struct cli_report {
 	size_t npaths;
 	bool threshold_set;
 	cli_io io;                 /* -o, -q, -v, --strict, --color */
+	cli_progress prog;         /* while the files are read */
 	bool pprof;                /* --format=pprof (report_pprof.c) */
 	bool merge;                /* --merge: one pprof of every FILE */
 	cli_warns warns;           /* of every file, summed up at the end */
@@ -263,6 +265,7 @@ static int read_files(cli_report *c, pd_profile *p)
 		int rc = pd_profile_add_input(p, c->paths[i], &err);
 		hold_warnings(c, p, runs, from, c->paths[i]);
 		if (rc < 0) {
+			cli_progress_stop(&c->prog);
 			cli_warns_print(&c->warns, &c->io);
 			cli_print_pd_error(c->paths[i], &err);
 			/* not opened: nothing of it to report */
@@ -325,11 +328,18 @@ static int run(cli_report *c)
 	pd_profile *p = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);
-	if (pd_profile_new(&p, &c->po.popts, &err) < 0) {
+	cli_progress_start(&c->prog, &c->io, 1, NULL);
+	if (!c->po.sopts.reader) /* copied by pd_profile_new() */
+		c->po.sopts.reader = cli_progress_reader(&c->prog, 0);
+	int nrc = pd_profile_new(&p, &c->po.popts, &err);
+	c->po.sopts.reader = NULL;
+	if (nrc < 0) {
+		cli_progress_stop(&c->prog);
 		cli_error("%s", err.message);
 		return CLI_EXIT_ERROR;
 	}
 	int rrc = read_files(c, p);
+	cli_progress_stop(&c->prog);
 	if (rrc >= 0)
 		explain_empty(c, p);
 	if (rrc < 0 || choose_event(c, p) < 0) {
