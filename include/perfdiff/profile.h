@@ -89,6 +89,16 @@ enum pd_profile_flag {
 	PD_PROFILE_KEEP_SUFFIXES = 1u << 0,   /**< keep .isra/.constprop/.part/.cold/... */
 	PD_PROFILE_HIDE_UNRESOLVED = 1u << 1, /**< perf's -U: drop samples with an unnamed leaf,
 	                                           splice unnamed frames out of chains */
+	PD_PROFILE_KEEP_SITES = 1u << 2,      /**< keep, per distinct (stack of instruction
+	                                           addresses, command, pid, tid, time block),
+	                                           the samples and period, with the maps
+	                                           (start, end, file offset) and raw names of
+	                                           its frames: what pd_profile_write_pprof()
+	                                           writes as Locations per address, Mappings
+	                                           and pid/tid labels (docs/pprof.md); memory
+	                                           grows with distinct stacks */
+	PD_PROFILE_KEEP_CPU = 1u << 3,        /**< with KEEP_SITES: the CPU too (a "cpu"
+	                                           label), splitting stacks by CPU */
 };
 
 /**

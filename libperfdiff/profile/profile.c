@@ -130,6 +130,7 @@ void pd_profile_free(pd_profile *p)
 	free(p->run_block_width);
 	free(p->run_blocks);
 	pd_facts_free(p->facts);
+	pd_sitemaps_free(&p->sitemaps);
 	pd_profile_runinfo_free(p);
 	pd_warnings_free(&p->warnings);
 	pd_filters_free(&p->filters);
