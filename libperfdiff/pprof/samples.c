@@ -45,8 +45,9 @@ static size_t label_list(const pp_samples *s, const pp_labels *l, int64_t comm,
 	size_t n = 0;
 	out[n++] = (pp_label){ .key = s->k_comm, .str = comm };
 	if (l->has_pid) {
-		out[n++] = (pp_label){ .key = s->k_pid, .num = l->pid };
-		out[n++] = (pp_label){ .key = s->k_tid, .num = l->tid };
+		/* as perf prints them: a tid of -1 is -1 */
+		out[n++] = (pp_label){ .key = s->k_pid, .num = (int32_t)l->pid };
+		out[n++] = (pp_label){ .key = s->k_tid, .num = (int32_t)l->tid };
 	}
 	if (l->has_cpu)
 		out[n++] = (pp_label){ .key = s->k_cpu, .num = l->cpu };
