@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "profile.pb-c.h"
 
@@ -478,6 +479,91 @@ START_TEST(test_raw_names)
 }
 END_TEST
 
+/* The earliest `perf script -F tod` of `data` in ns since the epoch (UTC);
+ * 0 when perf prints none. */
+static uint64_t perf_first_tod(const char *data)
+{
+	char cmd[PATHMAX + 128];
+	snprintf(cmd, sizeof cmd, "TZ=UTC perf script -i '%s' -F tod --ns 2>/dev/null | sort | "
+		 "head -1", data);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	unsigned long ns = 0;
+	char frac[16] = "";
+	uint64_t t = 0;
+	if (sscanf(out, "%d-%d-%d %d:%d:%d.%15[0-9]", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, frac) == 7 && strlen(frac) == 9) {
+		ns = strtoul(frac, NULL, 10);
+		tm.tm_year -= 1900;
+		tm.tm_mon -= 1;
+		t = (uint64_t)timegm(&tm) * 1000000000u + ns;
+	}
+	free(out);
+	return t;
+}
+
+/* The run's wall-clock start and span: time_nanos is what perf script -F
+ * tod prints for the first sample of a recording with CLOCK_DATA (perf
+ * record -k); without it, the file's modification time (stat) less
+ * duration_nanos; both travel through an export read back. */
+START_TEST(test_start_time)
+{
+	char *dir;
+	PD_SKIP_IF(pd_test_lab_open(true, &dir));
+	char bin[PATHMAX], data[PATHMAX], w[PATHMAX + 16], cmd[2 * PATHMAX];
+	snprintf(bin, sizeof bin, "%s/workload", dir);
+	ck_assert(pd_test_compile("cc", "-O1 -g -fno-omit-frame-pointer -pthread", bin,
+				  PD_TEST_DATA_DIR "/workload.c"));
+	snprintf(w, sizeof w, "'%s' 200 1", bin);
+	for (int clock = 0; clock < 2; clock++) {
+		snprintf(data, sizeof data, "%s/%s.data", dir, clock ? "clock" : "plain");
+		if (!pd_test_perf_record(data, clock ? "-q -N -k mono -e cpu-clock -g"
+						     : "-q -N -e cpu-clock -g", w)) {
+			if (clock)
+				break;  /* perf without -k: the fallback was checked */
+			pd_test_lab_close(dir);
+			PD_SKIP("perf record failed");
+		}
+		pprof_msg *m = export_of(data, 0);
+		uint64_t want;
+		if (clock) {
+			want = perf_first_tod(data);
+			ck_assert_msg(want > 0, "perf script -F tod printed no time");
+		} else {
+			snprintf(cmd, sizeof cmd, "stat -c %%.9Y '%s'", data);
+			int st;
+			char *out = pd_test_run(cmd, &st);
+			unsigned long long sec = 0, ns = 0;
+			ck_assert_int_eq(sscanf(out, "%llu.%llu", &sec, &ns), 2);
+			free(out);
+			want = sec * 1000000000ull + ns - (uint64_t)m->duration_nanos;
+		}
+		ck_assert_int_gt(m->duration_nanos, 0);
+		ck_assert_msg((uint64_t)m->time_nanos == want, "time_nanos %" PRId64 ", want %" PRIu64
+			      " (%s)", m->time_nanos, want, clock ? "perf script -F tod" : "mtime");
+		/* read back: the run keeps its start */
+		size_t n = perftools__profiles__profile__get_packed_size(m);
+		uint8_t *buf = malloc(n);
+		perftools__profiles__profile__pack(m, buf);
+		pd_profile *q;
+		pd_error err;
+		ck_assert_int_eq(pd_profile_new(&q, NULL, &err), 0);
+		ck_assert_msg(pd_profile_add_pprof_buffer(q, buf, n, "x.pb", &err) == 0, "%s",
+			      err.message);
+		ck_assert_uint_eq(pd_profile_run_start(q, 0), want);
+		ck_assert_uint_eq(pd_profile_run_span(q, 0), (uint64_t)m->duration_nanos);
+		fprintf(stderr, "start: time_nanos %" PRId64 " as %s\n", m->time_nanos,
+			clock ? "perf script -F tod's first sample" : "mtime less the span");
+		pd_profile_free(q);
+		free(buf);
+		perftools__profiles__profile__free_unpacked(m, NULL);
+	}
+	pd_test_lab_close(dir);
+}
+END_TEST
+
 /* -------------------------------------------------------------- go tool */
 
 #define GOENV "GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-buildvcs=false GO111MODULE=off "
@@ -622,6 +708,7 @@ int main(void)
 	tcase_add_test(tc, test_mappings);
 	tcase_add_test(tc, test_inline_lines);
 	tcase_add_test(tc, test_raw_names);
+	tcase_add_test(tc, test_start_time);
 	tcase_add_test(tc, test_go_reads_labels);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);

@@ -203,6 +203,17 @@ PD_EXTERN(bool) pd_profile_run_truncated(const pd_profile *p, size_t run);
 PD_EXTERN(uint64_t) pd_profile_run_span(const pd_profile *p, size_t run);
 
 /**
+ * Wall-clock time of run `run`'s first sample, in ns since the epoch
+ * (UTC); 0 unknown.  From the recording's CLOCK_DATA feature (perf record
+ * -k) when it has one: what `perf script -F tod` prints for that sample.
+ * Else an estimate: the file's modification time less the run's span
+ * (perf writes the file's header when the recording ends, so this holds
+ * while the file is not copied or touched since); 0 for a pipe.  A run
+ * read from pprof: its time_nanos.  SIZE_MAX: the earliest known start.
+ */
+PD_EXTERN(uint64_t) pd_profile_run_start(const pd_profile *p, size_t run);
+
+/**
  * What perf's header said of a run (`perf report --header-only`): each
  * field NULL when the file has no such feature, or when the run was read
  * from a pprof file without the comments an export writes (docs/pprof.md).

@@ -267,6 +267,8 @@ static int pack(ex *x, const pp_head *h, const pd_pprof_write_options *o, pd_buf
 	m.default_sample_type = h->default_type;
 	uint64_t span = pd_profile_run_span(x->p, o->run);
 	m.duration_nanos = span > INT64_MAX ? INT64_MAX : (int64_t)span;
+	uint64_t start = pd_profile_run_start(x->p, o->run);
+	m.time_nanos = start > INT64_MAX ? 0 : (int64_t)start;
 	size_t n = perftools__profiles__profile__get_packed_size(&m);
 	uint8_t *raw = malloc(n ? n : 1);
 	if (!raw)

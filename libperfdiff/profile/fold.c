@@ -589,6 +589,9 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 		p->run_span[st.run] = hi->sample_time_last - hi->sample_time_first;
 	else if (have_times)
 		p->run_span[st.run] = t_last - t_first;
+	bool have_first = (hi && hi->has_sample_time) || have_times;
+	pd_profile_keep_start(p, st.run, r, path, have_first,
+			      hi && hi->has_sample_time ? hi->sample_time_first : t_first);
 	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
 		pd_profile_warn(p, path, pd_reader_warning_kind(r, i), pd_reader_warning(r, i));
 	for (size_t i = 0; i < pd_session_warning_count(s); i++)

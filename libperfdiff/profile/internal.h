@@ -475,6 +475,8 @@ struct pd_profile {
 	uint64_t *run_read;           /* SAMPLE records read, before filters */
 	bool *run_data_lost;          /* the reader warned of missing records */
 	uint64_t *run_span;           /* SAMPLE_TIME last - first, ns; 0 unknown */
+	uint64_t *run_start;          /* wall-clock ns of the first sample; 0 unknown
+	                               * (runstart.c) */
 	uint64_t *run_block_width;    /* ns; 0: no sample had a time */
 	uint32_t *run_blocks;         /* blocks used (at least 1) */
 	struct pd_facts *facts;       /* symbol facts (facts.c) */
@@ -510,6 +512,12 @@ int pd_facts_record(pd_facts *f, pd_session *s, const char *dso, bool kernel);
 size_t pd_facts_loaded(const pd_profile *p);
 
 /* ---------------------------------------------------------------- run info */
+
+/* Run `run`'s wall-clock start (runstart.c): from reader `r`'s CLOCK_DATA
+ * and the first sample's time (`first`, when `have_first`), else the
+ * modification time of the regular file `path` less the run's span. */
+void pd_profile_keep_start(pd_profile *p, size_t run, const pd_reader *r, const char *path,
+			   bool have_first, uint64_t first);
 
 /* Keep `ri`'s strings (NULL: unknown) as run `run`'s facts.  0 or
  * PD_ENOMEM. */
