@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,10 +505,11 @@ static uint64_t perf_first_tod(const char *data)
 	return t;
 }
 
-/* The run's wall-clock start and span: time_nanos is what perf script -F
- * tod prints for the first sample of a recording with CLOCK_DATA (perf
- * record -k); without it, the file's modification time (stat) less
- * duration_nanos; both travel through an export read back. */
+/* The run's wall-clock start and span: duration_nanos is the span perf's
+ * header gives; time_nanos is what perf script -F tod prints for the first
+ * sample of a recording with CLOCK_DATA (perf record -k); without it, the
+ * file's modification time (stat) less duration_nanos; both travel
+ * through an export read back. */
 START_TEST(test_start_time)
 {
 	char *dir;
@@ -541,6 +543,17 @@ START_TEST(test_start_time)
 			want = sec * 1000000000ull + ns - (uint64_t)m->duration_nanos;
 		}
 		ck_assert_int_gt(m->duration_nanos, 0);
+		/* perf report --header-only prints the SAMPLE_TIME feature in us */
+		snprintf(cmd, sizeof cmd, "perf report -i '%s' --header-only 2>/dev/null | awk "
+			 "'/time of first sample/ { f = $NF } /time of last sample/ { l = $NF } "
+			 "END { printf \"%%.0f\", (l - f) * 1e9 }'", data);
+		int hst;
+		char *span = pd_test_run(cmd, &hst);
+		double perf_span = strtod(span, NULL);
+		free(span);
+		ck_assert_msg(perf_span > 0 && fabs(perf_span - (double)m->duration_nanos) <= 2000,
+			      "duration_nanos %" PRId64 ", perf's header %.0f", m->duration_nanos,
+			      perf_span);
 		ck_assert_msg((uint64_t)m->time_nanos == want, "time_nanos %" PRId64 ", want %" PRIu64
 			      " (%s)", m->time_nanos, want, clock ? "perf script -F tod" : "mtime");
 		/* read back: the run keeps its start */
