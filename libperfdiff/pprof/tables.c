@@ -281,6 +281,27 @@ static bool same_site_chain(const pp_location *l, uint64_t map, uint64_t addr,
 	return l->address == addr && same_chain(l, map, fn, n);
 }
 
+/* The Location of (mp, addr, chain fn[0..n)), made if new; 0 without
+ * memory.  Shares loc_of_chain with made-up places: their mappings are
+ * others, so neither lookup takes the other's. */
+static uint64_t site_location_of(pp_tables *t, pp_mapping *mp, uint64_t addr,
+				 const uint64_t *fn, size_t n)
+{
+	uint64_t h = pd_hash_words(fn, n * sizeof *fn) ^ pd_mix64(mp->id ^ addr * 31);
+	for (;; h++) {
+		uintptr_t i = (uintptr_t)pd_u64map_get(&t->loc_of_chain, h);
+		if (!i)
+			break;
+		if (same_site_chain(t->loc[i - 1], mp->id, addr, fn, n))
+			return i;
+	}
+	pp_location *l = new_location(t, mp, fn, n);
+	if (!l || pd_u64map_put(&t->loc_of_chain, h, (void *)(uintptr_t)l->id) < 0)
+		return 0;
+	l->address = addr;
+	return l->id;
+}
+
 uint64_t pp_tables_site_location(pp_tables *t, const pd_cct_node *const *nodes,
 				 const pd_site *sites, size_t n)
 {
@@ -300,18 +321,5 @@ uint64_t pp_tables_site_location(pp_tables *t, const pd_cct_node *const *nodes,
 		return 0;
 	mp->has_inline_frames |= n > 1;
 	mp->has_filenames |= t->str[t->fn[fn[n - 1] - 1]->filename][0] != 0;
-	uint64_t addr = sites[n - 1].addr;
-	uint64_t h = pd_hash_words(fn, n * sizeof *fn) ^ pd_mix64(mp->id ^ addr * 31);
-	for (;; h++) {
-		uintptr_t i = (uintptr_t)pd_u64map_get(&t->loc_of_chain, h);
-		if (!i)
-			break;
-		if (same_site_chain(t->loc[i - 1], mp->id, addr, fn, n))
-			return i;
-	}
-	pp_location *l = new_location(t, mp, fn, n);
-	if (!l || pd_u64map_put(&t->loc_of_chain, h, (void *)(uintptr_t)l->id) < 0)
-		return 0;
-	l->address = addr;
-	return l->id;
+	return site_location_of(t, mp, sites[n - 1].addr, fn, n);
 }

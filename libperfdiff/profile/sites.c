@@ -208,8 +208,9 @@ void pd_sites_end_run(pd_profile *p, size_t run, unsigned shift)
 		for (size_t i = 0; i < t->n; i++) {
 			pd_sitent *e = &t->v[i];
 			unsigned at = e->block >> 16;
+			/* blocks are below PD_BLOCK_MAX: 16 doublings later all are 0 */
 			if (e->run == run && at <= shift)
-				e->block = (e->block & 0xffffu) >> (shift - at);
+				e->block = shift - at < 16 ? (e->block & 0xffffu) >> (shift - at) : 0;
 		}
 	}
 }
