@@ -39,6 +39,7 @@ typedef struct cli_report {
 	bool pprof;                /* --format=pprof (report_pprof.c) */
 	bool merge;                /* --merge: one pprof of every FILE */
 	bool label_cpu;            /* --label=cpu: pprof samples get a cpu label */
+	bool label_given;          /* any --label */
 	cli_warns warns;           /* of every file, summed up at the end */
 	int argc;                  /* the arguments, for what the filters were */
 	char **argv;
@@ -126,9 +127,10 @@ static int apply_value(cli_report *c, opt_kind kind, const char *val)
 			return cli_usage_error(CMD, "--weight is period or samples, not '%s'", val);
 		break;
 	case OPT_LABEL:
-		if (strcmp(val, "cpu") != 0)
-			return cli_usage_error(CMD, "--label takes cpu, not '%s'", val);
-		c->label_cpu = true;
+		if (strcmp(val, "cpu") != 0 && strcmp(val, "none") != 0)
+			return cli_usage_error(CMD, "--label is cpu or none, not '%s'", val);
+		c->label_cpu = strcmp(val, "cpu") == 0;  /* the last one given counts */
+		c->label_given = true;
 		break;
 	}
 	return -1;
@@ -192,7 +194,7 @@ static int check_args(cli_report *c)
 		return cli_usage_error(CMD, "--mean goes with --format=lkp");
 	if (c->merge && !c->pprof)
 		return cli_usage_error(CMD, "--merge goes with --format=pprof");
-	if (c->label_cpu && !c->pprof)
+	if (c->label_given && !c->pprof)
 		return cli_usage_error(CMD, "--label goes with --format=pprof");
 	/* an export writes Locations per address and pid/tid labels */
 	if (c->pprof)
