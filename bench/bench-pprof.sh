@@ -11,7 +11,8 @@
 #                 processes and dd, made when missing)
 #   -r RUNS       timed runs per command; the median is reported (default 5)
 #
-# Sizes: the perf.data file, the export (gzipped and raw).  Timed commands
+# Sizes: the perf.data file, the export (gzipped and raw), and with go
+# installed the export's samples, locations, functions and mappings.  Timed commands
 # (output to /dev/null):
 #   perfdiff report --format=pprof -o X.pb.gz FILE   fold, symbolize, export
 #   perfdiff report --format=json FILE               the same profile from perf.data
@@ -50,8 +51,17 @@ gzip -dc "$OUT" > "${OUT%.gz}"
 bench_cache "$FILE"
 bench_banner "$PERFDIFF"
 for f in "$FILE" "$OUT" "${OUT%.gz}"; do
-	echo "size: $(stat -c %s "$f") bytes ($(bench_mb "$(stat -c %s "$f")"))  $f"
+	echo "size: $(stat -L -c %s "$f") bytes ($(bench_mb "$(stat -L -c %s "$f")"))  $f"
 done
+if command -v go >/dev/null; then
+	go tool pprof -raw "$OUT" 2>/dev/null | awk '
+		/^Samples:/ { s = 1; next } /^Locations/ { s = 0; l = 1; next }
+		/^Mappings/ { l = 0; m = 1; next }
+		s && /^ +[0-9]+ +[0-9]+: / { ns++ }
+		l && /^ +[0-9]+: 0x/ { nl++ } m && /^[0-9]+: / { nm++ }
+		END { printf "export: %d samples, %d locations, %d mappings\n", ns, nl, nm }'
+fi
+echo "load: $(cut -d" " -f1-3 /proc/loadavg) (1, 5, 15 min) before the runs"
 echo "runs: median of $RUNS (wall), of 3 (CPU); peak RSS: largest of 3"
 echo
 

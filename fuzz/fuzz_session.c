@@ -21,6 +21,11 @@
  * profiles are only read afterwards (pd_diff_new() takes them const), so
  * an input replays the same alone as within a run.  Every row and
  * relation is walked.
+ *
+ * The default profile keeps its sites (PD_PROFILE_KEEP_SITES, the CPU too
+ * when the input's last byte is odd), as `report --format=pprof` folds:
+ * it is exported as pprof and read back, which must give the same sample
+ * totals per event.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -303,6 +308,39 @@ static uint64_t walk_diff(const pd_diff *d, bool self)
 	return sink;
 }
 
+/* `p` (with sites) as pprof and read back: the same samples and period
+ * per event, or an export error that says why. */
+static uint64_t pprof_round_trip(pd_profile *p)
+{
+	void *buf;
+	size_t len;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	if (pd_profile_write_pprof_buffer(p, &buf, &len, NULL, &err) < 0) {
+		if (err.message[0] == '\0')
+			abort();
+		return 0;
+	}
+	pd_profile *q;
+	if (pd_profile_new(&q, NULL, &err) < 0 ||
+	    pd_profile_add_pprof_buffer(q, buf, len, "export", &err) < 0)
+		abort(); /* what the library wrote, it reads */
+	/* summed over events: a hostile file may name two events alike */
+	uint64_t n[2] = { 0, 0 }, t[2] = { 0, 0 };
+	const pd_profile *side[2] = { p, q };
+	for (int i = 0; i < 2; i++)
+		for (size_t ev = 0; ev < pd_profile_event_count(side[i]); ev++) {
+			n[i] += pd_profile_samples(side[i], ev, SIZE_MAX);
+			t[i] += pd_profile_total(side[i], ev, SIZE_MAX);
+		}
+	if (n[0] != n[1] || t[0] != t[1])
+		abort();
+	uint64_t sink = len + n[0];
+	pd_profile_free(q);
+	free(buf);
+	return sink;
+}
+
 /* Compare, walk, free; every failure must say why.  `knobs` (the last
  * byte of the input, which a perf.data does not miss) loosens the
  * evidence relations need, so that inputs near fp.data reach every kind,
@@ -407,6 +445,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pd_profile_options popts;
 	pd_profile_options_init(&popts);
 	popts.session = &opts;
+	popts.flags = PD_PROFILE_KEEP_SITES |
+		      (size && (data[size - 1] & 1) ? PD_PROFILE_KEEP_CPU : 0);
 	pd_profile *p;
 	if (pd_profile_new(&p, &popts, &err) == 0) {
 		if (pd_profile_add_file(p, path, &err) < 0 && err.message[0] == '\0')
@@ -429,6 +469,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (pd_profile_run_count(p) == 0) {
 			pd_profile_free(p);
 			p = NULL;
+		} else {
+			sink += pprof_round_trip(p);
 		}
 	} else {
 		p = NULL;

@@ -227,6 +227,44 @@ static void check_fixed(bool swap)
 	pd_meta_free(&f.m);
 }
 
+/* CLOCK_DATA: version 1 gives the reference pair; another version is
+ * skipped; a short payload is corrupt.  (test_pprof_sites holds the
+ * start time made from it to perf script -F tod.) */
+static void check_clock_data(bool swap)
+{
+	fx f;
+	fx_init(&f);
+	pbuf p = { .swap = swap };
+	put32(&p, 1);
+	put32(&p, 1);
+	put64(&p, 1796189289828871000ull);
+	put64(&p, 25024233186090ull);
+	ck_assert_int_eq(parse(&f, PD_FEAT_CLOCK_DATA, &p), 0);
+	ck_assert(f.m.has_clock_data);
+	ck_assert_uint_eq(f.m.clock_tod_ns, 1796189289828871000ull);
+	ck_assert_uint_eq(f.m.clock_ref_ns, 25024233186090ull);
+	pd_meta_free(&f.m);
+	fx_init(&f);
+	pbuf v2 = { .swap = swap };
+	put32(&v2, 2);
+	put32(&v2, 1);
+	put64(&v2, 1);
+	put64(&v2, 2);
+	ck_assert_int_eq(parse(&f, PD_FEAT_CLOCK_DATA, &v2), 0);
+	ck_assert(!f.m.has_clock_data);
+	pbuf shortp = { .swap = swap };
+	put32(&shortp, 1);
+	put32(&shortp, 1);
+	ck_assert_int_eq(parse(&f, PD_FEAT_CLOCK_DATA, &shortp), PD_ECORRUPT);
+	ck_assert(!f.m.has_clock_data);
+	pd_meta_free(&f.m);
+}
+
+START_TEST(clock_data_native) { check_clock_data(false); }
+END_TEST
+START_TEST(clock_data_swapped) { check_clock_data(true); }
+END_TEST
+
 START_TEST(fixed_native) { check_fixed(false); }
 END_TEST
 START_TEST(fixed_swapped) { check_fixed(true); }
@@ -243,7 +281,7 @@ START_TEST(skipped_features)
 			    PD_FEAT_NUMA_TOPOLOGY, PD_FEAT_BRANCH_STACK,
 			    PD_FEAT_GROUP_DESC, PD_FEAT_CACHE, PD_FEAT_MEM_TOPOLOGY,
 			    /* BPF_PROG_INFO / BPF_BTF are parsed: test_bpf */
-			    PD_FEAT_CLOCK_DATA, PD_FEAT_PMU_CAPS, 0, 33, 130, 255,
+			    PD_FEAT_PMU_CAPS, 0, 33, 130, 255,
 			    1000 };
 	for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
 		ck_assert_int_eq(parse(&f, skip[i], &p), 0);
@@ -866,6 +904,8 @@ static Suite *suite(void)
 	tcase_add_test(t, fixed_native);
 	tcase_add_test(t, fixed_swapped);
 	tcase_add_test(t, skipped_features);
+	tcase_add_test(t, clock_data_native);
+	tcase_add_test(t, clock_data_swapped);
 	tcase_add_test(t, feature_size_limit);
 	tcase_add_test(t, cmdline_native);
 	tcase_add_test(t, cmdline_swapped);

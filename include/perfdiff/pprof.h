@@ -19,12 +19,16 @@
  * time block (numeric label "block", the batch-means grid of profile.h),
  * the frames' names, dsos, kernel/inline/unresolved flags and source
  * units, the dsos' build-ids (Mapping.build_id), perf's header facts
- * (pd_profile_run_info(), as comments), and the run's span, lost and read
- * samples.  What it does not keep, because the profile does not:
- * instruction addresses (each Location's address is synthesized, one per
- * distinct inline chain of frames), pids and tids, raw (mangled) names,
- * and the symbol facts of profile.h (a profile read from pprof answers
- * UNKNOWN).
+ * (pd_profile_run_info(), as comments), and the run's start (time_nanos,
+ * pd_profile_run_start()), span, lost and read samples.  A profile made
+ * with PD_PROFILE_KEEP_SITES (as `perfdiff report --format=pprof` makes
+ * it) also gives one Location per (mapping, instruction address) with its
+ * inline chain as Lines, one Mapping per recorded map (start, end, file
+ * offset), the raw (mangled) names as Function.system_name and "pid",
+ * "tid" (and with PD_PROFILE_KEEP_CPU "cpu") labels; without it each
+ * Location's address is synthesized, one per distinct inline chain of
+ * frames.  Not kept: the symbol facts of profile.h (a profile read from
+ * pprof answers UNKNOWN).
  *
  * Input is untrusted: inflated size, string table, entries and ids are
  * capped, and a dangling id or a string index out of range is an error

@@ -89,6 +89,16 @@ enum pd_profile_flag {
 	PD_PROFILE_KEEP_SUFFIXES = 1u << 0,   /**< keep .isra/.constprop/.part/.cold/... */
 	PD_PROFILE_HIDE_UNRESOLVED = 1u << 1, /**< perf's -U: drop samples with an unnamed leaf,
 	                                           splice unnamed frames out of chains */
+	PD_PROFILE_KEEP_SITES = 1u << 2,      /**< keep, per distinct (stack of instruction
+	                                           addresses, command, pid, tid, time block),
+	                                           the samples and period, with the maps
+	                                           (start, end, file offset) and raw names of
+	                                           its frames: what pd_profile_write_pprof()
+	                                           writes as Locations per address, Mappings
+	                                           and pid/tid labels (docs/pprof.md); memory
+	                                           grows with distinct stacks */
+	PD_PROFILE_KEEP_CPU = 1u << 3,        /**< with KEEP_SITES: the CPU too (a "cpu"
+	                                           label), splitting stacks by CPU */
 };
 
 /**
@@ -191,6 +201,17 @@ PD_EXTERN(bool) pd_profile_run_truncated(const pd_profile *p, size_t run);
  * samples carry no time.  SIZE_MAX: the sum over all runs.
  */
 PD_EXTERN(uint64_t) pd_profile_run_span(const pd_profile *p, size_t run);
+
+/**
+ * Wall-clock time of run `run`'s first sample, in ns since the epoch
+ * (UTC); 0 unknown.  From the recording's CLOCK_DATA feature (perf record
+ * -k) when it has one: what `perf script -F tod` prints for that sample.
+ * Else an estimate: the file's modification time less the run's span
+ * (perf writes the file's header when the recording ends, so this holds
+ * while the file is not copied or touched since); 0 for a pipe.  A run
+ * read from pprof: its time_nanos.  SIZE_MAX: the earliest known start.
+ */
+PD_EXTERN(uint64_t) pd_profile_run_start(const pd_profile *p, size_t run);
 
 /**
  * What perf's header said of a run (`perf report --header-only`): each

@@ -634,6 +634,17 @@ PD_EXTERN(int) pd_reader_foreach(pd_reader *r, pd_record_cb cb, void *payload,
 /** Header facts (updated in pipe mode as header records arrive). */
 PD_EXTERN(const pd_header_info *) pd_reader_header(const pd_reader *r);
 
+/**
+ * The CLOCK_DATA feature (perf record -k/--clockid, perf 5.12 and later):
+ * a wall-clock time (ns since the epoch, UTC) and the time of the
+ * samples' clock taken at the same moment, so that a sample time t is the
+ * wall-clock time *tod_ns + (t - *clock_ns), as `perf script -F tod`
+ * prints it.  Either pointer may be NULL.
+ * @return false when the recording has no (version 1) CLOCK_DATA
+ */
+PD_EXTERN(bool) pd_reader_clock_data(const pd_reader *r, uint64_t *tod_ns,
+				     uint64_t *clock_ns);
+
 /** Number of events known so far (all of them in file mode). */
 PD_EXTERN(size_t) pd_reader_attr_count(const pd_reader *r);
 

@@ -126,6 +126,7 @@ void pp_runinfo_read(const pp_profile *m, pp_runinfo *ri)
 {
 	memset(ri, 0, sizeof *ri);
 	ri->run.span = m->duration_nanos > 0 ? (uint64_t)m->duration_nanos : 0;
+	ri->run.start = m->time_nanos > 0 ? (uint64_t)m->time_nanos : 0;
 	size_t cl = strlen(PP_RUN_COMMENT);
 	for (size_t i = 0; i < m->n_comment; i++) {
 		const char *c = pp_str(m, m->comment[i]);
@@ -138,7 +139,7 @@ void pp_runinfo_read(const pp_profile *m, pp_runinfo *ri)
 			   &bw) != 5)
 			continue;
 		pd_run_info info = ri->run.info;
-		ri->run = (pd_pbuild_run){ span, lost, read, trunc != 0, bw, info };
+		ri->run = (pd_pbuild_run){ span, ri->run.start, lost, read, trunc != 0, bw, info };
 		ri->from_perfdiff = true;
 	}
 }

@@ -1,7 +1,8 @@
 /*
  * A profile as a pprof Profile.  Per event two sample types, its sample
- * count and its period; per tree node that is some sample's leaf, pprof
- * samples for its stack split by command and time block, so that reading
+ * count and its period.  A profile that kept its sites (sites.c) gives
+ * its samples from them; else, per tree node that is some sample's leaf,
+ * pprof samples for its stack split by command and time block, so that reading
  * the export back gives the same tree, per-run values, collapsed stacks
  * and batch-means blocks (docs/pprof.md).  Samples of different events
  * with the same stack and labels are one pprof sample.
@@ -29,11 +30,8 @@ typedef struct ex {
 	pd_profile *p;
 	size_t run;
 	pp_tables t;
-	pp_sample **smp;
-	size_t nsmp, cap_smp;
-	pd_u64map smp_of;            /* (locations, labels) hash → sample index + 1 */
-	size_t ntypes, slot;         /* sample types; the event's first value index */
-	int64_t k_comm, k_block;
+	pp_samples ss;
+	size_t slot;                 /* the event's first value index */
 	bool timed;
 	const pd_stack *st;          /* the event's collapsed stacks */
 	size_t *next_st;             /* chain of stacks by leaf: index + 1 */
@@ -45,87 +43,11 @@ typedef struct ex {
 	size_t ncm;
 } ex;
 
-static bool same_sample(const ex *x, const pp_sample *s, int64_t comm, int64_t block)
-{
-	if (s->n_location_id != x->nloc ||
-	    memcmp(s->location_id, x->loc, x->nloc * sizeof *x->loc) != 0)
-		return false;
-	return s->label[0]->str == comm && (x->timed ? s->label[1]->num == block : true);
-}
-
-static pp_sample *new_sample(ex *x, int64_t comm, int64_t block)
-{
-	pd_arena *a = &x->t.arena;
-	pp_sample *s = pd_arena_alloc(a, sizeof *s);
-	size_t nl = x->timed ? 2 : 1;
-	pp_label **lab = pd_arena_alloc(a, nl * sizeof *lab);
-	if (!s || !lab)
-		return NULL;
-	perftools__profiles__sample__init(s);
-	s->location_id = pd_arena_memdup(a, x->loc, x->nloc * sizeof *x->loc);
-	s->value = pd_arena_alloc(a, x->ntypes * sizeof *s->value);
-	if (!s->location_id || !s->value)
-		return NULL;
-	s->n_location_id = x->nloc;
-	s->n_value = x->ntypes;
-	memset(s->value, 0, x->ntypes * sizeof *s->value);
-	for (size_t i = 0; i < nl; i++) {
-		if (!(lab[i] = pd_arena_alloc(a, sizeof *lab[i])))
-			return NULL;
-		perftools__profiles__label__init(lab[i]);
-	}
-	lab[0]->key = x->k_comm;
-	lab[0]->str = comm;
-	if (x->timed) {
-		lab[1]->key = x->k_block;
-		lab[1]->num = block;
-	}
-	s->label = lab;
-	s->n_label = nl;
-	return s;
-}
-
-/* The sample of the current stack with these labels, made if new. */
-static pp_sample *sample_of(ex *x, const char *comm_s, uint32_t block)
-{
-	int64_t comm = pp_tables_str(&x->t, comm_s);
-	if (comm < 0)
-		return NULL;
-	uint64_t h = pd_hash_words(x->loc, x->nloc * sizeof *x->loc) ^
-		     pd_mix64((uint64_t)comm << 8 | block);
-	for (;; h++) {
-		uintptr_t i = (uintptr_t)pd_u64map_get(&x->smp_of, h);
-		if (!i)
-			break;
-		if (same_sample(x, x->smp[i - 1], comm, block))
-			return x->smp[i - 1];
-	}
-	if (x->nsmp == x->cap_smp) {
-		size_t cap = x->cap_smp ? x->cap_smp * 2 : 1024;
-		pp_sample **v = realloc(x->smp, cap * sizeof *v);
-		if (!v)
-			return NULL;
-		x->smp = v;
-		x->cap_smp = cap;
-	}
-	pp_sample *s = new_sample(x, comm, block);
-	if (!s || pd_u64map_put(&x->smp_of, h, (void *)(uintptr_t)(x->nsmp + 1)) < 0)
-		return NULL;
-	x->smp[x->nsmp++] = s;
-	return s;
-}
-
 static int add_piece(ex *x, const char *comm, uint32_t block, uint64_t samples,
 		     uint64_t period)
 {
-	if (samples > INT64_MAX || period > INT64_MAX)
-		return PD_ELIMIT;
-	pp_sample *s = sample_of(x, comm, block);
-	if (!s)
-		return PD_ENOMEM;
-	s->value[x->slot] += (int64_t)samples;
-	s->value[x->slot + 1] += (int64_t)period;
-	return 0;
+	pp_labels l = { .comm = comm, .timed = x->timed, .block = block };
+	return pp_samples_add(&x->ss, &x->t, x->loc, x->nloc, &l, x->slot, samples, period);
 }
 
 /* Whether nodes a (inlined) and b, its caller, share a location. */
@@ -316,9 +238,8 @@ static int walk_event(ex *x, size_t ev)
 static void ex_free(ex *x)
 {
 	pp_tables_free(&x->t);
-	free(x->smp);
+	pp_samples_free(&x->ss);
 	free(x->next_st);
-	pd_u64map_free(&x->smp_of);
 	pd_u64map_free(&x->st_of_leaf);
 }
 
@@ -329,8 +250,8 @@ static int pack(ex *x, const pp_head *h, const pd_pprof_write_options *o, pd_buf
 	perftools__profiles__profile__init(&m);
 	m.sample_type = h->types;
 	m.n_sample_type = h->ntypes;
-	m.sample = x->smp;
-	m.n_sample = x->nsmp;
+	m.sample = x->ss.v;
+	m.n_sample = x->ss.n;
 	m.mapping = x->t.map;
 	m.n_mapping = x->t.nmap;
 	m.location = x->t.loc;
@@ -346,6 +267,8 @@ static int pack(ex *x, const pp_head *h, const pd_pprof_write_options *o, pd_buf
 	m.default_sample_type = h->default_type;
 	uint64_t span = pd_profile_run_span(x->p, o->run);
 	m.duration_nanos = span > INT64_MAX ? INT64_MAX : (int64_t)span;
+	uint64_t start = pd_profile_run_start(x->p, o->run);
+	m.time_nanos = start > INT64_MAX ? 0 : (int64_t)start;
 	size_t n = perftools__profiles__profile__get_packed_size(&m);
 	uint8_t *raw = malloc(n ? n : 1);
 	if (!raw)
@@ -356,16 +279,19 @@ static int pack(ex *x, const pp_head *h, const pd_pprof_write_options *o, pd_buf
 	return rc;
 }
 
-/* The tables' fixed strings and the events' samples. */
+/* The events' samples: from the sites when every run exported kept them
+ * (addresses, pids, tids), else from the trees. */
 static int fill(ex *x, const pp_head *h, pd_error *err)
 {
-	if ((x->k_comm = pp_tables_str(&x->t, "comm")) < 0 || (x->k_block = pp_tables_str(&x->t, "block")) < 0)
-		return PD_ENOMEM;
-	x->ntypes = h->ntypes;
+	pp_samples_init(&x->ss, h->ntypes);
+	bool sites = pd_profile_has_sites(x->p, x->run);
 	int rc = 0;
 	for (size_t k = 0; k < h->nev && rc == 0; k++) {
 		x->slot = 2 * k;
-		if ((rc = index_stacks(x, h->evs[k], err)) == 0)
+		if (sites)
+			rc = pp_export_sites(&x->ss, &x->t, x->p, h->evs[k], x->run, x->slot,
+					     x->timed);
+		else if ((rc = index_stacks(x, h->evs[k], err)) == 0)
 			rc = walk_event(x, h->evs[k]);
 	}
 	return rc;
@@ -382,7 +308,6 @@ int pp_export(pd_profile *p, const pd_pprof_write_options *o, pd_buf *b, pd_erro
 	pp_tables_init(&x->t);
 	x->t.p = p;
 	x->t.run = o->run;
-	pd_u64map_init(&x->smp_of);
 	pd_u64map_init(&x->st_of_leaf);
 	pp_head h;
 	memset(&h, 0, sizeof h);

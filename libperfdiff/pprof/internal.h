@@ -9,7 +9,9 @@
  *   events.c    sample types ↔ events, and the comments an export adds
  *   import.c    a checked message → a run (profile/builder.h)
  *   head.c      an export's sample types, period and comments
- *   export.c    a profile → the message, samples per (stack, labels)
+ *   export.c    a profile → the message, from its trees
+ *   sites.c     ... or from its sites: Locations per address, pid/tid labels
+ *   samples.c   the export's samples, one per (stack, labels)
  *   tables.c    the export's string table, mappings, functions, locations
  *   api.c       the public calls (perfdiff/pprof.h) and content sniffing
  *
@@ -26,6 +28,7 @@
 #include "perfdiff/pprof.h"
 #include "profile.pb-c.h"
 #include "profile/builder.h"
+#include "profile/sites.h"
 #include "util/u64map.h"
 #include "util/util.h"
 
@@ -132,6 +135,7 @@ typedef struct pp_tables {
 	size_t cap_fkeys;
 	pd_u64map loc_of_chain;      /* chain hash → location id */
 	pd_u64map map_of_dso;        /* (dso, kernel) → mapping id */
+	pd_u64map map_of_site;       /* the profile's site map + 1 → mapping id */
 	pp_function **fn;
 	size_t nfn, cap_fn;
 	pp_location **loc;
@@ -150,6 +154,42 @@ int64_t pp_tables_str(pp_tables *t, const char *s);
 /* The location of the inline chain nodes[0] (innermost) .. nodes[n-1]
  * (the function it lies in): 0 without memory. */
 uint64_t pp_tables_location(pp_tables *t, const pd_cct_node *const *nodes, size_t n);
+/* The same for a chain at sites[0..n) (profile/sites.h, all of one
+ * address): one Location per (mapping, address, chain), in the Mapping of
+ * the recording's map, functions keyed by raw name too.  0 without memory;
+ * pp_tables_location()'s made-up place when the map would read as the
+ * wrong mode (kernel or not) on import. */
+uint64_t pp_tables_site_location(pp_tables *t, const pd_cct_node *const *nodes,
+				 const struct pd_site *sites, size_t n);
+
+/* samples.c: the export's samples. */
+typedef struct pp_labels {
+	const char *comm;
+	bool has_pid, has_cpu, timed;
+	uint32_t pid, tid, cpu, block;
+} pp_labels;
+
+typedef struct pp_samples {
+	pp_sample **v;
+	size_t n, cap;
+	pd_u64map of;                /* (locations, labels) hash → index + 1 */
+	size_t ntypes;
+	int64_t k_comm, k_block, k_pid, k_tid, k_cpu;
+} pp_samples;
+
+void pp_samples_init(pp_samples *s, size_t ntypes);
+void pp_samples_free(pp_samples *s);
+/* Add (samples, period) at values[slot], [slot + 1] of the sample of
+ * locations loc[0..nloc) (leaf first) and labels `l`.  0, PD_ENOMEM or
+ * PD_ELIMIT (a value beyond int64). */
+int pp_samples_add(pp_samples *s, pp_tables *t, const uint64_t *loc, size_t nloc,
+		   const pp_labels *l, size_t slot, uint64_t samples, uint64_t period);
+
+/* sites.c.  Event `ev`'s samples from the profile's sites
+ * (pd_profile_has_sites()), of run `run` (SIZE_MAX: all), at value slot
+ * `slot`.  0, PD_ENOMEM, PD_ELIMIT. */
+int pp_export_sites(pp_samples *s, pp_tables *t, const pd_profile *p, size_t ev, size_t run,
+		    size_t slot, bool timed);
 
 /* head.c: the Profile's fields besides samples and tables. */
 typedef struct pp_head {

@@ -224,6 +224,7 @@ int pd_pbuild_finish(pd_pbuild *b, const pd_pbuild_run *r, pd_error *err)
 	pd_profile *p = b->p;
 	const char *path = p->run_paths[b->run];
 	p->run_span[b->run] = r->span;
+	p->run_start[b->run] = r->start;
 	p->run_lost[b->run] = r->lost;
 	p->run_read[b->run] = r->read;
 	p->run_data_lost[b->run] = r->truncated;

@@ -27,6 +27,7 @@ enum pd_pbuild_flag {
 /* What a run says of itself besides its samples (profile.h's run facts). */
 typedef struct pd_pbuild_run {
 	uint64_t span;         /* ns, pd_profile_run_span() */
+	uint64_t start;        /* ns since the epoch, pd_profile_run_start(); 0 unknown */
 	uint64_t lost, read;   /* pd_profile_lost(), pd_profile_run_samples_read() */
 	bool truncated;        /* pd_profile_run_truncated() */
 	uint64_t block_width;  /* a power of two >= 2^20, or 0: untimed */

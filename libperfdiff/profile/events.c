@@ -57,6 +57,7 @@ void pd_event_free(pd_pevent *e)
 	free(e->pmu);
 	pd_cct_free(&e->tree);
 	pd_stacktab_free(&e->stacks);
+	pd_sitetab_free(&e->sites);
 	free(e->total);
 	free(e->samples);
 	free(e->unresolved);
@@ -103,6 +104,7 @@ static int new_event(pd_profile *p, const pd_attr *a, int *out)
 	e->unresolved = calloc(nr, sizeof *e->unresolved);
 	e->block_samples = calloc(nr * PD_BLOCK_MAX, sizeof *e->block_samples);
 	pd_stacktab_init(&e->stacks);
+	pd_sitetab_init(&e->sites);
 	int rc = 0;
 	if (!e->name || (a->pmu_name && !e->pmu) || !e->total || !e->samples ||
 	    !e->unresolved || !e->block_samples || (rc = pd_cct_init(&e->tree, p)) < 0) {

@@ -91,6 +91,7 @@ typedef struct tpath {
 	uint32_t n, cap;
 	uint32_t leaf, comm, stack;  /* last sample's stack entry and command */
 	const char *comm_name;       /* the session's string that `comm` came from */
+	uint32_t site;               /* last sample's sites entry (sites.c) */
 } tpath;
 
 /* One frame of the sample being folded. */
@@ -127,6 +128,7 @@ typedef struct run_state {
 	bool *dso_kernel;
 	uint32_t ndsos, cap_dsos;
 	uint64_t last_dso;
+	pd_sitefold sites;         /* PD_PROFILE_KEEP_SITES */
 } run_state;
 
 static void run_free(run_state *st)
@@ -144,6 +146,7 @@ static void run_free(run_state *st)
 	pd_idmap_free(&st->dso_seen);
 	free(st->dsos);
 	free(st->dso_kernel);
+	pd_sitefold_free(&st->sites);
 }
 
 /* Remember a dso of this run's frames (once per new frame key, not per
@@ -339,7 +342,7 @@ static tpath *thread_path(run_state *st, uint32_t ev, uint32_t tid)
 	if (pd_idmap_put(&st->thread_of, key, st->npaths) < 0)
 		return NULL;
 	tpath *tp = &st->paths[st->npaths++];
-	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID, NULL };
+	*tp = (tpath){ NULL, 0, 0, PD_NO_ID, PD_NO_ID, PD_NO_ID, NULL, UINT32_MAX };
 	return tp;
 }
 
@@ -428,6 +431,11 @@ static int fold_record(run_state *st, const pd_srec *r)
 	uint32_t block = pd_blockrun_index(&st->blocks, r->has_time, r->time);
 	if ((rc = pd_blockrun_count(&st->blocks, (uint32_t)ev, node, block)) < 0)
 		return rc;
+	/* the grid may widen later in the run: the block at this width,
+	 * renumbered when the run ends (pd_sites_end_run()) */
+	pd_sitekey sk = { st->run, node, comm, block | (uint32_t)st->blocks.shift << 16 };
+	if (r->sites && (rc = pd_sites_add(st->p, &st->sites, &e->sites, &sk, r, &tp->site)) < 0)
+		return rc;
 	e->total[st->run] += r->period;
 	e->samples[st->run]++;
 	return 0;
@@ -469,7 +477,7 @@ static int fold_all(run_state *st, pd_pipeline *pl, const char *path, pd_error *
 						    frc == PD_ELIMIT ? "too many nodes"
 								     : "out of memory");
 			}
-			off += pd_srec_size(r->nframes);
+			off += pd_srec_bytes(r);
 		}
 	}
 	return rc;
@@ -543,11 +551,17 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 	pd_blockrun_init(&st.blocks);
 	pd_idmap_init(&st.dso_seen);
 	st.last_dso = PD_IDMAP_EMPTY;
+	pd_sitefold_init(&st.sites);
 
 	pd_error rerr;
 	memset(&rerr, 0, sizeof rerr);
 	pd_pipeline *pl = NULL;
-	rc = pd_pipeline_start(&pl, s, p, producer, PD_PIPELINE_HOLD_MAX);
+	rc = p->options.o.flags & PD_PROFILE_KEEP_SITES ? pd_sites_begin_run(p, &st.sites, st.run)
+							 : 0;
+	if (rc == 0)
+		rc = pd_pipeline_start(&pl, s, p, producer, PD_PIPELINE_HOLD_MAX);
+	else if (producer)  /* the pipeline gives its slot back; it never started */
+		pd_threads_give(&p->threads);
 	if (rc < 0)
 		pd_error_set(&rerr, rc, path, PD_NO_OFFSET, "out of memory");
 	else
@@ -575,12 +589,16 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 		p->run_span[st.run] = hi->sample_time_last - hi->sample_time_first;
 	else if (have_times)
 		p->run_span[st.run] = t_last - t_first;
+	bool have_first = (hi && hi->has_sample_time) || have_times;
+	pd_profile_keep_start(p, st.run, r, path, have_first,
+			      hi && hi->has_sample_time ? hi->sample_time_first : t_first);
 	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
 		pd_profile_warn(p, path, pd_reader_warning_kind(r, i), pd_reader_warning(r, i));
 	for (size_t i = 0; i < pd_session_warning_count(s); i++)
 		pd_profile_warn(p, path, pd_session_warning_kind(s, i), pd_session_warning(s, i));
 	/* per event index of this run: before new events are reordered */
 	int brc = pd_blockrun_finish(&st.blocks, p, st.run);
+	pd_sites_end_run(p, st.run, st.blocks.shift);
 	if (brc == 0)
 		brc = record_facts(&st, s);
 	if (brc == 0)

@@ -354,6 +354,44 @@ int pd_stacktab_add(pd_stacktab *s, uint32_t comm, uint32_t leaf, uint64_t perio
 int pd_stacktab_add_n(pd_stacktab *s, uint32_t comm, uint32_t leaf, uint64_t samples,
 		      uint64_t period);
 
+/* ---------------------------------------------------------------- sites */
+
+/* An event's sites (sites.c, profile/sites.h): entries in the order first
+ * met, their sites in one array. */
+typedef struct pd_sitent {
+	uint32_t run, leaf, pid, tid, cpu, comm, block, nsites;
+	size_t at;                /* first site in pd_sitetab.sites */
+	uint64_t samples, period;
+} pd_sitent;
+
+typedef struct pd_sitetab {
+	pd_sitent *v;
+	size_t n, cap;
+	struct pd_site *sites;
+	size_t nsites, cap_sites;
+	pd_idmap index;           /* content hash (probing on) → entry index */
+} pd_sitetab;
+
+void pd_sitetab_init(pd_sitetab *t);
+void pd_sitetab_free(pd_sitetab *t);
+
+/* The profile's maps of its sites, and which runs kept sites. */
+typedef struct pd_sitemap {
+	uint32_t dso;             /* string id */
+	bool kernel;
+	uint64_t start, end, pgoff;
+} pd_sitemap;
+
+typedef struct pd_sitemaps {
+	pd_sitemap *v;
+	size_t n, cap;
+	pd_u64map index;          /* content hash (probing on) → index + 1 */
+	bool *run;                /* run → folded keeping sites */
+	size_t cap_run;
+} pd_sitemaps;
+
+void pd_sitemaps_free(pd_sitemaps *m);
+
 /* ---------------------------------------------------------------- events */
 
 typedef struct pd_pevent {
@@ -364,6 +402,7 @@ typedef struct pd_pevent {
 	bool dummy;
 	pd_cct tree;
 	pd_stacktab stacks;
+	pd_sitetab sites;    /* PD_PROFILE_KEEP_SITES */
 	uint64_t *total, *samples, *unresolved;  /* [nruns] */
 	uint64_t *block_samples;  /* [nruns * PD_BLOCK_MAX]: samples per time block */
 	uint64_t total_sum, samples_sum, unresolved_sum;
@@ -436,6 +475,8 @@ struct pd_profile {
 	uint64_t *run_read;           /* SAMPLE records read, before filters */
 	bool *run_data_lost;          /* the reader warned of missing records */
 	uint64_t *run_span;           /* SAMPLE_TIME last - first, ns; 0 unknown */
+	uint64_t *run_start;          /* wall-clock ns of the first sample; 0 unknown
+	                               * (runstart.c) */
 	uint64_t *run_block_width;    /* ns; 0: no sample had a time */
 	uint32_t *run_blocks;         /* blocks used (at least 1) */
 	struct pd_facts *facts;       /* symbol facts (facts.c) */
@@ -445,6 +486,7 @@ struct pd_profile {
 	struct pd_dsobid *bids;       /* build-ids by (run, dso), runinfo.c */
 	uint32_t nbids, cap_bids;
 	pd_idmap bid_of;              /* run << 32 | dso string id → index */
+	pd_sitemaps sitemaps;         /* PD_PROFILE_KEEP_SITES (sites.c) */
 	pd_warnings warnings;         /* no cap: a reader's are capped */
 	/* its worker threads: the producer, the release thread, and its
 	 * sessions' (session options' `threads`) */
@@ -470,6 +512,12 @@ int pd_facts_record(pd_facts *f, pd_session *s, const char *dso, bool kernel);
 size_t pd_facts_loaded(const pd_profile *p);
 
 /* ---------------------------------------------------------------- run info */
+
+/* Run `run`'s wall-clock start (runstart.c): from reader `r`'s CLOCK_DATA
+ * and the first sample's time (`first`, when `have_first`), else the
+ * modification time of the regular file `path` less the run's span. */
+void pd_profile_keep_start(pd_profile *p, size_t run, const pd_reader *r, const char *path,
+			   bool have_first, uint64_t first);
 
 /* Keep `ri`'s strings (NULL: unknown) as run `run`'s facts.  0 or
  * PD_ENOMEM. */

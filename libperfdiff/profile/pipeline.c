@@ -30,6 +30,7 @@ struct pd_pipeline {
 	pd_session *s;
 	const pd_profile *p;
 	bool hide;
+	bool sites;                 /* PD_PROFILE_KEEP_SITES: records carry pd_fsites */
 	/* producer only: the filters' counts of this run (pd_filters_sample()),
 	 * and the leaf dsos met (dso pointer → index in `dsos`) */
 	uint64_t *hits;
@@ -137,6 +138,15 @@ static inline pd_fkey pack_key(const pd_frame *f)
 	return k;
 }
 
+/* Where frame `f` of process `pid` lies (pipeline.h). */
+static void pack_site(pd_pipeline *pl, uint32_t pid, const pd_frame *f, pd_fsite *out)
+{
+	out->addr = f->addr;
+	out->raw = f->symbol ? f->raw_symbol : NULL;
+	if (!pd_session_frame_map(pl->s, pid, f, &out->start, &out->end, &out->pgoff))
+		out->start = out->end = out->pgoff = 0;
+}
+
 /* Whether the sample is folded at all (filters): 1 or 0, or PD_ENOMEM.
  * Every filter sees it, for the counts of its values. */
 static inline int wanted(pd_pipeline *pl, const pd_resolved_sample *rs)
@@ -160,7 +170,7 @@ static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs, bool gr
 	if (!hidden)
 		for (size_t i = 0; i < rs->nframes; i++)
 			n += !pl->hide || keep_frame(&fr[i]);
-	size_t size = pd_srec_size(n);
+	size_t size = pd_srec_size_sites(n, pl->sites);
 	if (!grow && b->len && b->len + size > BLOCK_BYTES)
 		return 0;
 	if (b->cap - b->len < size) {
@@ -176,7 +186,10 @@ static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs, bool gr
 	r->attr = pd_reader_attr(pd_session_reader(pl->s), (size_t)rs->attr);
 	r->attr_index = rs->attr;
 	r->tid = rs->tid;
+	r->pid = rs->pid;
+	r->cpu = rs->cpu;
 	r->nframes = n;
+	r->sites = pl->sites;
 	r->leaf_unresolved = unres;
 	r->hidden = hidden;
 	r->chain_dropped = pd_session_chain_dropped(pl->s);
@@ -185,10 +198,14 @@ static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs, bool gr
 	r->time = rs->time;
 	r->comm = rs->comm ? rs->comm : "";
 	pd_fkey *k = (pd_fkey *)(r + 1);
+	pd_fsite *at = (pd_fsite *)pd_srec_sites(r);
 	if (!hidden)
 		for (size_t i = 0; i < rs->nframes; i++)
-			if (!pl->hide || keep_frame(&fr[i]))  /* perf -U splices unnamed frames out */
+			if (!pl->hide || keep_frame(&fr[i])) {  /* perf -U splices unnamed frames out */
 				*k++ = pack_key(&fr[i]);
+				if (pl->sites)
+					pack_site(pl, rs->pid, &fr[i], at++);
+			}
 	b->len += size;
 	return 1;
 }
@@ -204,16 +221,22 @@ static void settle(pd_pipeline *pl, block *h)
 	size_t in = 0, out = 0;
 	while (in < h->len) {
 		pd_srec *r = (pd_srec *)(h->data + in);
-		size_t size = pd_srec_size(r->nframes);
+		size_t size = pd_srec_bytes(r);
 		if (out != in)
 			memmove(h->data + out, r, size);
 		r = (pd_srec *)(h->data + out);
 		pd_fkey *k = (pd_fkey *)(r + 1);
+		/* the sites move down as frames are spliced out (-U) */
+		pd_fsite *site = (pd_fsite *)pd_srec_sites(r);
 		uint32_t kept = 0;
 		for (uint32_t i = 0; i < r->nframes; i++) {
 			pd_fkey key = k[i];
-			if (key.flags & PD_PF_PENDING)
-				key = key_of(pd_session_named_kernel(pl->s, (uint32_t)key.addr));
+			pd_fsite fs = r->sites ? site[i] : (pd_fsite){ 0 };
+			if (key.flags & PD_PF_PENDING) {
+				const pd_frame *nf = pd_session_named_kernel(pl->s, (uint32_t)key.addr);
+				key = key_of(nf);
+				fs.raw = nf->symbol ? nf->raw_symbol : NULL;
+			}
 			if (i == 0)
 				r->leaf_unresolved = !key.sym;
 			if (pl->hide && !key.sym) {
@@ -223,11 +246,17 @@ static void settle(pd_pipeline *pl, block *h)
 				}
 				continue;
 			}
+			if (r->sites)
+				site[kept] = fs;
 			k[kept++] = key;
 		}
+		/* the sites were read in place ahead of where they are written:
+		 * they now start at the new end of the frames */
+		if (r->sites && kept != r->nframes)
+			memmove((uint8_t *)r + pd_srec_size(kept), site, kept * sizeof *site);
 		r->nframes = kept;
 		in += size;
-		out += pd_srec_size(kept);
+		out += pd_srec_bytes(r);
 	}
 	h->len = out;
 }
@@ -450,6 +479,7 @@ static int setup(pd_pipeline *pl, pd_session *s, const pd_profile *p, size_t hol
 	pl->s = s;
 	pl->p = p;
 	pl->hide = (p->options.o.flags & PD_PROFILE_HIDE_UNRESOLVED) != 0;
+	pl->sites = (p->options.o.flags & PD_PROFILE_KEEP_SITES) != 0;
 	pl->consumer_block = -1;
 	pl->hold_max = hold_max;
 	pd_idmap_init(&pl->dso_index);

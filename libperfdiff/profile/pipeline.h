@@ -28,12 +28,23 @@ typedef struct pd_fkey {
 	uint32_t flags;
 } pd_fkey;
 
-/* One sample, followed by `nframes` pd_fkeys, leaf first. */
+/* Where a frame lies, for a profile that keeps sites (PD_PROFILE_KEEP_SITES,
+ * profile/sites.h): its address and the map holding it then (end 0: none),
+ * and its raw name (the session's, NULL: none). */
+typedef struct pd_fsite {
+	uint64_t addr, start, end, pgoff;
+	const char *raw;
+} pd_fsite;
+
+/* One sample, followed by `nframes` pd_fkeys, leaf first, then with
+ * `sites` as many pd_fsites. */
 typedef struct pd_srec {
 	const pd_attr *attr;
 	int attr_index;
 	uint32_t tid;
 	uint32_t nframes;         /* frames kept (unnamed ones skipped with -U) */
+	uint32_t pid, cpu;
+	bool sites;               /* pd_fsites follow the frames */
 	bool leaf_unresolved;     /* the leaf has no symbol */
 	bool hidden;              /* dropped by -U: only counted as unresolved */
 	bool has_time;            /* the sample carries PERF_SAMPLE_TIME */
@@ -42,6 +53,45 @@ typedef struct pd_srec {
 	uint64_t time;            /* ns, with has_time: places it in a time block */
 	const char *comm;         /* the session's (pd_resolved_sample.comm) */
 } pd_srec;
+
+/* sites.c: a record's sites into its event's table (profile/sites.h).
+ * A run's caches of the session's map values and raw-name pointers. */
+#define PD_SITEFOLD_MAPS 1024
+#define PD_SITEFOLD_RAWS 4096
+typedef struct pd_sitefold_map {
+	const char *dso;
+	uint64_t start, end, pgoff;
+	bool kernel;
+	uint32_t id;              /* map id + 1; 0: empty */
+} pd_sitefold_map;
+typedef struct pd_sitefold_raw {
+	const char *raw;
+	uint32_t id;
+} pd_sitefold_raw;
+typedef struct pd_sitefold {
+	pd_sitefold_map *maps;
+	pd_sitefold_raw *raws;
+	struct pd_site *scratch;  /* one record's sites */
+	size_t cap_scratch;
+} pd_sitefold;
+
+/* What folding found of a record: its run, leaf node, command, block. */
+typedef struct pd_sitekey {
+	size_t run;
+	uint32_t leaf, comm, block;
+} pd_sitekey;
+
+void pd_sitefold_init(pd_sitefold *f);
+void pd_sitefold_free(pd_sitefold *f);
+/* Run `run` keeps sites: caches made.  0 or PD_ENOMEM. */
+int pd_sites_begin_run(pd_profile *p, pd_sitefold *f, size_t run);
+/* The run's entries' blocks (block | grid shift << 16 while folding) on
+ * the run's final grid of 2^shift ns blocks. */
+void pd_sites_end_run(pd_profile *p, size_t run, unsigned shift);
+/* Count `r` (nothing without r->sites) under its entry in `t`; *last is
+ * the entry its thread hit last, tried first, and set to this one. */
+int pd_sites_add(pd_profile *p, pd_sitefold *f, pd_sitetab *t, const pd_sitekey *key,
+		 const pd_srec *r, uint32_t *last);
 
 typedef struct pd_pipeline pd_pipeline;
 
@@ -100,6 +150,23 @@ static inline size_t pd_srec_size(uint32_t nframes)
 static inline const pd_fkey *pd_srec_frames(const pd_srec *r)
 {
 	return (const pd_fkey *)(r + 1);
+}
+
+/* The bytes of a record of `nframes` frames, with sites or not. */
+static inline size_t pd_srec_size_sites(uint32_t nframes, bool sites)
+{
+	return pd_srec_size(nframes) + (sites ? (size_t)nframes * sizeof(pd_fsite) : 0);
+}
+
+static inline size_t pd_srec_bytes(const pd_srec *r)
+{
+	return pd_srec_size_sites(r->nframes, r->sites);
+}
+
+/* The sites of `r` (r->sites), leaf first. */
+static inline const pd_fsite *pd_srec_sites(const pd_srec *r)
+{
+	return (const pd_fsite *)((const uint8_t *)r + pd_srec_size(r->nframes));
 }
 
 #endif

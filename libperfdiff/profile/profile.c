@@ -127,9 +127,11 @@ void pd_profile_free(pd_profile *p)
 	free(p->run_read);
 	free(p->run_data_lost);
 	free(p->run_span);
+	free(p->run_start);
 	free(p->run_block_width);
 	free(p->run_blocks);
 	pd_facts_free(p->facts);
+	pd_sitemaps_free(&p->sitemaps);
 	pd_profile_runinfo_free(p);
 	pd_warnings_free(&p->warnings);
 	pd_filters_free(&p->filters);
@@ -185,6 +187,10 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 		if (!span)
 			return PD_ENOMEM;
 		p->run_span = span;
+		uint64_t *start = realloc(p->run_start, cap * sizeof *start);
+		if (!start)
+			return PD_ENOMEM;
+		p->run_start = start;
 		uint64_t *bw = realloc(p->run_block_width, cap * sizeof *bw);
 		if (!bw)
 			return PD_ENOMEM;
@@ -214,6 +220,7 @@ int pd_profile_begin_run(pd_profile *p, const char *path)
 	p->run_read[p->nruns] = 0;
 	p->run_data_lost[p->nruns] = false;
 	p->run_span[p->nruns] = 0;
+	p->run_start[p->nruns] = 0;
 	p->run_block_width[p->nruns] = 0;
 	p->run_blocks[p->nruns] = 1;
 	p->nruns = n;

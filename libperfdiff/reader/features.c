@@ -306,6 +306,27 @@ static bool feature_is_string(unsigned feat, const char ***slot, pd_header_info 
 	}
 }
 
+/* CLOCK_DATA (perf record -k): u32 version, u32 clockid, u64 wall-clock
+ * ns, u64 ns of the sample clock at that moment.  Version 1 only. */
+static int parse_clock_data(pd_meta *m, cursor *c)
+{
+	uint32_t version, clockid;
+	uint64_t tod, ref;
+	int rc = get_u32(c, "CLOCK_DATA version", &version);
+	if (!rc)
+		rc = get_u32(c, "CLOCK_DATA clockid", &clockid);
+	if (!rc)
+		rc = get_u64(c, "CLOCK_DATA wall-clock time", &tod);
+	if (!rc)
+		rc = get_u64(c, "CLOCK_DATA clock time", &ref);
+	if (rc || version != 1)
+		return rc;
+	m->has_clock_data = true;
+	m->clock_tod_ns = tod;
+	m->clock_ref_ns = ref;
+	return 0;
+}
+
 static int parse_fixed(pd_header_info *h, unsigned feat, cursor *c)
 {
 	int rc = 0;
@@ -371,7 +392,7 @@ int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
 		      feat == PD_FEAT_SAMPLE_TIME || feat == PD_FEAT_CLOCKID ||
 		      feat == PD_FEAT_COMPRESSED || feat == PD_FEAT_DIR_FORMAT ||
 		      feat == PD_FEAT_BUILD_ID || feat == PD_FEAT_BPF_PROG_INFO ||
-		      feat == PD_FEAT_BPF_BTF;
+		      feat == PD_FEAT_BPF_BTF || feat == PD_FEAT_CLOCK_DATA;
 	if (!wanted)
 		return 0;
 	if (opts && size > opts->max_feature_bytes)
@@ -392,6 +413,8 @@ int pd_feature_parse(pd_meta *m, unsigned feat, const uint8_t *p, size_t size,
 		rc = parse_build_ids(m, &c);
 	else if (feat == PD_FEAT_BPF_PROG_INFO || feat == PD_FEAT_BPF_BTF)
 		rc = pd_bpf_feature_parse(m, feat, p, size, swap, err);
+	else if (feat == PD_FEAT_CLOCK_DATA)
+		rc = parse_clock_data(m, &c);
 	else
 		rc = parse_fixed(&m->info, feat, &c);
 	if (rc == PD_ENOMEM)

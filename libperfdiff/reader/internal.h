@@ -136,6 +136,10 @@ typedef struct pd_meta {
 	} *pmus;
 	size_t nr_pmus;
 	pd_bpf_meta bpf;
+	/* CLOCK_DATA: a wall-clock (TOD) time and the sample clock's time
+	 * taken together */
+	bool has_clock_data;
+	uint64_t clock_tod_ns, clock_ref_ns;
 } pd_meta;
 
 void pd_meta_init(pd_meta *m);

@@ -406,6 +406,17 @@ const pd_header_info *pd_reader_header(const pd_reader *r)
 	return &r->meta.info;
 }
 
+bool pd_reader_clock_data(const pd_reader *r, uint64_t *tod_ns, uint64_t *clock_ns)
+{
+	if (!r || !r->meta.has_clock_data)
+		return false;
+	if (tod_ns)
+		*tod_ns = r->meta.clock_tod_ns;
+	if (clock_ns)
+		*clock_ns = r->meta.clock_ref_ns;
+	return true;
+}
+
 size_t pd_reader_attr_count(const pd_reader *r)
 {
 	return r->nattrs;

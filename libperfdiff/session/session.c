@@ -438,6 +438,32 @@ static const pd_map *find_map(pd_session *s, uint32_t pid, uint8_t cpumode, uint
 	return m;
 }
 
+bool pd_session_frame_map(pd_session *s, uint32_t pid, const pd_frame *f, uint64_t *start,
+			  uint64_t *end, uint64_t *pgoff)
+{
+	/* most kernel frames lie in the kernel's own map: no look-up */
+	const pd_map *km = pd_machine_kernel_map(s->machine);
+	if (km && is_kernel_mode(f->cpumode) && f->addr >= km->start && f->addr < km->end) {
+		*start = km->start;
+		*end = km->end;
+		*pgoff = km->pgoff;
+		return true;
+	}
+	/* a return address was looked up one byte earlier: try both, and
+	 * take the map the frame's dso address was computed from */
+	for (uint64_t back = 0; back < 2 && back <= f->addr; back++) {
+		const pd_map *m = find_map(s, pid, f->cpumode, f->addr - back);
+		bool kernel = m && m->dso->kernel;
+		if (!m || (!kernel && f->addr - m->start + m->pgoff != f->dso_addr))
+			continue;
+		*start = m->start;
+		*end = m->end;
+		*pgoff = m->pgoff;
+		return true;
+	}
+	return false;
+}
+
 /* `f` as the named frame `sf` of `res` (or unnamed when `sf` is NULL),
  * for the address `addr` looked up at `look`. */
 static void fill_frame(pd_frame *f, const pd_symres *res, const pd_symframe *sf, uint64_t addr,

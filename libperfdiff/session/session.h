@@ -72,6 +72,16 @@ int pd_session_open_in(pd_session **out, const char *path, const pd_session_opti
 int pd_session_symbol_sources(pd_session *s, const char *dso, bool kernel, pd_symsrc_fn fn,
 			      void *ctx);
 
+/*
+ * The map frame `f` of process `pid`'s sample lies in, as the recording's
+ * MMAP records (or the kernel's) laid it out now: its start, end and file
+ * offset.  For the sample just delivered (or held), before the session
+ * reads on: later records may move the maps.  False when no map holds the
+ * frame (a user frame's map must also give its dso_addr).
+ */
+bool pd_session_frame_map(pd_session *s, uint32_t pid, const pd_frame *f, uint64_t *start,
+			  uint64_t *end, uint64_t *pgoff);
+
 /* From now on, kernel addresses met while the table loads are pending,
  * and the caller holds the samples with pd_session_hold() (the session's
  * own read-ahead is off). */

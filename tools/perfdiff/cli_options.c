@@ -62,7 +62,7 @@ static const cli_optname script_opts[] = {
 
 static const cli_optname report_opts[] = {
 	{ "--format", "text|json|csv|folded|lkp|pprof|html" }, { "--mean", NULL },
-	{ "--merge", NULL },
+	{ "--merge", NULL }, { "--label", "cpu|none" },
 	{ "--order", "caller|callee" }, { "--threshold", "PCT" }, { "--no-chains", NULL },
 	{ "--percent-limit", "PCT" }, { "--sort", "children|self" },
 	{ "--weight", "period|samples" },

@@ -40,6 +40,8 @@ typedef struct cli_report {
 	cli_progress prog;         /* while the files are read */
 	bool pprof;                /* --format=pprof (report_pprof.c) */
 	bool merge;                /* --merge: one pprof of every FILE */
+	bool label_cpu;            /* --label=cpu: pprof samples get a cpu label */
+	bool label_given;          /* any --label */
 	cli_warns warns;           /* of every file, summed up at the end */
 	int argc;                  /* the arguments, for what the filters were */
 	char **argv;
@@ -58,6 +60,7 @@ static bool parse_pct(const char *s, double *out)
 
 typedef enum opt_kind {
 	OPT_FORMAT, OPT_ORDER, OPT_THRESHOLD, OPT_PERCENT_LIMIT, OPT_SORT, OPT_WEIGHT,
+	OPT_LABEL,
 } opt_kind;
 
 /* report's own options, in opt_kind order (apply_value finds a name by
@@ -66,6 +69,7 @@ static const cli_value_opt value_opts[] = {
 	{ "--format", OPT_FORMAT },       { "--order", OPT_ORDER },
 	{ "--threshold", OPT_THRESHOLD }, { "--percent-limit", OPT_PERCENT_LIMIT },
 	{ "--sort", OPT_SORT },           { "--weight", OPT_WEIGHT },
+	{ "--label", OPT_LABEL },
 };
 
 #define NELEMS(a) (sizeof (a) / sizeof (a)[0])
@@ -123,6 +127,12 @@ static int apply_value(cli_report *c, opt_kind kind, const char *val)
 			ro->weight_samples = true;
 		else
 			return cli_usage_error(CMD, "--weight is period or samples, not '%s'", val);
+		break;
+	case OPT_LABEL:
+		if (strcmp(val, "cpu") != 0 && strcmp(val, "none") != 0)
+			return cli_usage_error(CMD, "--label is cpu or none, not '%s'", val);
+		c->label_cpu = strcmp(val, "cpu") == 0;  /* the last one given counts */
+		c->label_given = true;
 		break;
 	}
 	return -1;
@@ -186,6 +196,12 @@ static int check_args(cli_report *c)
 		return cli_usage_error(CMD, "--mean goes with --format=lkp");
 	if (c->merge && !c->pprof)
 		return cli_usage_error(CMD, "--merge goes with --format=pprof");
+	if (c->label_given && !c->pprof)
+		return cli_usage_error(CMD, "--label goes with --format=pprof");
+	/* an export writes Locations per address and pid/tid labels */
+	if (c->pprof)
+		c->po.popts.flags |= PD_PROFILE_KEEP_SITES |
+				     (c->label_cpu ? PD_PROFILE_KEEP_CPU : 0);
 	if (c->ro.format == PD_FORMAT_LKP)
 		pd_lkp_profile_options(&c->po.popts, &c->po.sopts);
 	return -1;
