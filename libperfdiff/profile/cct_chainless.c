@@ -24,14 +24,9 @@ int pd_cct_add_chainless(pd_cct *t, uint32_t node, uint64_t period)
 		t->chainless_v[at - 1] += period;
 		return 0;
 	}
-	if (t->nchainless == t->cap_chainless) {
-		size_t cap = t->cap_chainless ? t->cap_chainless * 2 : 16;
-		uint64_t *v = realloc(t->chainless_v, cap * sizeof *v);
-		if (!v)
-			return PD_ENOMEM;
-		t->chainless_v = v;
-		t->cap_chainless = cap;
-	}
+	if (pd_grow(&t->chainless_v, &t->cap_chainless, t->nchainless + 1,
+		    sizeof *t->chainless_v) < 0)
+		return PD_ENOMEM;
 	if (pd_u64map_put(&t->chainless, key, (void *)(uintptr_t)(t->nchainless + 1)) < 0)
 		return PD_ENOMEM;
 	t->chainless_v[t->nchainless++] = period;

@@ -47,12 +47,6 @@ typedef struct pending_kframe {
  * holds the index into pend. */
 static const char pending_mark[] = "[kernel symbol pending]";
 
-/* Samples per dso, in the order the dsos came. */
-typedef struct dso_counts {
-	pd_unresolved_count *v;
-	size_t n, cap;
-} dso_counts;
-
 struct pd_session {
 	pd_reader *reader;
 	pd_machine *machine;
@@ -65,8 +59,8 @@ struct pd_session {
 	pd_resolved_sample out;
 	pd_frame *frames;
 	size_t cap_frames;
-	dso_counts unresolved;          /* unnamed leaves per dso */
-	dso_counts bad_chains;          /* chains cut at an invalid context value */
+	pd_dso_tally unresolved;        /* unnamed leaves per dso */
+	pd_dso_tally bad_chains;        /* chains cut at an invalid context value */
 	bool chain_cut;                 /* the sample being named: its chain was */
 	bool chain_dropped;             /* and dropped whole (pd_session_chain_dropped()) */
 	pd_stack_unwinder *unwinder;   /* NULL: PD_UNWINDER_NONE */
@@ -281,8 +275,8 @@ void pd_session_free(pd_session *s)
 	pd_machine_free(s->machine);
 	pd_reader_free(s->reader);
 	free(s->frames);
-	free(s->unresolved.v);
-	free(s->bad_chains.v);
+	pd_dso_tally_free(&s->unresolved);
+	pd_dso_tally_free(&s->bad_chains);
 	pd_kcache_free(&s->kcache);
 	pd_chain_memo_free(&s->chains);
 	free(s->pend);
@@ -332,24 +326,6 @@ size_t pd_session_truncated(const pd_session *s, const pd_unresolved_count **out
 	return pd_unwinder_truncated(s->unwinder, out);
 }
 
-static void count_dso(dso_counts *c, const char *dso, uint64_t n)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (c->v[i].dso == dso || strcmp(c->v[i].dso, dso) == 0) {
-			c->v[i].samples += n;
-			return;
-		}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		pd_unresolved_count *u = realloc(c->v, cap * sizeof *u);
-		if (!u)
-			return; /* a statistic, not worth failing the read for */
-		c->v = u;
-		c->cap = cap;
-	}
-	c->v[c->n++] = (pd_unresolved_count){ dso, n };
-}
-
 static bool is_pending(const pd_frame *f)
 {
 	return !f->symbol && f->raw_symbol == pending_mark;
@@ -364,7 +340,7 @@ static void count_leaf(pd_session *s, const pd_frame *frames)
 	if (is_pending(&frames[0]))
 		s->pend[frames[0].line].leaves++;
 	else
-		count_dso(&s->unresolved, frames[0].dso, 1);
+		pd_dso_tally_add(&s->unresolved, frames[0].dso, 1);
 }
 
 static pd_frame *new_frame(pd_session *s)
@@ -748,7 +724,7 @@ static int resolve(pd_session *s, const pd_record *rec)
 	if (s->chain_cut) {
 		/* under the dso of the last frame kept: where the walk went wrong */
 		size_t n = s->out.nframes;
-		count_dso(&s->bad_chains, n ? s->frames[n - 1].dso : "[unknown]", 1);
+		pd_dso_tally_add(&s->bad_chains, n ? s->frames[n - 1].dso : "[unknown]", 1);
 		return 0;
 	}
 	if (!memo)
@@ -1063,7 +1039,7 @@ int pd_session_name_kernel(pd_session *s, bool wait)
 		const pd_symframe *sf = named_frame(res);
 		fill_frame(f, res, sf, f->addr, p->look, f->cpumode, f->dso, f->dso_addr);
 		if (!sf && p->leaves)
-			count_dso(&s->unresolved, f->dso, p->leaves);
+			pd_dso_tally_add(&s->unresolved, f->dso, p->leaves);
 	}
 	/* the kcache holds pending frames: they must not come back */
 	pd_kcache_free(&s->kcache);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+
 /* The libunwind back end is built when its source is there (another part
  * of the project provides it and links libunwind). */
 #if defined(PD_HAVE_LIBUNWIND) || (defined(__has_include) && __has_include("libunwind.c"))
@@ -21,8 +22,7 @@ struct pd_stack_unwinder {
 	pd_unwinder kind;
 	pd_unwind_libdw *dw;
 	pd_unwind_libunwind *lu;
-	pd_unresolved_count *truncated;
-	size_t ntruncated, cap;
+	pd_dso_tally truncated;         /* stacks that stopped early, per dso */
 };
 
 int pd_unwinder_new(pd_stack_unwinder **out, pd_unwinder kind, const pd_unwind_env *env)
@@ -62,7 +62,7 @@ void pd_unwinder_free(pd_stack_unwinder *u)
 #if PD_WITH_LIBUNWIND
 	pd_unwind_libunwind_free(u->lu);
 #endif
-	free(u->truncated);
+	pd_dso_tally_free(&u->truncated);
 	free(u);
 }
 
@@ -76,25 +76,6 @@ void pd_unwinder_maps_changed(pd_stack_unwinder *u, uint32_t pid)
 	if (u->lu)
 		pd_unwind_libunwind_maps_changed(u->lu, pid);
 #endif
-}
-
-static void count_truncated(pd_stack_unwinder *u, const pd_dso_id *dso)
-{
-	const char *name = dso && dso->name ? dso->name : "[unknown]";
-	for (size_t i = 0; i < u->ntruncated; i++)
-		if (u->truncated[i].dso == name || strcmp(u->truncated[i].dso, name) == 0) {
-			u->truncated[i].samples++;
-			return;
-		}
-	if (u->ntruncated == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 16;
-		pd_unresolved_count *t = realloc(u->truncated, cap * sizeof *t);
-		if (!t)
-			return; /* a statistic: not worth failing the sample for */
-		u->truncated = t;
-		u->cap = cap;
-	}
-	u->truncated[u->ntruncated++] = (pd_unresolved_count){ name, 1 };
 }
 
 int pd_unwinder_run(pd_stack_unwinder *u, const pd_sample *smp, uint16_t e_machine,
@@ -130,12 +111,13 @@ int pd_unwinder_run(pd_stack_unwinder *u, const pd_sample *smp, uint16_t e_machi
 	if (n > max)
 		n = max;
 	if (rc == PD_UNWIND_TRUNCATED)
-		count_truncated(u, stopped);
+		pd_dso_tally_add(&u->truncated,
+				 stopped && stopped->name ? stopped->name : "[unknown]", 1);
 	return (int)n;
 }
 
 size_t pd_unwinder_truncated(const pd_stack_unwinder *u, const pd_unresolved_count **out)
 {
-	*out = u ? u->truncated : NULL;
-	return u ? u->ntruncated : 0;
+	*out = u ? u->truncated.v : NULL;
+	return u ? u->truncated.n : 0;
 }

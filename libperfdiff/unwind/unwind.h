@@ -20,6 +20,21 @@
 #include "perfdiff/unwind.h"
 #include "../machine/machine.h"
 
+/* Samples counted per dso name, in the order the dsos first came: the
+ * statistics the unwinder and the session keep for their footers
+ * (stacks that stopped early, unnamed leaves, chains cut at an invalid
+ * context).  A handful of dsos, so a linear scan; names are compared by
+ * pointer first because the machine interns them (dso_tally.c). */
+typedef struct pd_dso_tally {
+	pd_unresolved_count *v;
+	size_t n, cap;
+} pd_dso_tally;
+
+/* Add `samples` to `dso`'s count.  Out of memory drops the count: these
+ * are statistics, not worth failing a sample for. */
+void pd_dso_tally_add(pd_dso_tally *t, const char *dso, uint64_t samples);
+void pd_dso_tally_free(pd_dso_tally *t);
+
 /* What a back end needs from the session.  Both callbacks answer for the
  * state of the address space at the time of the sample being unwound. */
 typedef struct pd_unwind_env {
