@@ -189,8 +189,12 @@ static int parse_time(pd_profile_options *po, PyObject *v)
 {
 	unsigned long long a = 0, b = 0;
 	PyObject *sa, *sb;
-	if (!PyArg_ParseTuple(v, "OO;time is a (start_ns, end_ns) pair, None for open", &sa, &sb))
+	if (!PyTuple_Check(v) || PyTuple_GET_SIZE(v) != 2) {
+		PyErr_SetString(PyExc_TypeError, "time is a (start_ns, end_ns) pair, None for open");
 		return -1;
+	}
+	sa = PyTuple_GET_ITEM(v, 0);
+	sb = PyTuple_GET_ITEM(v, 1);
 	if (sa != Py_None && (a = PyLong_AsUnsignedLongLong(sa), PyErr_Occurred()))
 		return -1;
 	if (sb != Py_None && (b = PyLong_AsUnsignedLongLong(sb), PyErr_Occurred()))
