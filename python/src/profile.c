@@ -124,22 +124,28 @@ static int choose_event(pdpy_profile *self)
 	return -1;
 }
 
+/* One input, or a sequence of them, or an iterator taken one input at a
+ * time: a generator handing over pprof bytes as they arrive keeps only
+ * the run being read in memory (examples/fleet_diff.py). */
 static int read_all(pdpy_profile *self, PyObject *paths)
 {
 	bool pair = PyTuple_Check(paths) && PyTuple_GET_SIZE(paths) == 2 &&
 		    !PyUnicode_Check(PyTuple_GET_ITEM(paths, 1)) &&
 		    PyObject_CheckBuffer(PyTuple_GET_ITEM(paths, 1));
-	PyObject *seq = pair || PyUnicode_Check(paths) || PyObject_CheckBuffer(paths) ||
-				!PySequence_Check(paths)
-			? PyTuple_Pack(1, paths)
-			: PySequence_Fast(paths, "paths is a path or a sequence of paths");
-	if (!seq)
+	bool one = pair || PyUnicode_Check(paths) || PyObject_CheckBuffer(paths) ||
+		   PyObject_HasAttrString(paths, "__fspath__");
+	PyObject *it = one ? NULL : PyObject_GetIter(paths), *item;
+	if (one)
+		return add_one(self, paths, 0) < 0 ? -1 : choose_event(self);
+	if (!it)
 		return -1;
 	int rc = 0;
-	for (Py_ssize_t i = 0; rc == 0 && i < PySequence_Fast_GET_SIZE(seq); i++)
-		rc = add_one(self, PySequence_Fast_GET_ITEM(seq, i), (size_t)i);
-	Py_DECREF(seq);
-	return rc < 0 ? -1 : choose_event(self);
+	for (size_t i = 0; rc == 0 && (item = PyIter_Next(it)); i++) {
+		rc = add_one(self, item, i);
+		Py_DECREF(item);
+	}
+	Py_DECREF(it);
+	return rc < 0 || PyErr_Occurred() ? -1 : choose_event(self);
 }
 
 static int profile_init(pdpy_profile *self, PyObject *args, PyObject *kw)

@@ -31,4 +31,4 @@ if [ -n "$sanrt" ]; then
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 fi
 cd "$src"
-exec "$py" -m pytest -q -p no:cacheprovider -x tests/python
+exec "$py" -m pytest -q -rfE -p no:cacheprovider tests/python
