@@ -41,15 +41,19 @@ __all__ = [
 __version__ = library_version()
 
 
-def _frame(records, columns=None):
-    """A pandas DataFrame of struct-sequence records (pandas imported here,
-    so that it is needed only by the methods that return one)."""
+def _pandas():
+    """pandas, imported only by the methods that return a DataFrame."""
     try:
         import pandas
     except ImportError as e:  # pragma: no cover - depends on the machine
         raise ImportError("to_pandas() needs pandas (Debian: python3-pandas)") from e
+    return pandas
+
+
+def _frame(records):
+    """A pandas DataFrame of struct-sequence records, a column per field."""
     rows = [dict(zip(type(r).__match_args__, r)) for r in records]
-    return pandas.DataFrame.from_records(rows, columns=columns)
+    return _pandas().DataFrame.from_records(rows)
 
 
 class Profile(_perfdiff.Profile):
@@ -167,5 +171,4 @@ class Diff(_perfdiff.Diff):
             rel = d.pop("relation")
             d["relation"] = rel.kind if rel is not None else None
             flat.append(d)
-        import pandas
-        return pandas.DataFrame.from_records(flat)
+        return _pandas().DataFrame.from_records(flat)

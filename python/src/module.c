@@ -171,15 +171,24 @@ static const char *const warning_names[6] = {
 	"PerfdiffWarning", "DataLostWarning", "MetadataWarning", "UnverifiedWarning",
 	"NotFoundWarning", "MismatchWarning",
 };
+/* common.h's pd_warning_kind, in words */
+static const char *const warning_docs[6] = {
+	"A warning of libperfdiff (its kind: the subclass).",
+	"The input is incomplete: cut short, ending in garbage, or never finished by perf.",
+	"A header section that is there was skipped (malformed, above a cap).",
+	"A file was used without a build-id check: the recording has no build-id for it.",
+	"A file (binary, kallsyms, JIT map) was not found or cannot be read.",
+	"The file found is another build than the one recorded.",
+};
 
 static int add_warnings(PyObject *m)
 {
-	if (add_class(m, warning_names[0], PyExc_UserWarning,
-		      "A warning of libperfdiff (its kind: the subclass).", &pdpy.warning) < 0)
+	if (add_class(m, warning_names[0], PyExc_UserWarning, warning_docs[0], &pdpy.warning) < 0)
 		return -1;
 	pdpy.warnings[0] = pdpy.warning;
 	for (int i = 1; i < 6; i++)
-		if (add_class(m, warning_names[i], pdpy.warning, NULL, &pdpy.warnings[i]) < 0)
+		if (add_class(m, warning_names[i], pdpy.warning, warning_docs[i],
+			      &pdpy.warnings[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -197,7 +206,10 @@ void *pdpy_raise(const pd_error *err, const char *path)
 {
 	int code = err->code < 0 && err->code >= -8 ? err->code : PD_EINVAL;
 	PyObject *cls = code <= -2 ? pdpy.errors[-code] : pdpy.error;
-	PyObject *e = PyObject_CallFunction(cls, "s", err->message);
+	PyObject *msg = pdpy_str(err->message), *e = NULL;
+	if (msg)
+		e = PyObject_CallOneArg(cls, msg);
+	Py_XDECREF(msg);
 	if (!e)
 		return NULL;
 	if (set_attr(e, "code", PyLong_FromLong(err->code)) == 0 &&

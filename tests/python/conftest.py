@@ -22,9 +22,10 @@ RUN_MS = "300"
 
 
 def tool_env():
-    """The environment for perf, cc and the command line tool: without the
-    sanitizer runtime preloaded into Python (run.sh), which they carry
-    themselves or do not want."""
+    """The environment for perf, cc, cmake and the command line tool:
+    without the sanitizer runtime preloaded into Python (run.sh), which
+    they carry themselves or do not want, and with the sanitizer options
+    the suite was given (leak detection as asked)."""
     env = dict(os.environ)
     pre = os.environ.get("PERFDIFF_PRELOAD")
     if pre:
@@ -33,6 +34,10 @@ def tool_env():
             env["LD_PRELOAD"] = " ".join(rest)
         else:
             env.pop("LD_PRELOAD", None)
+        if os.environ.get("PERFDIFF_TOOL_ASAN_OPTIONS"):
+            env["ASAN_OPTIONS"] = os.environ["PERFDIFF_TOOL_ASAN_OPTIONS"]
+        else:
+            env.pop("ASAN_OPTIONS", None)
     return env
 
 

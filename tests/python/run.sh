@@ -27,6 +27,7 @@ if [ -n "$sanrt" ]; then
 		exit 77
 	fi
 	export PERFDIFF_PRELOAD="$sanrt"
+	export PERFDIFF_TOOL_ASAN_OPTIONS="${ASAN_OPTIONS-}"
 	export LD_PRELOAD="$sanrt${LD_PRELOAD:+ $LD_PRELOAD}"
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 fi

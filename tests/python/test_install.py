@@ -11,6 +11,7 @@ import sys
 import pytest
 
 import perfdiff
+from conftest import tool_env
 
 
 def test_installed_module(work, base):
@@ -19,7 +20,7 @@ def test_installed_module(work, base):
         pytest.skip(f"{build} is not a CMake build tree")
     prefix = os.path.join(work, "prefix")
     r = subprocess.run(["cmake", "--install", build, "--prefix", prefix],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=tool_env(), timeout=300)
     assert r.returncode == 0, r.stderr
     pkgs = glob.glob(os.path.join(prefix, "lib*", "**", "site-packages", "perfdiff"),
                      recursive=True)
@@ -32,7 +33,7 @@ def test_installed_module(work, base):
             "p = perfdiff.Profile(sys.argv[1])\n"
             "libs = [l.split()[-1] for l in open('/proc/self/maps') if 'libperfdiff.so' in l]\n"
             "print(perfdiff.__file__); print(sorted(set(libs))[0]); print(p.total())\n")
-    r = subprocess.run([sys.executable, "-W", "ignore", "-c", code, base[0]], env=env,
+    r = subprocess.run([sys.executable, "-W", "ignore", "-c", code, base[0]], env=env, timeout=120,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     mod, lib, total = r.stdout.split()
