@@ -65,9 +65,8 @@ PyObject *pdpy_samples_open(PyObject *mod, PyObject *args, PyObject *kw)
 		Py_DECREF(self);
 		return NULL;
 	}
+	/* as `perfdiff script --format=json`: inline frames with their lines */
 	pd_session_options *so = &self->opts->so;
-	if (!(so->flags & PD_SESSION_SRCLINE))
-		so->flags |= PD_SESSION_NO_INLINE_LINES;
 	so->flags |= PD_SESSION_READ_AHEAD;
 	pd_error err;
 	int rc;
