@@ -1,0 +1,395 @@
+/*
+ * profile.c — perfdiff.Profile: a pd_profile of one run per input.
+ *
+ * Profile(paths, **options) reads each path (perf.data or pprof, by
+ * content, pd_profile_add_input()) or in-memory pprof bytes
+ * (pd_profile_add_pprof_buffer(), what Dask workers send back) as one run,
+ * with the GIL released, and turns each library warning into a Python
+ * warning as the file is read.  The object is immutable afterwards; its
+ * views (flat entries, chains, the tree, keys, exports, reports) are
+ * built on demand under the object's lock, so threads may share it.
+ * python/perfdiff/__init__.py adds the conveniences (rows(), json(),
+ * text(), folded(), write_pprof(), to_pandas()).
+ */
+#include "pdpy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void profile_dealloc(pdpy_profile *self)
+{
+	pd_profile_free(self->p);
+	pdpy_opts_free(self->opts);
+	if (self->lock)
+		PyThread_free_lock(self->lock);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *profile_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+	(void)args;
+	(void)kw;
+	pdpy_profile *self = (pdpy_profile *)type->tp_alloc(type, 0);
+	if (self && !(self->lock = PyThread_allocate_lock())) {
+		Py_DECREF(self);
+		return PyErr_NoMemory();
+	}
+	if (self)
+		self->ev = -1;
+	return (PyObject *)self;
+}
+
+/* The warnings of the profile from `from` on, through `warnings`. */
+static int warn_from(pd_profile *p, size_t from)
+{
+	for (size_t i = from; i < pd_profile_warning_count(p); i++)
+		if (pdpy_warn(pd_profile_warning_kind(p, i), pd_profile_warning(p, i)) < 0)
+			return -1;
+	return 0;
+}
+
+/* An input: a path (str, os.PathLike), pprof bytes, or (name, bytes). */
+typedef struct input {
+	char *path;       /* owned; the name of a buffer */
+	Py_buffer data;   /* data.obj NULL for a path */
+} input;
+
+static int input_get(input *in, PyObject *item, size_t idx)
+{
+	memset(in, 0, sizeof *in);
+	PyObject *name = NULL, *data = item;
+	if (PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2)
+		name = PyTuple_GET_ITEM(item, 0), data = PyTuple_GET_ITEM(item, 1);
+	else if (!PyObject_CheckBuffer(item))
+		data = NULL, name = item;
+	if (data && PyObject_GetBuffer(data, &in->data, PyBUF_SIMPLE) < 0)
+		return -1;
+	PyObject *b = NULL;
+	if (name && !PyUnicode_FSConverter(name, &b))
+		return -1;
+	char tmp[32];
+	snprintf(tmp, sizeof tmp, "<pprof %zu>", idx);
+	in->path = strdup(b ? PyBytes_AS_STRING(b) : tmp);
+	Py_XDECREF(b);
+	return in->path ? 0 : (PyErr_NoMemory(), -1);
+}
+
+static void input_free(input *in)
+{
+	free(in->path);
+	if (in->data.obj)
+		PyBuffer_Release(&in->data);
+}
+
+static int add_one(pdpy_profile *self, PyObject *item, size_t idx)
+{
+	input in;
+	if (input_get(&in, item, idx) < 0) {
+		input_free(&in);
+		return -1;
+	}
+	size_t from = pd_profile_warning_count(self->p);
+	pd_error err;
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = in.data.obj ? pd_profile_add_pprof_buffer(self->p, in.data.buf, (size_t)in.data.len,
+						       in.path, &err)
+			 : pd_profile_add_input(self->p, in.path, &err);
+	Py_END_ALLOW_THREADS
+	int st = warn_from(self->p, from);
+	if (st == 0 && rc < 0)
+		st = -1, pdpy_raise(&err, in.path);
+	input_free(&in);
+	return st;
+}
+
+/* The event `event=` names, or the default one. */
+static int choose_event(pdpy_profile *self)
+{
+	if (!self->opts->event) {
+		self->ev = pd_profile_default_event(self->p);
+		return 0;
+	}
+	self->ev = pd_profile_find_event(self->p, self->opts->event);
+	if (self->ev >= 0)
+		return 0;
+	pd_error err = { .code = PD_EINVAL, .offset = PD_NO_OFFSET };
+	int n = snprintf(err.message, sizeof err.message, "no event '%s' in the input; its events:",
+			 self->opts->event);
+	for (size_t i = 0; i < pd_profile_event_count(self->p) && n > 0 &&
+			   (size_t)n < sizeof err.message; i++)
+		n += snprintf(err.message + n, sizeof err.message - (size_t)n, " %s",
+			      pd_profile_event_name(self->p, i));
+	pdpy_raise(&err, NULL);
+	return -1;
+}
+
+/* One input, or a sequence of them, or an iterator taken one input at a
+ * time: a generator handing over pprof bytes as they arrive keeps only
+ * the run being read in memory (examples/fleet_diff.py). */
+static int read_all(pdpy_profile *self, PyObject *paths)
+{
+	bool pair = PyTuple_Check(paths) && PyTuple_GET_SIZE(paths) == 2 &&
+		    !PyUnicode_Check(PyTuple_GET_ITEM(paths, 1)) &&
+		    PyObject_CheckBuffer(PyTuple_GET_ITEM(paths, 1));
+	bool one = pair || PyUnicode_Check(paths) || PyObject_CheckBuffer(paths) ||
+		   PyObject_HasAttrString(paths, "__fspath__");
+	PyObject *it = one ? NULL : PyObject_GetIter(paths), *item;
+	if (one)
+		return add_one(self, paths, 0) < 0 ? -1 : choose_event(self);
+	if (!it)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && (item = PyIter_Next(it)); i++) {
+		rc = add_one(self, item, i);
+		Py_DECREF(item);
+	}
+	Py_DECREF(it);
+	return rc < 0 || PyErr_Occurred() ? -1 : choose_event(self);
+}
+
+static int profile_init(pdpy_profile *self, PyObject *args, PyObject *kw)
+{
+	PyObject *paths;
+	if (!PyArg_ParseTuple(args, "O:Profile", &paths))
+		return -1;
+	if (self->p) {
+		PyErr_SetString(PyExc_RuntimeError, "a Profile is read once");
+		return -1;
+	}
+	pd_error err;
+	if (!(self->opts = pdpy_opts_parse(kw, 1)))
+		return -1;
+	pdpy_lock(self->lock);
+	int rc = pd_profile_new(&self->p, &self->opts->po, &err);
+	if (rc < 0)
+		pdpy_raise(&err, NULL);
+	else
+		rc = read_all(self, paths);
+	PyThread_release_lock(self->lock);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ arguments */
+
+int pdpy_profile_ready(pdpy_profile *self)
+{
+	if (self->p)
+		return 0;
+	PyErr_SetString(PyExc_RuntimeError, "Profile.__init__ was not called");
+	return -1;
+}
+
+int pdpy_profile_event(pdpy_profile *self, PyObject *event)
+{
+	if (pdpy_profile_ready(self) < 0)
+		return -1;
+	size_t n = pd_profile_event_count(self->p);
+	if (!event || event == Py_None) {
+		if (self->ev < 0)
+			PyErr_SetString(pdpy.errors[2], "the profile has no samples, so no event");
+		return self->ev;
+	}
+	if (PyLong_Check(event)) {
+		Py_ssize_t i = PyLong_AsSsize_t(event);
+		if (i >= 0 && (size_t)i < n)
+			return (int)i;
+		if (!PyErr_Occurred())
+			PyErr_Format(PyExc_IndexError, "event %zd of %zu", i, n);
+		return -1;
+	}
+	const char *s = PyUnicode_AsUTF8(event);
+	int ev = s ? pd_profile_find_event(self->p, s) : -1;
+	if (s && ev < 0)
+		PyErr_Format(pdpy.errors[2], "no event '%s' in the profile", s);
+	return ev;
+}
+
+/* A run number (None: SIZE_MAX, all runs); 0, or -1 with an exception. */
+static int run_arg(pdpy_profile *self, PyObject *run, size_t *out)
+{
+	*out = SIZE_MAX;
+	if (!run || run == Py_None)
+		return 0;
+	Py_ssize_t r = PyLong_AsSsize_t(run);
+	size_t n = pd_profile_run_count(self->p);
+	if (r >= 0 && (size_t)r < n) {
+		*out = (size_t)r;
+		return 0;
+	}
+	if (!PyErr_Occurred())
+		PyErr_Format(PyExc_IndexError, "run %zd of %zu", r, n);
+	return -1;
+}
+
+/* ------------------------------------------------------------ getters */
+
+static PyObject *get_events(pdpy_profile *self, void *unused)
+{
+	(void)unused;
+	if (pdpy_profile_ready(self) < 0)
+		return NULL;
+	size_t n = pd_profile_event_count(self->p);
+	PyObject *l = PyList_New((Py_ssize_t)n);
+	for (size_t i = 0; l && i < n; i++) {
+		PyObject *s = pdpy_str(pd_profile_event_name(self->p, i));
+		if (!s)
+			Py_CLEAR(l);
+		else
+			PyList_SET_ITEM(l, (Py_ssize_t)i, s);
+	}
+	return l;
+}
+
+static PyObject *get_event(pdpy_profile *self, void *unused)
+{
+	(void)unused;
+	if (pdpy_profile_ready(self) < 0)
+		return NULL;
+	return self->ev < 0 ? Py_NewRef(Py_None)
+			    : pdpy_str(pd_profile_event_name(self->p, (size_t)self->ev));
+}
+
+static PyObject *run_record(pd_profile *p, size_t r)
+{
+	const pd_run_info *ri = pd_profile_run_info(p, r);
+	PyObject *v[8] = {
+		PyUnicode_DecodeFSDefault(pd_profile_run_path(p, r)),
+		PyLong_FromUnsignedLongLong(pd_profile_run_samples_read(p, r)),
+		PyLong_FromUnsignedLongLong(pd_profile_lost(p, r)),
+		PyBool_FromLong(pd_profile_run_truncated(p, r)),
+		PyLong_FromUnsignedLongLong(pd_profile_run_span(p, r)),
+		pdpy_str(ri ? ri->perf_version : NULL), pdpy_str(ri ? ri->hostname : NULL),
+		pdpy_str(ri ? ri->cmdline : NULL),
+	};
+	return pdpy_struct(pdpy.run, v, 8);
+}
+
+static PyObject *get_runs(pdpy_profile *self, void *unused)
+{
+	(void)unused;
+	if (pdpy_profile_ready(self) < 0)
+		return NULL;
+	size_t n = pd_profile_run_count(self->p);
+	PyObject *l = PyList_New((Py_ssize_t)n);
+	for (size_t i = 0; l && i < n; i++) {
+		PyObject *r = run_record(self->p, i);
+		if (!r)
+			Py_CLEAR(l);
+		else
+			PyList_SET_ITEM(l, (Py_ssize_t)i, r);
+	}
+	return l;
+}
+
+static const char *const kind_names[6] = { "other", "data_lost", "metadata", "unverified",
+					   "not_found", "mismatch" };
+
+static PyObject *get_warnings(pdpy_profile *self, void *unused)
+{
+	(void)unused;
+	if (pdpy_profile_ready(self) < 0)
+		return NULL;
+	PyObject *l = PyList_New(0);
+	for (size_t i = 0; l && i < pd_profile_warning_count(self->p); i++) {
+		unsigned k = (unsigned)pd_profile_warning_kind(self->p, i);
+		PyObject *t = Py_BuildValue("(ss)", k < 6 ? kind_names[k] : "other",
+					    pd_profile_warning(self->p, i));
+		if (!t || PyList_Append(l, t) < 0)
+			Py_CLEAR(l);
+		Py_XDECREF(t);
+	}
+	return l;
+}
+
+static PyObject *get_unmatched(pdpy_profile *self, void *unused)
+{
+	(void)unused;
+	if (pdpy_profile_ready(self) < 0)
+		return NULL;
+	PyObject *l = PyList_New(0);
+	const char *what, *value;
+	for (size_t i = 0; l && i < pd_profile_filter_unmatched(self->p, &what, &value, i); i++) {
+		PyObject *t = Py_BuildValue("(ss)", what, value);
+		if (!t || PyList_Append(l, t) < 0)
+			Py_CLEAR(l);
+		Py_XDECREF(t);
+	}
+	return l;
+}
+
+/* ------------------------------------------------------------ totals */
+
+static PyObject *counted(pdpy_profile *self, PyObject *args, PyObject *kw,
+			 uint64_t (*fn)(const pd_profile *, size_t, size_t))
+{
+	static char *kws[] = { "event", "run", NULL };
+	PyObject *event = NULL, *run = NULL;
+	size_t r;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO", kws, &event, &run))
+		return NULL;
+	int ev = pdpy_profile_event(self, event);
+	if (ev < 0 || run_arg(self, run, &r) < 0)
+		return NULL;
+	return PyLong_FromUnsignedLongLong(fn(self->p, (size_t)ev, r));
+}
+
+static PyObject *total(pdpy_profile *self, PyObject *args, PyObject *kw)
+{
+	return counted(self, args, kw, pd_profile_total);
+}
+
+static PyObject *sample_count(pdpy_profile *self, PyObject *args, PyObject *kw)
+{
+	return counted(self, args, kw, pd_profile_samples);
+}
+
+/* ------------------------------------------------------------ views */
+
+PyObject *pdpy_profile_flat(pdpy_profile *self, PyObject *args, PyObject *kw);
+PyObject *pdpy_profile_chains(pdpy_profile *self, PyObject *args, PyObject *kw);
+PyObject *pdpy_profile_tree(pdpy_profile *self, PyObject *args, PyObject *kw);
+PyObject *pdpy_profile_lkp_keys(pdpy_profile *self, PyObject *args, PyObject *kw);
+PyObject *pdpy_profile_pprof(pdpy_profile *self, PyObject *args, PyObject *kw);
+PyObject *pdpy_profile_report(pdpy_profile *self, PyObject *args, PyObject *kw);
+
+#define KW(f) ((PyCFunction)(void (*)(void))(f)), METH_VARARGS | METH_KEYWORDS
+static PyMethodDef profile_methods[] = {
+	{ "total", KW(total), "total(event=None, run=None) -> the event's total period" },
+	{ "sample_count", KW(sample_count),
+	  "sample_count(event=None, run=None) -> samples of the event in the profile" },
+	{ "_flat", KW(pdpy_profile_flat), "_flat(event=None) -> [Entry] by children" },
+	{ "_chains", KW(pdpy_profile_chains),
+	  "_chains(event=None) -> [Chain]: the callers of every entry" },
+	{ "tree", KW(pdpy_profile_tree),
+	  "tree(event=None) -> [Node]: the calling-context tree in preorder, parents first" },
+	{ "lkp_keys", KW(pdpy_profile_lkp_keys),
+	  "lkp_keys(run=None, event=None, mean=False) -> {key: value}: the kernel test "
+	  "robot's perf-profile keys (build the profile with lkp=True for the robot's)" },
+	{ "pprof", KW(pdpy_profile_pprof),
+	  "pprof(run=None, gzip=True) -> bytes: the profile (or one run) as pprof" },
+	{ "report", KW(pdpy_profile_report),
+	  "report(format='text', event=None, ...) -> str: what `perfdiff report` prints" },
+	{ 0 } };
+
+static PyGetSetDef profile_getset[] = {
+	{ "events", (getter)get_events, NULL, "names of the events, in profile order", NULL },
+	{ "event", (getter)get_event, NULL, "the event used when none is given", NULL },
+	{ "runs", (getter)get_runs, NULL, "one Run per input, in order", NULL },
+	{ "warnings", (getter)get_warnings, NULL, "[(kind, message)] of the inputs", NULL },
+	{ "unmatched_filters", (getter)get_unmatched, NULL,
+	  "[(filter, value)] of filter values that matched no sample", NULL },
+	{ 0 } };
+
+PyTypeObject pdpy_profile_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "perfdiff._perfdiff.Profile",
+	.tp_basicsize = sizeof(pdpy_profile),
+	.tp_dealloc = (destructor)profile_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.tp_doc = "Profile(paths, **options): runs folded into calling-context trees.",
+	.tp_methods = profile_methods,
+	.tp_getset = profile_getset,
+	.tp_init = (initproc)profile_init,
+	.tp_new = profile_new,
+};

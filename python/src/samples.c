@@ -1,0 +1,208 @@
+/*
+ * samples.c — perfdiff.samples(path, ...): the symbolized samples of one
+ * recording, one at a time (the view of `perfdiff script`).
+ *
+ * A pd_session read lazily: each next() asks pd_session_next() for one
+ * sample with the GIL released and copies it into a Sample record (the
+ * library's sample is valid only until the next call), so a recording of
+ * any size is walked in constant memory.  At the end the session's and
+ * the reader's warnings go through `warnings`; an error raises the Error
+ * of its code, after the samples before it.  As `perfdiff script`, the
+ * session reads ahead while the kernel's symbol table loads.
+ */
+#include "pdpy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pdpy_samples {
+	PyObject_HEAD
+	pd_session *s;
+	pdpy_opts *opts;
+	PyThread_type_lock lock;
+	char *path;
+	int done;
+} pdpy_samples;
+
+static void samples_close_locked(pdpy_samples *self)
+{
+	pd_session_free(self->s);
+	self->s = NULL;
+	self->done = 1;
+}
+
+static void samples_dealloc(pdpy_samples *self)
+{
+	samples_close_locked(self);
+	pdpy_opts_free(self->opts);
+	free(self->path);
+	if (self->lock)
+		PyThread_free_lock(self->lock);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+PyObject *pdpy_samples_open(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	(void)mod;
+	PyObject *pathobj, *b = NULL;
+	if (!PyArg_ParseTuple(args, "O&:samples", PyUnicode_FSConverter, &b))
+		return NULL;
+	pathobj = b;
+	pdpy_samples *self = PyObject_New(pdpy_samples, &pdpy_samples_type);
+	if (!self) {
+		Py_DECREF(pathobj);
+		return NULL;
+	}
+	self->s = NULL;
+	self->done = 0;
+	self->lock = PyThread_allocate_lock();
+	self->path = strdup(PyBytes_AS_STRING(pathobj));
+	Py_DECREF(pathobj);
+	self->opts = self->lock && self->path ? pdpy_opts_parse(kw, 0) : NULL;
+	if (!self->opts) {
+		if (!PyErr_Occurred())
+			PyErr_NoMemory();
+		Py_DECREF(self);
+		return NULL;
+	}
+	/* as `perfdiff script --format=json`: inline frames with their lines */
+	pd_session_options *so = &self->opts->so;
+	so->flags |= PD_SESSION_READ_AHEAD;
+	pd_error err;
+	int rc;
+	Py_BEGIN_ALLOW_THREADS
+	rc = pd_session_open(&self->s, self->path, so, &err);
+	Py_END_ALLOW_THREADS
+	if (rc < 0) {
+		pdpy_raise(&err, self->path);
+		Py_DECREF(self);
+		return NULL;
+	}
+	return (PyObject *)self;
+}
+
+/* ------------------------------------------------------------ records */
+
+/* A frame as `perfdiff script --format=json` gives it: raw_symbol and
+ * offset only with a symbol, srcfile and line together or neither. */
+static PyObject *frame_record(const pd_frame *f)
+{
+	bool line = f->srcfile && f->line;
+	PyObject *v[10] = {
+		PyLong_FromUnsignedLongLong(f->addr), PyLong_FromUnsignedLongLong(f->dso_addr),
+		pdpy_str(f->symbol), pdpy_str(f->symbol ? f->raw_symbol : NULL),
+		f->symbol ? PyLong_FromUnsignedLongLong(f->symbol_offset) : Py_NewRef(Py_None),
+		pdpy_str(f->dso ? f->dso : "[unknown]"), PyBool_FromLong(f->inlined),
+		pdpy_str(line ? f->srcfile : NULL),
+		line ? PyLong_FromUnsignedLong(f->line) : Py_NewRef(Py_None), pdpy_str(f->unit),
+	};
+	return pdpy_struct(pdpy.frame, v, 10);
+}
+
+/* A sample; cpu and time None when the event does not sample them. */
+static PyObject *sample_record(pdpy_samples *self, const pd_resolved_sample *rs)
+{
+	const pd_attr *a = pd_reader_attr(pd_session_reader(self->s), (size_t)rs->attr);
+	uint64_t st = a ? a->sample_type : 0;
+	PyObject *frames = PyTuple_New((Py_ssize_t)rs->nframes);
+	for (size_t i = 0; frames && i < rs->nframes; i++) {
+		PyObject *f = frame_record(&rs->frames[i]);
+		if (!f)
+			Py_CLEAR(frames);
+		else
+			PyTuple_SET_ITEM(frames, (Py_ssize_t)i, f);
+	}
+	PyObject *v[8] = {
+		pdpy_str(rs->comm), PyLong_FromUnsignedLong(rs->pid), PyLong_FromUnsignedLong(rs->tid),
+		st & PD_SAMPLE_CPU ? PyLong_FromUnsignedLong(rs->cpu) : Py_NewRef(Py_None),
+		st & PD_SAMPLE_TIME ? PyLong_FromUnsignedLongLong(rs->time) : Py_NewRef(Py_None),
+		PyLong_FromUnsignedLongLong(rs->period), pdpy_str(a ? a->name : NULL), frames,
+	};
+	return pdpy_struct(pdpy.sample, v, 8);
+}
+
+/* The session's and the reader's warnings, at the end. */
+static int warn_all(pd_session *s)
+{
+	const pd_reader *r = pd_session_reader(s);
+	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
+		if (pdpy_warn(pd_reader_warning_kind(r, i), pd_reader_warning(r, i)) < 0)
+			return -1;
+	for (size_t i = 0; i < pd_session_warning_count(s); i++)
+		if (pdpy_warn(pd_session_warning_kind(s, i), pd_session_warning(s, i)) < 0)
+			return -1;
+	return 0;
+}
+
+/* Whether sample `rs` is of the event asked for (all without one). */
+static bool wanted(pdpy_samples *self, const pd_resolved_sample *rs)
+{
+	if (!self->opts->event)
+		return true;
+	const pd_attr *a = pd_reader_attr(pd_session_reader(self->s), (size_t)rs->attr);
+	return a && a->name && strcmp(a->name, self->opts->event) == 0;
+}
+
+static PyObject *samples_next(pdpy_samples *self)
+{
+	pdpy_lock(self->lock);
+	PyObject *out = NULL;
+	const pd_resolved_sample *rs = NULL;
+	pd_error err;
+	int rc = PD_ITEROVER;
+	while (!self->done) {
+		Py_BEGIN_ALLOW_THREADS
+		rc = pd_session_next(self->s, &rs, &err);
+		Py_END_ALLOW_THREADS
+		if (rc < 0 || wanted(self, rs))
+			break;
+	}
+	if (!self->done && rc == 0)
+		out = sample_record(self, rs);
+	else if (!self->done) {
+		if (warn_all(self->s) == 0 && rc != PD_ITEROVER)
+			pdpy_raise(&err, self->path);
+		samples_close_locked(self);
+	}
+	PyThread_release_lock(self->lock);
+	return out;
+}
+
+static PyObject *samples_close(pdpy_samples *self, PyObject *unused)
+{
+	(void)unused;
+	pdpy_lock(self->lock);
+	samples_close_locked(self);
+	PyThread_release_lock(self->lock);
+	Py_RETURN_NONE;
+}
+
+static PyObject *samples_enter(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	return Py_NewRef(self);
+}
+
+static PyObject *samples_exit(pdpy_samples *self, PyObject *args)
+{
+	(void)args;
+	return samples_close(self, NULL);
+}
+
+static PyMethodDef samples_methods[] = {
+	{ "close", (PyCFunction)samples_close, METH_NOARGS, "Stop reading and free the session." },
+	{ "__enter__", samples_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)samples_exit, METH_VARARGS, NULL },
+	{ 0 } };
+
+PyTypeObject pdpy_samples_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "perfdiff._perfdiff.Samples",
+	.tp_basicsize = sizeof(pdpy_samples),
+	.tp_dealloc = (destructor)samples_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "An iterator of the Sample records of one recording (perfdiff.samples()).",
+	.tp_iter = PyObject_SelfIter,
+	.tp_iternext = (iternextfunc)samples_next,
+	.tp_methods = samples_methods,
+};
