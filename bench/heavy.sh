@@ -32,7 +32,9 @@ while getopts "s:F:d:o:h" opt; do
 	esac
 done
 command -v perf >/dev/null || die "perf is not installed"
-command -v make >/dev/null && command -v cc >/dev/null || die "make and cc are needed"
+for c in make cc gzip tar; do
+	command -v "$c" >/dev/null || die "no $c on this machine"
+done
 mkdir -p "$OUT"
 
 TREE=$OUT/heavy-tree

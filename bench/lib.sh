@@ -295,3 +295,95 @@ record_heavy() {
 	perf record -N -a -g -e cpu-clock -F "$FREQ" -o "$file" -- \
 		bash -c "heavy_workload $secs '$tree' '$tar_dir'" 2>&1 | sed 's/^/  perf: /'
 }
+
+# ------------------------------------------------- interleaved rounds
+
+# Commands timed in rounds (the heavy recipe's way, and any command too
+# slow for bench_run's warm-up and extra runs): every round runs each
+# command once, so a load that comes and goes on a shared machine stretches
+# them alike and their ratios hold.  Each run is one /usr/bin/time: wall,
+# CPU (user + system) and peak RSS of the same run.
+#
+#   bench_il_add LABEL RUNS CMD...   (RUNS: this command's rounds)
+#   bench_il_run                      sets W, C, R (medians; RSS the largest)
+#                                     and ORDER, as bench_run does
+IL_LABELS=()
+IL_RUNS=()
+IL_CMDS=()
+bench_il_add() {
+	IL_LABELS+=("$1")
+	IL_RUNS+=("$2")
+	shift 2
+	IL_CMDS+=("$(printf '%q ' "$@")")
+}
+
+# The median of the numbers given.
+bench_median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# One timed run of command I of bench_il_add's list; appends its wall and
+# CPU seconds to IL_W[I] and IL_C[I] and keeps the largest RSS in IL_R[I].
+bench_il_once() {
+	local i=$1 tmp st=0 e u s m
+	tmp=$(mktemp)
+	eval "/usr/bin/time -f '%e %U %S %M' -o $tmp ${IL_CMDS[i]}" >/dev/null 2>&1 || st=$?
+	# perfdiff exits 1 on warnings; 2 and above is an error
+	[ "$st" -lt 2 ] || { rm -f "$tmp"; die "${IL_CMDS[i]}failed (exit status $st)"; }
+	read -r e u s m < <(tail -1 "$tmp")
+	rm -f "$tmp"
+	IL_W[i]+="$e "
+	IL_C[i]+="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }') "
+	[ "$m" -gt "${IL_R[i]:-0}" ] && IL_R[i]=$m
+	return 0
+}
+
+declare -A IL_W IL_C IL_R
+bench_il_run() {
+	local max=0 r i l
+	for r in "${IL_RUNS[@]}"; do
+		[ "$r" -gt "$max" ] && max=$r
+	done
+	for ((r = 1; r <= max; r++)); do
+		for i in "${!IL_LABELS[@]}"; do
+			[ "$r" -le "${IL_RUNS[i]}" ] && bench_il_once "$i"
+		done
+	done
+	for i in "${!IL_LABELS[@]}"; do
+		l=${IL_LABELS[i]}
+		# shellcheck disable=SC2086  # the lists are blank-separated numbers
+		W[$l]=$(bench_median ${IL_W[$i]})
+		# shellcheck disable=SC2086
+		C[$l]=$(bench_median ${IL_C[$i]})
+		R[$l]=$(awk -v r="${IL_R[$i]}" 'BEGIN { printf "%.1f", r / 1024 }')
+		ORDER+=("$l")
+	done
+	IL_LABELS=() IL_RUNS=() IL_CMDS=()
+	IL_W=() IL_C=() IL_R=()
+}
+
+# KDAB hotspot's perf.data parser (Debian package hotspot), or nothing.
+bench_perfparser() {
+	local p
+	for p in /usr/lib/*/libexec/hotspot-perfparser /usr/libexec/hotspot-perfparser \
+		 "$(command -v hotspot-perfparser 2>/dev/null)"; do
+		[ -x "$p" ] && { echo "$p"; return; }
+	done
+}
+
+# Print the table of LABELS (ORDER by default) with ratios to BASE's
+# figures: wall, CPU and RSS / BASE.
+bench_table() {
+	local base=$1 t
+	shift
+	printf '%-40s %9s %9s %10s %8s %8s %8s\n' command "wall (s)" "CPU (s)" "RSS (MB)" \
+		"wall /" "CPU /" "RSS /"
+	for t in "$@"; do
+		awk -v l="$t" -v w="${W[$t]}" -v c="${C[$t]}" -v r="${R[$t]}" \
+		    -v w0="${W[$base]}" -v c0="${C[$base]}" -v r0="${R[$base]}" 'BEGIN {
+			printf "%-40s %9.3f %9.3f %10.1f %8.3f %8.3f %8.3f\n", l, w, c, r,
+			       (w0 > 0 ? w / w0 : 0), (c0 > 0 ? c / c0 : 0), (r0 > 0 ? r / r0 : 0) }'
+	done
+	echo "(ratios: to \"$base\")"
+}
