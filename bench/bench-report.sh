@@ -14,7 +14,7 @@
 #                 made by bench/heavy.sh when missing)
 #   -R RUNS       interleaved rounds on the heavy recording (default 3)
 #   -P RUNS       rounds of hotspot-perfparser, which takes minutes on the
-#                 heavy recording (default 1)
+#                 heavy recording (default 1; 0: none)
 #   -n            the existing recipe only
 #
 # Timed commands (output to /dev/null):
@@ -91,7 +91,7 @@ bench_run "perfdiff report --order=callee" "$PERFDIFF" report --order=callee "$F
 bench_run "perfdiff report --perf-compat" "$PERFDIFF" report --perf-compat "$FILE"
 bench_run "perfdiff report --format=json" "$PERFDIFF" report --format=json "$FILE"
 bench_run "perfdiff report --format=folded" "$PERFDIFF" report --format=folded "$FILE"
-if [ -n "$PP" ]; then
+if [ -n "$PP" ] && [ "$PP_RUNS" -gt 0 ]; then
 	bench_il_add "hotspot-perfparser ($PP_RUNS runs)" "$PP_RUNS" "$PP" --input "$FILE" --output /dev/null
 	bench_il_run
 fi
@@ -124,8 +124,10 @@ bench_il_add "perf report (robot's command)" "$HEAVY_RUNS" \
 bench_il_add "perfdiff report --format=lkp" "$HEAVY_RUNS" "$PERFDIFF" report --format=lkp "$HEAVY"
 bench_il_add "perfdiff report" "$HEAVY_RUNS" "$PERFDIFF" report "$HEAVY"
 bench_il_add "perfdiff report --perf-compat" "$HEAVY_RUNS" "$PERFDIFF" report --perf-compat "$HEAVY"
-[ -z "$PP" ] || bench_il_add "hotspot-perfparser ($PP_RUNS runs)" "$PP_RUNS" \
-	"$PP" --input "$HEAVY" --output /dev/null
+if [ -n "$PP" ] && [ "$PP_RUNS" -gt 0 ]; then
+	bench_il_add "hotspot-perfparser ($PP_RUNS runs)" "$PP_RUNS" \
+		"$PP" --input "$HEAVY" --output /dev/null
+fi
 bench_il_run
 bench_table "${ORDER[0]}" "${ORDER[@]}"
 echo

@@ -339,7 +339,9 @@ bench_il_once() {
 	return 0
 }
 
-declare -A IL_W IL_C IL_R
+IL_W=()
+IL_C=()
+IL_R=()
 bench_il_run() {
 	local max=0 r i l
 	for r in "${IL_RUNS[@]}"; do
