@@ -17,6 +17,11 @@
 #   -r RUNS       timed runs per command; the median is reported (default 5)
 #   -o DIR        where recordings and the load's binaries go (default
 #                 bench/out, git-ignored)
+#   -R RUNS       interleaved rounds on the heavy pair (default 3)
+#   -P RUNS       rounds of hotspot-perfparser on A and on B (default 0:
+#                 hotspot has no diff, and bench-report.sh times its parser;
+#                 minutes per round on the heavy pair)
+#   -n            the existing recipe only
 #
 # The load, system-wide (perf record -N -a -g -e cpu-clock): one loop per
 # CPU running the repo's tests/workloads/diff_*.c programs one after the
@@ -33,6 +38,15 @@
 # Wall time is the median of RUNS runs (hyperfine when installed); CPU time
 # (user + system) and peak RSS come from /usr/bin/time, which also shows how
 # much a loaded machine stretched the wall times.
+#
+# The heavy recipe (bench/heavy.sh: OUT/heavy-a.data and heavy-b.data, the
+# same busy-machine load twice; recorded when missing), in interleaved
+# rounds -- each round runs every command once; wall, CPU and peak RSS of
+# the same runs, medians (RSS: the largest):
+#   perfdiff A B
+#   perf diff A B
+#   perf report (the robot's command) on A, and on B
+#   hotspot-perfparser on A, and on B (with -P)
 set -euo pipefail
 
 BENCH_NAME=bench-diff
@@ -42,11 +56,17 @@ FILE_A=
 FILE_B=
 SECONDS_REC=70
 FREQ=4000
-while getopts "a:b:s:F:m:r:o:h" opt; do
+HEAVY_RUNS=3
+PP_RUNS=0
+NO_HEAVY=0
+while getopts "a:b:s:F:m:r:o:R:P:nh" opt; do
 	bench_opt "$opt" "${OPTARG:-}" || case $opt in
 	a) FILE_A=$OPTARG ;;
 	b) FILE_B=$OPTARG ;;
-	*) bench_usage 2 35 ;;
+	R) HEAVY_RUNS=$OPTARG ;;
+	P) PP_RUNS=$OPTARG ;;
+	n) NO_HEAVY=1 ;;
+	*) bench_usage 2 49 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -116,6 +136,11 @@ ensure_side() {
 
 ensure_side "$FILE_A" a
 ensure_side "$FILE_B" b
+HEAVY_A=$OUT/heavy-a.data
+HEAVY_B=$OUT/heavy-b.data
+if [ "$NO_HEAVY" = 0 ] && { [ ! -s "$HEAVY_A" ] || [ ! -s "$HEAVY_B" ]; }; then
+	"$ROOT/bench/heavy.sh" -o "$OUT"
+fi
 
 # --------------------------------------------------------------- timing
 
@@ -170,3 +195,29 @@ row "perf diff A B" "$pdf_wall" "${C[perf diff A B]}" "${R[perf diff A B]}"
 echo
 awk -v a="$pd_wall" -v b="$rep_wall" -v c="$pdf_wall" -v n="$RUNS" 'BEGIN {
 	if (a > 0) printf "speed-up (above 1: perfdiff is faster): perf report A + B / perfdiff diff = %.2f, perf diff / perfdiff diff = %.2f; median of %d runs\n", b / a, c / a, n }'
+[ "$NO_HEAVY" = 0 ] || exit 0
+
+# ---------------------------------------------------------- heavy recipe
+
+bench_cache "$HEAVY_A" "$HEAVY_B"
+echo
+for f in "$HEAVY_A" "$HEAVY_B"; do
+	bytes=$(stat -c %s "$f")
+	echo "== heavy recipe: $f, $bytes bytes ($(bench_mb "$bytes")), $(bench_samples "$f") samples"
+done
+echo "runs:     $HEAVY_RUNS interleaved rounds; medians, RSS the largest"
+echo
+ORDER=()
+bench_il_add "perfdiff A B" "$HEAVY_RUNS" "$PERFDIFF" "$HEAVY_A" "$HEAVY_B"
+bench_il_add "perf diff A B" "$HEAVY_RUNS" perf diff "$HEAVY_A" "$HEAVY_B"
+bench_il_add "perf report A" "$HEAVY_RUNS" "${REPORT[@]}" "$HEAVY_A"
+bench_il_add "perf report B" "$HEAVY_RUNS" "${REPORT[@]}" "$HEAVY_B"
+PP=$(bench_perfparser)
+if [ -n "$PP" ] && [ "$PP_RUNS" -gt 0 ]; then
+	bench_il_add "hotspot-perfparser A" "$PP_RUNS" "$PP" --input "$HEAVY_A" --output /dev/null
+	bench_il_add "hotspot-perfparser B" "$PP_RUNS" "$PP" --input "$HEAVY_B" --output /dev/null
+fi
+bench_il_run
+bench_table "perf diff A B" "${ORDER[@]}"
+echo
+echo "goal: perfdiff A B at most 0.5 x perf diff's wall time and 0.8 x its CPU time, peak RSS at most 1.0 x"

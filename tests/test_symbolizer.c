@@ -1742,6 +1742,51 @@ START_TEST(test_many_dsos)
 }
 END_TEST
 
+/* pd_symbolizer_lookup_named() against pd_symbolizer_lookup() of a second
+ * symbolizer: NULL exactly where the function frame has no name, else the
+ * same result pointer as the symbolizer's own lookup.  More offsets than
+ * the front keeps (symhash.c), asked in two orders, so that answers come
+ * from the front, from the table behind it after an eviction, and new. */
+START_TEST(test_lookup_named)
+{
+	if (!g_cc)
+		PD_SKIP("no cc");
+	char bin[4096];
+	path_in(bin, sizeof bin, "inl");
+	pd_dso_id d = dso_of(bin, NULL);
+	pd_symbolizer *ref = new_z(true, true, true);
+	pd_symbolizer *z = new_z(true, true, true);
+	enum { NOFF = 3 * PD_SYMFRONT_SLOTS };
+	size_t named = 0, unnamed = 0;
+	for (int pass = 0; pass < 3; pass++)
+		for (uint64_t i = 0; i < NOFF; i++) {
+			/* ascending, then descending, then strided */
+			uint64_t off = pass == 0 ? i : pass == 1 ? NOFF - 1 - i : (i * 7919) % NOFF;
+			const pd_symres *w = pd_symbolizer_lookup(ref, &d, off);
+			const char *want = w->frames[w->nframes - 1].name;
+			const pd_symres *r = pd_symbolizer_lookup_named(z, &d, off);
+			if (!want) {
+				ck_assert_msg(!r, "offset %#llx: unnamed, yet a result",
+					      (unsigned long long)off);
+				unnamed += pass == 0;
+				continue;
+			}
+			ck_assert_msg(r, "offset %#llx: %s, yet NULL", (unsigned long long)off, want);
+			ck_assert_ptr_eq(r, pd_symbolizer_lookup(z, &d, off));
+			ck_assert_uint_eq(r->nframes, w->nframes);
+			ck_assert_str_eq(r->frames[r->nframes - 1].name, want);
+			named += pass == 0;
+		}
+	fprintf(stderr, "lookup_named: %zu named, %zu unnamed offsets\n", named, unnamed);
+	ck_assert_uint_gt(named, 100);
+	ck_assert_uint_gt(unnamed, PD_SYMFRONT_SLOTS);
+	ck_assert_ptr_null(pd_symbolizer_lookup_named(z, NULL, 0));
+	ck_assert_ptr_null(pd_symbolizer_lookup_named(NULL, &d, 0));
+	pd_symbolizer_free(z);
+	pd_symbolizer_free(ref);
+}
+END_TEST
+
 /* The ELF note walker behind the running kernel's build-id
  * (/sys/kernel/notes): found after other notes, refused when truncated. */
 START_TEST(test_notes_parser)
@@ -1817,6 +1862,7 @@ int main(void)
 	tcase_add_test(tc, test_dwarf_index_vs_getscopes);
 	tcase_add_test(tc, test_dwz_altlink);
 	tcase_add_test(tc, test_many_dsos);
+	tcase_add_test(tc, test_lookup_named);
 	tcase_add_test(tc, test_notes_parser);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);

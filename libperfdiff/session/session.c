@@ -559,7 +559,8 @@ static int add_address(pd_session *s, uint32_t pid, uint8_t cpumode, uint64_t ad
 		if (is_jit_dso(dso))
 			res = pd_symbolizer_jit(s->symz, pid, look);
 		else
-			res = pd_symbolizer_lookup(s->symz, map->dso, look - map->start + map->pgoff);
+			res = pd_symbolizer_lookup_named(s->symz, map->dso,
+							 look - map->start + map->pgoff);
 	}
 	if (!named_frame(res)) {
 		pd_frame *f = new_frame(s);

@@ -311,6 +311,7 @@ void pd_symbolizer_free(pd_symbolizer *z)
 	pd_symbolizer_free_bpf(z);
 	pd_symhash_free(&z->dsos);
 	pd_symhash_free(&z->results);
+	pd_symfront_free(&z->front);
 	pd_symhash_free(&z->demangled);
 	pd_strpool_free(&z->strings);
 	pd_warnings_free(&z->warnings);
@@ -857,22 +858,59 @@ static const pd_symres *resolve(pd_symbolizer *z, pd_dsostate *st, uint64_t off)
 	return r;
 }
 
+/*
+ * Results are kept tagged: the low bit set when the result names nothing
+ * (its function frame has no name), so that a caller asking only for
+ * names (pd_symbolizer_lookup_named()) learns that from the table without
+ * reading the result -- a cache miss per frame on a recording where half
+ * the addresses sit in stripped binaries.  Results are 8-byte aligned.
+ */
+static uintptr_t tag_result(const pd_symres *r)
+{
+	bool named = r->nframes && r->frames[r->nframes - 1].name;
+	return (uintptr_t)r | !named;
+}
+
+static const pd_symres *untag(uintptr_t v)
+{
+	return (const pd_symres *)(v & ~(uintptr_t)1);
+}
+
+/* The tagged result for (st, file_off): the front, the table, or named
+ * now.  A state's results never change (a better file gives a new
+ * state), so neither needs to forget. */
+static uintptr_t lookup_tagged(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *dso,
+			       uint64_t file_off)
+{
+	uintptr_t v = (uintptr_t)pd_symfront_get(&z->front, (uintptr_t)st, file_off);
+	if (v)
+		return v;
+	v = (uintptr_t)pd_symhash_get(&z->results, (uintptr_t)st, file_off);
+	if (!v) {
+		if (!st->loaded)
+			load_state(z, st, dso);
+		const pd_symres *r = resolve(z, st, file_off);
+		v = tag_result(r);
+		if (r == &no_result)
+			return v;   /* out of memory: asked again next time */
+		pd_symhash_put(&z->results, (uintptr_t)st, file_off, (void *)v);
+	}
+	pd_symfront_put(&z->front, (uintptr_t)st, file_off, (void *)v);
+	return v;
+}
+
 const pd_symres *pd_symbolizer_lookup(pd_symbolizer *z, const pd_dso_id *dso, uint64_t file_off)
 {
-	if (!z || !dso)
-		return &no_result;
-	pd_dsostate *st = state_for(z, dso);
-	if (!st)
-		return &no_result;
-	const pd_symres *r = pd_symhash_get(&z->results, (uintptr_t)st, file_off);
-	if (r)
-		return r;
-	if (!st->loaded)
-		load_state(z, st, dso);
-	r = resolve(z, st, file_off);
-	if (r != &no_result)
-		pd_symhash_put(&z->results, (uintptr_t)st, file_off, (void *)r);
-	return r;
+	pd_dsostate *st = z && dso ? state_for(z, dso) : NULL;
+	return st ? untag(lookup_tagged(z, st, dso, file_off)) : &no_result;
+}
+
+const pd_symres *pd_symbolizer_lookup_named(pd_symbolizer *z, const pd_dso_id *dso,
+					    uint64_t file_off)
+{
+	pd_dsostate *st = z && dso ? state_for(z, dso) : NULL;
+	uintptr_t v = st ? lookup_tagged(z, st, dso, file_off) : 1;
+	return v & 1 ? NULL : untag(v);
 }
 
 uint64_t pd_symbolizer_generation(const pd_symbolizer *z)

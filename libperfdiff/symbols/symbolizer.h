@@ -79,6 +79,14 @@ const pd_symres *pd_symbolizer_lookup(pd_symbolizer *z, const pd_dso_id *dso,
 				      uint64_t file_off);
 
 /*
+ * pd_symbolizer_lookup(), or NULL when its result names nothing (its
+ * function frame has no name), without reading that result: for callers
+ * that only want names, on recordings where many addresses are unnamed.
+ */
+const pd_symres *pd_symbolizer_lookup_named(pd_symbolizer *z, const pd_dso_id *dso,
+					    uint64_t file_off);
+
+/*
  * A number that changes whenever pd_symbolizer_lookup() may answer a
  * question it has answered before differently: a build first loaded from
  * a copy without symbols (a stripped file) is loaded again from a path of

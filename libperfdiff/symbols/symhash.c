@@ -77,6 +77,41 @@ void pd_symhash_free(pd_symhash *h)
 	h->cap = h->n = 0;
 }
 
+/* ---- direct-mapped front ---- */
+
+static pd_symhash_slot *front_slot(const pd_symfront *f, uint64_t k1, uint64_t k2)
+{
+	return &f->slots[mix(k1, k2) >> (64 - PD_SYMFRONT_BITS)];
+}
+
+void *pd_symfront_get(const pd_symfront *f, uint64_t k1, uint64_t k2)
+{
+	if (!f->slots)
+		return NULL;
+	const pd_symhash_slot *s = front_slot(f, k1, k2);
+	return s->v && s->k1 == k1 && s->k2 == k2 ? s->v : NULL;
+}
+
+void pd_symfront_put(pd_symfront *f, uint64_t k1, uint64_t k2, void *v)
+{
+	if (!f->slots) {
+		if (f->failed)
+			return;
+		f->slots = calloc(PD_SYMFRONT_SLOTS, sizeof *f->slots);
+		if (!f->slots) {
+			f->failed = true;
+			return;
+		}
+	}
+	*front_slot(f, k1, k2) = (pd_symhash_slot){ k1, k2, v };
+}
+
+void pd_symfront_free(pd_symfront *f)
+{
+	free(f->slots);
+	f->slots = NULL;
+}
+
 uint64_t pd_symhash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	return pd_hash_bytes(PD_HASH_INIT ^ seed, p, n);
