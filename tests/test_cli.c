@@ -942,6 +942,10 @@ END_TEST
  * -N (`sys`, skipped where perf may not record it).
  */
 #define BUSY "sh -c 'head -c 40000000 /dev/zero | sha256sum >/dev/null'"
+/* Busy in two programs of their own besides libc and the kernel, so that
+ * at least four binaries have samples however loaded the machine is. */
+#define BUSY2 "sh -c 'head -c 40000000 /dev/zero | sha256sum >/dev/null; " \
+	      "head -c 40000000 /dev/zero | md5sum >/dev/null'"
 
 static struct lab {
 	const char *skip;
@@ -962,7 +966,7 @@ static void lab_setup(void)
 	snprintf(L.lost, sizeof L.lost, "%s/lost.data", L.dir);
 	snprintf(L.sys, sizeof L.sys, "%s/sys.data", L.dir);
 	if (!pd_test_perf_record(L.busy, "-q -N -g -e cpu-clock", BUSY) ||
-	    !pd_test_perf_record(L.nobid, "-q -N -B -e cpu-clock", BUSY) ||
+	    !pd_test_perf_record(L.nobid, "-q -N -B -e cpu-clock", BUSY2) ||
 	    !pd_test_perf_record(L.sparse, "-q -N -e cpu-clock -c 50000000", BUSY) ||
 	    !pd_test_perf_record(L.lost, "-q -N -m 1 --call-graph dwarf,16384 -e cpu-clock "
 				 "-c 100000", BUSY))
