@@ -17,6 +17,7 @@
  * type's value and name, and "values" every value in sample-type order.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "script_internal.h"
 #include "util/util.h"
@@ -69,18 +70,20 @@ static void frame_text(pscript *ps, const pd_frame *fr)
 		pdo_putc_r(w, ' ');
 	}
 	pdo_put_name(w, &ps->names, fr->symbol ? fr->symbol : "[unknown]");
+	if (!fr->inlined) {
+		pdo_putn(w, " (", 2);
+		pdo_put_name(w, &ps->names, fr->dso);
+		pdo_putc(w, ')');
+	}
+	/* as script_text.c: the line under the frame, before " (inlined)" */
 	if (ps->o->srcline && fr->srcfile && fr->line) {
 		pdo_putn(w, "\n  ", 3);
-		pdo_put_name(w, &ps->names, fr->srcfile);
+		const char *base = strrchr(fr->srcfile, '/');
+		pdo_put_name(w, &ps->names, ps->o->full_path || !base || !base[1] ? fr->srcfile
+										: base + 1);
 		pd_writer_printf(w, ":%u", fr->line);
 	}
-	if (fr->inlined) {
-		pdo_putn(w, " (inlined)\n", 11);
-		return;
-	}
-	pdo_putn(w, " (", 2);
-	pdo_put_name(w, &ps->names, fr->dso);
-	pdo_putn(w, ")\n", 2);
+	pdo_puts(w, fr->inlined ? " (inlined)\n" : "\n");
 }
 
 static void sample_text(pscript *ps, const pd_pprof_sample *s)

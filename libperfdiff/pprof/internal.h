@@ -14,6 +14,8 @@
  *   samples.c   the export's samples, one per (stack, labels)
  *   tables.c    the export's string table, mappings, functions, locations
  *   api.c       the public calls (perfdiff/pprof.h) and content sniffing
+ *   handle.c    pd_pprof: a file held open as it is, its fields (handle.h)
+ *   walk.c      ... and its samples one at a time, frames expanded
  *
  * Everything that reads a file's data goes through check.c first, so the
  * import can index arrays without checking again.
