@@ -721,6 +721,14 @@ START_TEST(test_go_foreign)
 	ck_assert_msg(renames == 1, "renames %zu in %.3000s", renames, out);
 	json_decref(d);
 	free(out);
+	/* script of Go's own profile: its Lines' source lines, and no pid labels */
+	char *sc = cli(dir, "script --srcline '%s/old/cpu.pprof'", dir);
+	ck_assert_msg(strstr(sc, "main.hashChunk") && strstr(sc, "main.go:"),
+		      "no hashChunk or main.go line: %.3000s", sc);
+	free(sc);
+	char *st = cli(dir, "dump --stats '%s/old/cpu.pprof'", dir);
+	ck_assert_msg(strstr(st, "cpu/nanoseconds total "), "no cpu type: %s", st);
+	free(st);
 	pd_test_rmrf(dir);
 	free(dir);
 }
