@@ -217,6 +217,12 @@ static void expect_error(const void *buf, size_t len, int code, const char *what
 		      err.message);
 	ck_assert_uint_eq(pd_profile_run_count(p), 0);
 	pd_profile_free(p);
+	/* held open as it is (dump, script): the same checks, the same error */
+	pd_pprof *pp = (pd_pprof *)1;
+	memset(&err, 0, sizeof err);
+	ck_assert_int_eq(pd_pprof_open_buffer(&pp, buf, len, "hostile.pb", &err), code);
+	ck_assert_ptr_null(pp);
+	ck_assert_msg(strstr(err.message, what), "open: '%s' lacks '%s'", err.message, what);
 }
 
 static void expect_message_error(pprof_msg *m, int code, const char *what)
@@ -369,6 +375,93 @@ START_TEST(test_hostile_gzip)
 	/* neither gzip nor protobuf; garbage after a plausible first byte */
 	expect_error("PERFILE2xxxxxxxx", 16, PD_ENOTPERF, "not a pprof");
 	expect_error("\x0a\xff\xff\xff\xff\x0f", 6, PD_ECORRUPT, "malformed protobuf");
+}
+END_TEST
+
+/* ------------------------------------------------------------- pd_pprof */
+
+typedef Perftools__Profiles__ValueType pprof_vt;
+typedef Perftools__Profiles__Label pprof_label;
+
+/* A message made by hand: a Location with an inline Line, one without
+ * Lines, labels, two sample types with the second the default. */
+START_TEST(test_handle)
+{
+	char *strs[] = { "", "samples", "count", "cpu", "nanoseconds", "leaf", "outer",
+			 "/bin/app", "app.c", "pid", "comm", "worker", "a comment" };
+	pprof_vt vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+			   PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
+	vt[0].type = 1, vt[0].unit = 2, vt[1].type = 3, vt[1].unit = 4;
+	pprof_vt *vts[2] = { &vt[0], &vt[1] };
+	Perftools__Profiles__Mapping mp = PERFTOOLS__PROFILES__MAPPING__INIT, *mps[1] = { &mp };
+	mp.id = 1, mp.memory_start = 0x400000, mp.memory_limit = 0x500000;
+	mp.file_offset = 0x1000, mp.filename = 7;
+	Perftools__Profiles__Function fn[2] = { PERFTOOLS__PROFILES__FUNCTION__INIT,
+						PERFTOOLS__PROFILES__FUNCTION__INIT };
+	fn[0].id = 1, fn[0].name = 5, fn[0].filename = 8;
+	fn[1].id = 2, fn[1].name = 6, fn[1].filename = 8;
+	Perftools__Profiles__Function *fns[2] = { &fn[0], &fn[1] };
+	Perftools__Profiles__Line ln[2] = { PERFTOOLS__PROFILES__LINE__INIT,
+					    PERFTOOLS__PROFILES__LINE__INIT };
+	ln[0].function_id = 1, ln[0].line = 12, ln[1].function_id = 2, ln[1].line = 40;
+	Perftools__Profiles__Line *lns[2] = { &ln[0], &ln[1] };
+	Perftools__Profiles__Location loc[2] = { PERFTOOLS__PROFILES__LOCATION__INIT,
+						 PERFTOOLS__PROFILES__LOCATION__INIT };
+	loc[0].id = 1, loc[0].mapping_id = 1, loc[0].address = 0x401234;
+	loc[0].n_line = 2, loc[0].line = lns;
+	loc[1].id = 2, loc[1].address = 0x99;
+	Perftools__Profiles__Location *locs[2] = { &loc[0], &loc[1] };
+	pprof_label lb[2] = { PERFTOOLS__PROFILES__LABEL__INIT, PERFTOOLS__PROFILES__LABEL__INIT };
+	lb[0].key = 9, lb[0].num = 77, lb[1].key = 10, lb[1].str = 11;
+	pprof_label *lbs[2] = { &lb[0], &lb[1] };
+	uint64_t ids[2] = { 1, 2 };
+	int64_t vals[2] = { 3, 750 };
+	Perftools__Profiles__Sample sm = PERFTOOLS__PROFILES__SAMPLE__INIT, *sms[1] = { &sm };
+	sm.n_location_id = 2, sm.location_id = ids, sm.n_value = 2, sm.value = vals;
+	sm.n_label = 2, sm.label = lbs;
+	int64_t comments[1] = { 12 };
+	pprof_msg m = PERFTOOLS__PROFILES__PROFILE__INIT;
+	m.n_sample_type = 2, m.sample_type = vts, m.n_sample = 1, m.sample = sms;
+	m.n_mapping = 1, m.mapping = mps, m.n_location = 2, m.location = locs;
+	m.n_function = 2, m.function = fns, m.n_string_table = 13, m.string_table = strs;
+	m.n_comment = 1, m.comment = comments, m.time_nanos = 5, m.duration_nanos = 6;
+	m.period_type = &vt[1], m.period = 250;
+	size_t n = perftools__profiles__profile__get_packed_size(&m);
+	uint8_t *buf = malloc(n);
+	perftools__profiles__profile__pack(&m, buf);
+	pd_pprof *pp;
+	pd_error err;
+	ck_assert_int_eq(pd_pprof_open_buffer(&pp, buf, n, "hand.pb", &err), 0);
+	free(buf);
+	ck_assert_uint_eq(pd_pprof_type_count(pp), 2);
+	ck_assert_str_eq(pd_pprof_type_name(pp, 1), "cpu");
+	ck_assert_str_eq(pd_pprof_type_unit(pp, 0), "count");
+	ck_assert_uint_eq(pd_pprof_default_type(pp), 1);
+	ck_assert_uint_eq(pd_pprof_total(pp, 1), 750);
+	ck_assert_uint_eq(pd_pprof_count(pp, PD_PPROF_LOCATIONS), 2);
+	ck_assert_uint_eq(pd_pprof_count(pp, PD_PPROF_STRINGS), 13);
+	ck_assert_str_eq(pd_pprof_comment(pp, 0), "a comment");
+	ck_assert_int_eq(pd_pprof_time_nanos(pp), 5);
+	ck_assert_int_eq(pd_pprof_duration_nanos(pp), 6);
+	const pd_pprof_sample *s = pd_pprof_sample_at(pp, 0, &err);
+	ck_assert_ptr_nonnull(s);
+	ck_assert(s->has_pid && s->pid == 77 && !s->has_tid && !s->has_cpu);
+	ck_assert_str_eq(s->comm, "worker");
+	ck_assert_uint_eq(s->nvalues, 2);
+	ck_assert_uint_eq(s->values[0], 3);
+	ck_assert_uint_eq(s->nframes, 3);
+	ck_assert(s->frames[0].inlined && !s->frames[1].inlined && !s->frames[2].inlined);
+	ck_assert_str_eq(s->frames[0].symbol, "leaf");
+	ck_assert_uint_eq(s->frames[0].line, 12);
+	ck_assert_str_eq(s->frames[1].symbol, "outer");
+	ck_assert_str_eq(s->frames[1].srcfile, "app.c");
+	ck_assert_str_eq(s->frames[1].dso, "/bin/app");
+	ck_assert_uint_eq(s->frames[1].dso_addr, 0x401234 - 0x400000 + 0x1000);
+	ck_assert_ptr_null(s->frames[2].symbol);
+	ck_assert_str_eq(s->frames[2].dso, "[unknown]");
+	ck_assert_ptr_null(pd_pprof_sample_at(pp, 1, &err));
+	ck_assert_int_eq(err.code, PD_EINVAL);
+	pd_pprof_free(pp);
 }
 END_TEST
 
@@ -934,6 +1027,7 @@ int main(void)
 	tcase_add_test(tc, test_hostile_strings);
 	tcase_add_test(tc, test_hostile_values);
 	tcase_add_test(tc, test_hostile_gzip);
+	tcase_add_test(tc, test_handle);
 	tcase_add_test(tc, test_recorded_diff);
 	tcase_add_test(tc, test_recorded_kinds);
 	tcase_add_test(tc, test_go_client);

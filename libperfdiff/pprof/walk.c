@@ -19,20 +19,29 @@ static const char *str_or_null(const pp_profile *m, int64_t i)
 	return *s ? s : NULL;
 }
 
+/* A numeric label's value as a pid, tid or cpu; one out of range is
+ * left out. */
+static void id_label(const pp_label *l, bool *has, uint32_t *v)
+{
+	if (l->num < 0 || l->num > UINT32_MAX)
+		return;
+	*has = true;
+	*v = (uint32_t)l->num;
+}
+
 static void labels(const pp_profile *m, const pp_sample *s, pd_pprof_sample *out)
 {
 	for (size_t k = 0; k < s->n_label; k++) {
 		const pp_label *l = s->label[k];
 		const char *key = pp_str(m, l->key);
-		bool num = l->num >= 0 && l->num <= UINT32_MAX;
 		if (strcmp(key, "comm") == 0 && *pp_str(m, l->str))
 			out->comm = pp_str(m, l->str);
-		else if (strcmp(key, "pid") == 0 && num)
-			out->has_pid = true, out->pid = (uint32_t)l->num;
-		else if (strcmp(key, "tid") == 0 && num)
-			out->has_tid = true, out->tid = (uint32_t)l->num;
-		else if (strcmp(key, "cpu") == 0 && num)
-			out->has_cpu = true, out->cpu = (uint32_t)l->num;
+		else if (strcmp(key, "pid") == 0)
+			id_label(l, &out->has_pid, &out->pid);
+		else if (strcmp(key, "tid") == 0)
+			id_label(l, &out->has_tid, &out->tid);
+		else if (strcmp(key, "cpu") == 0)
+			id_label(l, &out->has_cpu, &out->cpu);
 	}
 }
 
