@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "perfdiff/pprof.h"
 #include "profile.pb-c.h"
@@ -56,6 +57,12 @@ typedef Perftools__Profiles__Line pp_line;
 
 /* Frame names of unresolved frames, as the profile names them. */
 #define PP_ADDR_NAME_LEN 18                  /* "0x" and 16 hex digits */
+/* Whether `s` is such a name: how an export names an unresolved frame. */
+static inline bool pp_is_addr_name(const char *s)
+{
+	return strlen(s) == PP_ADDR_NAME_LEN && strncmp(s, "0x", 2) == 0 &&
+	       strspn(s + 2, "0123456789abcdef") == 16;
+}
 
 /* gzip.c.  Whether `p` starts with gzip's magic. */
 bool pp_is_gzip(const uint8_t *p, size_t n);

@@ -64,13 +64,6 @@ static pd_frame base_frame(const pd_pprof *pp, const pp_location *l)
 	return f;
 }
 
-/* Whether `s` is "0x" and 16 hex digits: an export's unresolved frame. */
-static bool unresolved_name(const char *s)
-{
-	return strlen(s) == PP_ADDR_NAME_LEN && strncmp(s, "0x", 2) == 0 &&
-	       strspn(s + 2, "0123456789abcdef") == 16;
-}
-
 /* Line `k` of `l` into `f`: name, source file and line. */
 static void line_frame(const pd_pprof *pp, const pp_location *l, size_t k, pd_frame *f)
 {
@@ -78,10 +71,10 @@ static void line_frame(const pd_pprof *pp, const pp_location *l, size_t k, pd_fr
 	const pp_function *fn = pd_u64map_get(&pp->ix.fn, ln->function_id);
 	f->symbol = str_or_null(pp->m, fn->name);
 	/* an export names an unresolved frame by its address (import.c) */
-	if (f->symbol && unresolved_name(f->symbol))
+	if (f->symbol && pp_is_addr_name(f->symbol))
 		f->symbol = NULL;
 	f->raw_symbol = str_or_null(pp->m, fn->system_name);
-	if (!f->symbol && f->raw_symbol && !unresolved_name(f->raw_symbol))
+	if (!f->symbol && f->raw_symbol && !pp_is_addr_name(f->raw_symbol))
 		f->symbol = f->raw_symbol;
 	if (!f->raw_symbol || !f->symbol)
 		f->raw_symbol = f->symbol;
