@@ -83,6 +83,7 @@
 
 #include "common.h"
 #include "diff.h"
+#include "pprof.h"
 #include "profile.h"
 #include "session.h"
 
@@ -431,6 +432,38 @@ PD_EXTERN(int) pd_script_write_sample(pd_script_writer *sw, const pd_resolved_sa
 
 /** Free the script writer (not its pd_writer).  NULL is allowed. */
 PD_EXTERN(void) pd_script_writer_free(pd_script_writer *sw);
+
+/* ================================================================ pprof */
+
+/**
+ * `perfdiff script` of a pprof file (pprof.h's pd_pprof): every sample,
+ * as pd_script_write_sample() writes one of perf.data, with what pprof
+ * lacks left out.  Text: "COMM PID/TID [CPU]: VALUE TYPE, VALUE TYPE...:"
+ * (pid, tid, cpu from the labels an export writes; 0 and no CPU without
+ * them), then one "\t<dso_addr> symbol (dso)" line per frame, inline
+ * frames "symbol (inlined)", a blank line after each; no time and no
+ * "+0xoffset" (pprof has neither).  JSON: the object of
+ * pd_script_write_sample() with time, offset and unit null, pid, tid and
+ * cpu null without their label, "period" and "event" the default sample
+ * type's (pd_pprof_default_type()) value and name, and "values" every
+ * value in sample-type order.  One pprof sample stands for every
+ * recorded sample of its stack and labels: its values count them.
+ * @return 0, PD_EINVAL (bad options or format), PD_ENOMEM, or the
+ *         writer's error
+ */
+PD_EXTERN(int) pd_pprof_write_script(pd_pprof *pp, pd_writer *w,
+				     const pd_script_write_options *o, pd_error *err);
+
+/**
+ * `perfdiff dump --stats` of a pprof file named `path`: its sample types
+ * with their totals (the default marked), period type and period,
+ * time_nanos, duration_nanos, comments and the number of samples,
+ * locations, functions, mappings and strings, as text ("label:" lines)
+ * or one JSON object (fmt PD_FORMAT_TEXT or PD_FORMAT_JSON, docs/pprof.md).
+ * @return 0, PD_EINVAL, or the writer's error
+ */
+PD_EXTERN(int) pd_pprof_write_stats(const pd_pprof *pp, pd_writer *w, pd_format fmt,
+				    const char *path, pd_error *err);
 
 #ifdef __cplusplus
 }

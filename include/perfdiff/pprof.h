@@ -112,6 +112,107 @@ PD_EXTERN(bool) pd_pprof_detect(const void *head, size_t n);
  */
 PD_EXTERN(int) pd_profile_add_input(pd_profile *p, const char *path, pd_error *err);
 
+/* ============================================================ reading as is */
+
+/*
+ * A pprof file held open as it is, rather than folded into a run of a
+ * profile: what `perfdiff dump` and `perfdiff script` show of it.  The
+ * file is decoded and checked as pd_profile_add_pprof() does it (same
+ * caps, same errors), so every accessor below answers from a message
+ * whose ids and string indexes are known good.  A string the file leaves
+ * empty is "" (pprof's "none"), never NULL, for an index in range.
+ *
+ *     pd_pprof *pp;
+ *     if (pd_pprof_open(&pp, "run.pb.gz", &err) < 0) ...
+ *     for (size_t i = 0; i < pd_pprof_count(pp, PD_PPROF_SAMPLES); i++) {
+ *         const pd_pprof_sample *s = pd_pprof_sample_at(pp, i, &err);
+ *         ...  s->values[pd_pprof_default_type(pp)], s->frames[0].symbol
+ *     }
+ *     pd_pprof_free(pp);
+ */
+typedef struct pd_pprof pd_pprof;
+
+/**
+ * Open the pprof file `path` (gzipped or not).  0, or PD_EINVAL, PD_EIO,
+ * PD_ENOTPERF (not pprof), PD_ECORRUPT (malformed: the message names the
+ * message and field), PD_ELIMIT (a cap), PD_ENOMEM; `*out` is then NULL.
+ */
+PD_EXTERN(int) pd_pprof_open(pd_pprof **out, const char *path, pd_error *err);
+
+/** As pd_pprof_open(), from `len` bytes at `buf` (copied as decoded);
+ * `name` is what errors name. */
+PD_EXTERN(int) pd_pprof_open_buffer(pd_pprof **out, const void *buf, size_t len,
+				    const char *name, pd_error *err);
+
+/** Free the handle and everything it gave out.  NULL is allowed. */
+PD_EXTERN(void) pd_pprof_free(pd_pprof *pp);
+
+/** Number of sample types (Profile.sample_type): values per sample. */
+PD_EXTERN(size_t) pd_pprof_type_count(const pd_pprof *pp);
+/** Type `i`'s name ("samples", "cpu-clock") and unit ("count",
+ * "nanoseconds"); NULL for `i` out of range. */
+PD_EXTERN(const char *) pd_pprof_type_name(const pd_pprof *pp, size_t i);
+PD_EXTERN(const char *) pd_pprof_type_unit(const pd_pprof *pp, size_t i);
+/** The type a viewer shows first, as go tool pprof picks it: the one
+ * default_sample_type names, else the last; 0 when there is none. */
+PD_EXTERN(size_t) pd_pprof_default_type(const pd_pprof *pp);
+/** The sum of every sample's value of type `type` (0 out of range).  The
+ * checks on open keep it within INT64_MAX. */
+PD_EXTERN(uint64_t) pd_pprof_total(const pd_pprof *pp, size_t type);
+
+/** The tables pd_pprof_count() counts. */
+typedef enum pd_pprof_table {
+	PD_PPROF_SAMPLES,
+	PD_PPROF_LOCATIONS,
+	PD_PPROF_FUNCTIONS,
+	PD_PPROF_MAPPINGS,
+	PD_PPROF_STRINGS,
+} pd_pprof_table;
+
+/** Number of entries of table `t` (0 for an unknown table). */
+PD_EXTERN(size_t) pd_pprof_count(const pd_pprof *pp, pd_pprof_table t);
+
+/** Profile.period_type (its type and unit, "" when absent) and .period;
+ * any pointer may be NULL. */
+PD_EXTERN(void) pd_pprof_period(const pd_pprof *pp, const char **type, const char **unit,
+				int64_t *period);
+/** Profile.time_nanos (the run's start, ns since the epoch; 0: unknown)
+ * and .duration_nanos. */
+PD_EXTERN(int64_t) pd_pprof_time_nanos(const pd_pprof *pp);
+PD_EXTERN(int64_t) pd_pprof_duration_nanos(const pd_pprof *pp);
+/** Number of comments, and comment `i` (NULL out of range). */
+PD_EXTERN(size_t) pd_pprof_comment_count(const pd_pprof *pp);
+PD_EXTERN(const char *) pd_pprof_comment(const pd_pprof *pp, size_t i);
+
+/** One sample of a pd_pprof, as pd_pprof_sample_at() gives it.  Only the
+ * library fills it: fields may be added at its end. */
+typedef struct pd_pprof_sample {
+	size_t nvalues;
+	const uint64_t *values;   /**< one per sample type, in their order */
+	const char *comm;         /**< label "comm", NULL without one */
+	bool has_pid, has_tid, has_cpu; /**< whether labels "pid", "tid", "cpu" gave */
+	uint32_t pid, tid, cpu;   /**< ... these (0 otherwise) */
+	size_t nframes;
+	const pd_frame *frames;   /**< leaf first: each Location's Lines innermost
+	                               first, all but its last `inlined`; a
+	                               Location without Lines is one frame with a
+	                               NULL symbol.  symbol is Function.name (or
+	                               system_name), raw_symbol system_name (or
+	                               name), srcfile Function.filename, line
+	                               Line.line; dso the Mapping's file or
+	                               "[unknown]"; addr Location.address and
+	                               dso_addr its offset in the mapped file for
+	                               user mappings.  pprof has no symbol
+	                               offset (symbol_offset 0), unit or time. */
+} pd_pprof_sample;
+
+/**
+ * Sample `i` (0 .. pd_pprof_count(pp, PD_PPROF_SAMPLES) - 1), valid until
+ * the next call or pd_pprof_free(); NULL with `err` for `i` out of range
+ * (PD_EINVAL) or without memory (PD_ENOMEM).
+ */
+PD_EXTERN(const pd_pprof_sample *) pd_pprof_sample_at(pd_pprof *pp, size_t i, pd_error *err);
+
 #ifdef __cplusplus
 }
 #endif

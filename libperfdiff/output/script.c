@@ -47,7 +47,7 @@ void name_info_fill(name_info *e, const char *s)
 	e->json_plain = json && n <= UINT32_MAX;
 }
 
-static int check_options(pd_script_write_options *out, const pd_script_write_options *o,
+int pdo_script_options(pd_script_write_options *out, const pd_script_write_options *o,
 			 pd_error *err)
 {
 	pd_script_write_options_init(out);
@@ -67,7 +67,7 @@ int pd_script_writer_new(pd_script_writer **out, pd_writer *w, const pd_session 
 				    "no pointer, writer or session given");
 	*out = NULL;
 	pd_script_write_options opts;
-	int rc = check_options(&opts, o, err);
+	int rc = pdo_script_options(&opts, o, err);
 	if (rc < 0)
 		return rc;
 	pd_script_writer *sw = calloc(1, sizeof *sw);

@@ -25,4 +25,9 @@ void pdo_script_text(pd_script_writer *sw, const pd_resolved_sample *rs, const c
 void pdo_script_json(pd_script_writer *sw, const pd_resolved_sample *rs, const char *event,
 		     uint64_t sample_type);
 
+/* `o` (NULL: the defaults) into `out`, its version and format checked:
+ * 0 or PD_EINVAL (script.c; pprof_script.c too). */
+int pdo_script_options(pd_script_write_options *out, const pd_script_write_options *o,
+		       pd_error *err);
+
 #endif

@@ -106,7 +106,8 @@ void pdo_put_escaped(pd_writer *w, const char *s)
 		w->failed = PD_ENOMEM;
 		return;
 	}
-	if (pdo_reserve(w, 4 * n))
+	/* nothing to write: a fresh writer may have no buffer to offset yet */
+	if (n && pdo_reserve(w, 4 * n))
 		w->len += pdo_escape_to(w->p + w->len, s, n);
 }
 

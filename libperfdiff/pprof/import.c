@@ -62,8 +62,7 @@ static int line_frame(imp *im, const pp_location *l, size_t k, uint32_t *id)
 		snprintf(addr, sizeof addr, "0x%016" PRIx64, l->address);
 		sym = addr;
 	}
-	if (sym == addr || (strlen(sym) == PP_ADDR_NAME_LEN && strncmp(sym, "0x", 2) == 0 &&
-			    strspn(sym + 2, "0123456789abcdef") == 16))
+	if (sym == addr || pp_is_addr_name(sym))
 		flags |= PD_PBUILD_UNRESOLVED;
 	return pd_pbuild_frame(im->b, sym, dso_of(im->m, mp), pp_str(im->m, f->filename), flags,
 			       id);

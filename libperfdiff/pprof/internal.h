@@ -14,6 +14,8 @@
  *   samples.c   the export's samples, one per (stack, labels)
  *   tables.c    the export's string table, mappings, functions, locations
  *   api.c       the public calls (perfdiff/pprof.h) and content sniffing
+ *   handle.c    pd_pprof: a file held open as it is, its fields (handle.h)
+ *   walk.c      ... and its samples one at a time, frames expanded
  *
  * Everything that reads a file's data goes through check.c first, so the
  * import can index arrays without checking again.
@@ -24,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "perfdiff/pprof.h"
 #include "profile.pb-c.h"
@@ -54,6 +57,12 @@ typedef Perftools__Profiles__Line pp_line;
 
 /* Frame names of unresolved frames, as the profile names them. */
 #define PP_ADDR_NAME_LEN 18                  /* "0x" and 16 hex digits */
+/* Whether `s` is such a name: how an export names an unresolved frame. */
+static inline bool pp_is_addr_name(const char *s)
+{
+	return strlen(s) == PP_ADDR_NAME_LEN && strncmp(s, "0x", 2) == 0 &&
+	       strspn(s + 2, "0123456789abcdef") == 16;
+}
 
 /* gzip.c.  Whether `p` starts with gzip's magic. */
 bool pp_is_gzip(const uint8_t *p, size_t n);

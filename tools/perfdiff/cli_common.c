@@ -131,8 +131,7 @@ const char *cli_mode_name(pd_input_mode m)
 	return "unknown";
 }
 
-/* Whether the file at `path` starts as a pprof profile does. */
-static bool is_pprof(const char *path)
+bool cli_is_pprof(const char *path)
 {
 	unsigned char head[16];
 	FILE *f = path && strcmp(path, "-") != 0 ? fopen(path, "rb") : NULL;
@@ -155,9 +154,9 @@ void cli_print_pd_error(const char *path, const pd_error *err)
 	else
 		cli_error("%s", msg);
 	/* a profile that travelled: say which commands take it */
-	if (err->code == PD_ENOTPERF && is_pprof(path))
-		cli_error("%s is a pprof profile: 'perfdiff report' and 'perfdiff diff' read it; "
-			  "dump and script need the perf.data recording", shown);
+	if (err->code == PD_ENOTPERF && cli_is_pprof(path))
+		cli_error("%s is a pprof profile: this command needs the perf.data recording",
+			  shown);
 }
 
 int cli_open_reader(const char *path, unsigned flags, const pd_reader_options *base,

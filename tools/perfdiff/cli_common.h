@@ -191,6 +191,10 @@ const char *cli_mode_name(pd_input_mode m);
  */
 void cli_print_pd_error(const char *path, const pd_error *err);
 
+/* Whether the file at `path` (not standard input) starts as a pprof
+ * profile does (pd_pprof_detect()). */
+bool cli_is_pprof(const char *path);
+
 /*
  * Open `path` ("-" = standard input) with reader `flags`.  On failure the
  * error is in `err` (and not printed) and *out is NULL.

@@ -258,8 +258,31 @@ static int read_records(dump_opts *o, pd_reader *r, stats_times *times, pd_error
 	return rc == PD_ITEROVER ? 0 : rc;
 }
 
+/* A pprof input: no records, so plain dump and --stats both give what
+ * the profile holds; naming is done already (--no-symbols is moot). */
+static int run_pprof(dump_opts *o)
+{
+	if (o->ordered)
+		return cli_usage_error(CMD, "--ordered is for perf.data input: a pprof "
+				       "profile has no records to order");
+	pd_pprof *pp = NULL;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	int rc = pd_pprof_open(&pp, o->path, &err);
+	if (rc == 0)
+		rc = pd_pprof_write_stats(pp, o->out, o->format, o->path, &err);
+	if (rc == 0)
+		rc = pd_writer_flush(o->out, &err);
+	if (rc < 0)
+		cli_print_pd_error(o->path, &err);
+	pd_pprof_free(pp);
+	return rc < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}
+
 static int run(dump_opts *o)
 {
+	if (cli_is_pprof(o->path))
+		return run_pprof(o);
 	bool symbols = o->stats && !o->no_symbols;
 	const char *again = symbols ? reread_path(o->path) : NULL;
 	if (symbols && !again)

@@ -320,8 +320,35 @@ static void hold_warnings(script_opts *o, const pd_session *s)
 			      pd_session_warning(s, i));
 }
 
+/* A pprof input: its samples through the library's pprof script writer;
+ * the filters select by facts a pprof sample may not have. */
+static int run_pprof(script_opts *o)
+{
+	if (o->pids.n || o->tids.n || o->cpus.n || o->comms.n)
+		return cli_usage_error(CMD, "--comm, --pid, --tid and --cpu are for perf.data "
+				       "input, not pprof");
+	pd_pprof *pp = NULL;
+	pd_writer *w = NULL;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	int rc = pd_pprof_open(&pp, o->path, &err);
+	if (rc == 0)
+		rc = pd_writer_new_file(&w, o->io.out, &err);
+	if (rc == 0)
+		rc = pd_pprof_write_script(pp, w, &o->out, &err);
+	if (rc == 0)
+		rc = pd_writer_flush(w, &err);
+	if (rc < 0)
+		cli_print_pd_error(o->path, &err);
+	pd_writer_free(w);
+	pd_pprof_free(pp);
+	return rc < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}
+
 static int run(script_opts *o)
 {
+	if (cli_is_pprof(o->path))
+		return run_pprof(o);
 	pd_session *s = NULL;
 	pd_error err, werr;
 	memset(&err, 0, sizeof err);
