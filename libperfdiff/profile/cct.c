@@ -7,8 +7,7 @@
  * walking ids downwards visits every node before its parent.
  *
  * The edge table is only needed while samples are folded, and it is the
- * tree's largest part (16 bytes a slot at most half full: 67 MB for 1.5 M
- * nodes).  Finalising releases it; a later run that adds nodes rebuilds it
+ * tree's largest part (16 bytes a slot: 33-67 MB for 1.5 M nodes).  Finalising releases it; a later run that adds nodes rebuilds it
  * from the nodes (parent, frame), recomputing the path hashes root first.
  */
 #include <stdlib.h>
@@ -106,7 +105,7 @@ static int rebuild_edges(pd_cct *t)
 	if (!ph)
 		return PD_ENOMEM;
 	size_t cap = 1024;
-	while (cap < 2 * (size_t)t->n)
+	while (3 * cap < 4 * (size_t)t->n)
 		cap *= 2;
 	t->edges = empty_edges(cap);
 	if (!t->edges) {
@@ -148,8 +147,11 @@ uint32_t pd_cct_child_slow(pd_cct *t, uint32_t parent, uint32_t frame, uint64_t 
 		t->nodes = v;
 		t->cap = cap;
 	}
-	/* at most half full: probes stay short */
-	if (2 * (t->nedges + 1) > t->cap_edges && grow_edges(t) < 0)
+	/* at most three quarters full: probes stay within a line or two (four
+	 * slots a line; a sample's slots are prefetched, see internal.h), and
+	 * the table, sized by the nodes of the fold's peak, half the size of a
+	 * half-full one after most doublings */
+	if (4 * (t->nedges + 1) > 3 * t->cap_edges && grow_edges(t) < 0)
 		return PD_NO_ID;
 	uint32_t id = t->n;
 	size_t mask = t->cap_edges - 1;
