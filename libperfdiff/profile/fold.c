@@ -29,8 +29,8 @@
 /* A pd_fkey's fields with the id in what would be its padding: 32 bytes
  * a slot instead of 40, two to a cache line.  The cache holds every
  * distinct frame key of the run (a million on a heavy system-wide
- * recording with stripped binaries, each unnamed address its own) and
- * is at most half full, so this is 17 MB at the fold's peak. */
+ * recording with stripped binaries, each unnamed address its own), so
+ * this is 17 MB at the fold's peak. */
 typedef struct fslot {
 	const char *sym, *dso;
 	uint64_t addr;       /* pd_fkey's addr or unit, as bits */
@@ -263,7 +263,8 @@ static uint32_t frame_id(run_state *st, const pd_fkey *k, uint64_t khash)
 	uint32_t id = new_frame_id(st, k);
 	if (id == PD_NO_ID)
 		return id;
-	if (2 * (c->n + 1) > c->cap && fcache_grow(c) < 0)
+	/* at most three quarters full, like the tree's edges (cct.c) */
+	if (4 * (c->n + 1) > 3 * c->cap && fcache_grow(c) < 0)
 		return PD_NO_ID;
 	size_t mask = c->cap - 1;
 	size_t i = khash & mask;
