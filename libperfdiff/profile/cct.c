@@ -5,6 +5,10 @@
  * sums over runs and child lists are derived afterwards in one pass
  * (pd_cct_finalise): a child is always created after its parent, so
  * walking ids downwards visits every node before its parent.
+ *
+ * The edge table is only needed while samples are folded, and it is the
+ * tree's largest part (16 bytes a slot: 33-67 MB for 1.5 M nodes).  Finalising releases it; a later run that adds nodes rebuilds it
+ * from the nodes (parent, frame), recomputing the path hashes root first.
  */
 #include <stdlib.h>
 
@@ -62,16 +66,23 @@ int pd_cct_begin_run(pd_cct *t, size_t run)
 	return 0;
 }
 
+/* `cap` free edge slots (a power of two), NULL when out of memory. */
+static pd_edge *empty_edges(size_t cap)
+{
+	if (cap > SIZE_MAX / sizeof(pd_edge) || cap > ((size_t)1 << 32))
+		return NULL;
+	pd_edge *v = malloc(cap * sizeof *v);
+	for (size_t i = 0; v && i < cap; i++)
+		v[i].key = PD_IDMAP_EMPTY;
+	return v;
+}
+
 static int grow_edges(pd_cct *t)
 {
 	size_t cap = t->cap_edges ? t->cap_edges * 2 : 1024;
-	if (cap > SIZE_MAX / sizeof(pd_edge) || cap > ((size_t)1 << 32))
-		return PD_ENOMEM;
-	pd_edge *v = malloc(cap * sizeof *v);
+	pd_edge *v = empty_edges(cap);
 	if (!v)
 		return PD_ENOMEM;
-	for (size_t i = 0; i < cap; i++)
-		v[i].key = PD_IDMAP_EMPTY;
 	for (size_t i = 0; i < t->cap_edges; i++) {
 		if (t->edges[i].key == PD_IDMAP_EMPTY)
 			continue;
@@ -86,8 +97,46 @@ static int grow_edges(pd_cct *t)
 	return 0;
 }
 
+/* The edge table of every node after pd_cct_finalise() released it:
+ * 0 or PD_ENOMEM (the tree unchanged). */
+static int rebuild_edges(pd_cct *t)
+{
+	uint64_t *ph = malloc((size_t)t->n * sizeof *ph);
+	if (!ph)
+		return PD_ENOMEM;
+	size_t cap = 1024;
+	while (3 * cap < 4 * (size_t)t->n)
+		cap *= 2;
+	t->edges = empty_edges(cap);
+	if (!t->edges) {
+		free(ph);
+		return PD_ENOMEM;
+	}
+	t->cap_edges = cap;
+	size_t mask = cap - 1;
+	ph[0] = PD_ROOT_PATH_HASH;
+	for (uint32_t id = 1; id < t->n; id++) {
+		const pd_cct_node *nd = &t->nodes[id];
+		ph[id] = pd_path_hash(ph[nd->parent], nd->frame);
+		size_t i = ph[id] & mask;
+		while (t->edges[i].key != PD_IDMAP_EMPTY)
+			i = (i + 1) & mask;
+		t->edges[i] = (pd_edge){ (uint64_t)nd->parent << 32 | nd->frame, id,
+					 (uint32_t)ph[id] };
+	}
+	t->nedges = t->n - 1;
+	free(ph);
+	return 0;
+}
+
 uint32_t pd_cct_child_slow(pd_cct *t, uint32_t parent, uint32_t frame, uint64_t h)
 {
+	/* every node but the root has an edge unless finalising released them */
+	if (t->nedges + 1 != t->n) {
+		if (rebuild_edges(t) < 0)
+			return PD_NO_ID;
+		return pd_cct_child_id(t, parent, frame, h);
+	}
 	if (t->n >= PD_ID_LIMIT)
 		return PD_NO_ID;
 	if (t->n == t->cap) {
@@ -98,8 +147,11 @@ uint32_t pd_cct_child_slow(pd_cct *t, uint32_t parent, uint32_t frame, uint64_t 
 		t->nodes = v;
 		t->cap = cap;
 	}
-	/* at most half full: probes stay short */
-	if (2 * (t->nedges + 1) > t->cap_edges && grow_edges(t) < 0)
+	/* at most three quarters full: probes stay within a line or two (four
+	 * slots a line; a sample's slots are prefetched, see internal.h), and
+	 * the table, sized by the nodes of the fold's peak, half the size of a
+	 * half-full one after most doublings */
+	if (4 * (t->nedges + 1) > 3 * t->cap_edges && grow_edges(t) < 0)
 		return PD_NO_ID;
 	uint32_t id = t->n;
 	size_t mask = t->cap_edges - 1;
@@ -184,6 +236,9 @@ int pd_cct_finalise(pd_cct *t)
 		pd_cct_node *pn = &t->nodes[t->nodes[i].parent];
 		kids[pn->child0 + pn->nchild++] = (uint32_t)i;
 	}
+	free(t->edges);
+	t->edges = NULL;
+	t->nedges = t->cap_edges = 0;
 	t->final = true;
 	return 0;
 }

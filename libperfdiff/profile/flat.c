@@ -98,19 +98,17 @@ static int group_by_frame(pd_pevent *e, uint32_t nframes)
 	return 0;
 }
 
-typedef struct tmp_entry {
-	pd_flat_entry x;
-	uint32_t frame;
-} tmp_entry;
-
 /* What the sort compares, small and in one place: most entries differ in
  * their values or in the first bytes of their names (unresolved frames
  * share "0x0000..." up to the 12th), so the names themselves are rarely
- * reached. */
+ * reached.  The entries themselves are written once, in sorted order:
+ * a second array of entries to sort from would be the view's largest
+ * temporary (72 bytes an entry, 620,000 entries on a heavy recording). */
 typedef struct sort_key {
 	uint64_t children, self;
 	uint64_t prefix[2];  /* the symbol's first 16 bytes, big-endian, 0-padded */
-	const tmp_entry *t;
+	uint32_t frame;
+	uint32_t vals;       /* the entry's per-run values, at flat_vals + 2 * nruns * vals */
 } sort_key;
 
 static void name_prefix(const char *s, uint64_t out[2])
@@ -128,7 +126,7 @@ static void name_prefix(const char *s, uint64_t out[2])
 
 /* Whether `x` sorts before `y`: children, then self, descending; then
  * symbol, dso, inline-ness and kernel-ness as in the header. */
-static bool entry_before(const sort_key *x, const sort_key *y)
+static bool entry_before(const pd_profile *p, const sort_key *x, const sort_key *y)
 {
 	if (x->children != y->children)
 		return x->children > y->children;
@@ -138,22 +136,24 @@ static bool entry_before(const sort_key *x, const sort_key *y)
 		return x->prefix[0] < y->prefix[0];
 	if (x->prefix[1] != y->prefix[1])
 		return x->prefix[1] < y->prefix[1];
-	const pd_flat_entry *a = &x->t->x, *b = &y->t->x;
-	int c = strcmp(a->symbol, b->symbol);
+	const pd_pframe *a = &p->frames.v[x->frame], *b = &p->frames.v[y->frame];
+	int c = strcmp(pd_strtab_get(&p->strings, a->sym), pd_strtab_get(&p->strings, b->sym));
 	if (c)
 		return c < 0;
-	c = strcmp(a->dso, b->dso);
+	c = strcmp(pd_strtab_get(&p->strings, a->dso), pd_strtab_get(&p->strings, b->dso));
 	if (c)
 		return c < 0;
-	if (a->inlined != b->inlined)
-		return b->inlined;
-	return a->kernel != b->kernel && b->kernel;
+	bool ai = a->flags & PD_PF_INLINED, bi = b->flags & PD_PF_INLINED;
+	if (ai != bi)
+		return bi;
+	bool ak = a->flags & PD_PF_KERNEL, bk = b->flags & PD_PF_KERNEL;
+	return ak != bk && bk;
 }
 
 /* Bottom-up merge sort of `v` with scratch `tmp` (n each): the comparison
  * inlined, which qsort's callback cannot be, for tens of thousands of
  * entries.  Returns the array holding the result. */
-static sort_key *sort_keys(sort_key *v, sort_key *tmp, size_t n)
+static sort_key *sort_keys(const pd_profile *p, sort_key *v, sort_key *tmp, size_t n)
 {
 	for (size_t run = 1; run < n; run *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * run) {
@@ -161,7 +161,7 @@ static sort_key *sort_keys(sort_key *v, sort_key *tmp, size_t n)
 			size_t hi = mid + run < n ? mid + run : n;
 			size_t i = lo, j = mid, k = lo;
 			while (i < mid && j < hi)
-				tmp[k++] = entry_before(&v[j], &v[i]) ? v[j++] : v[i++];
+				tmp[k++] = entry_before(p, &v[j], &v[i]) ? v[j++] : v[i++];
 			while (i < mid)
 				tmp[k++] = v[i++];
 			while (j < hi)
@@ -174,9 +174,10 @@ static sort_key *sort_keys(sort_key *v, sort_key *tmp, size_t n)
 	return v;
 }
 
-/* Self and children of frame f, per run and summed, into `te`. */
-static void entry_of_frame(const pd_profile *p, const pd_pevent *e, uint32_t f,
-			   uint64_t *sr, uint64_t *cr, tmp_entry *te)
+/* Self and children of frame f, per run (`sr`, `cr`) and summed, into
+ * the key `sk`. */
+static void values_of_frame(const pd_profile *p, const pd_pevent *e, uint32_t f,
+			    uint64_t *sr, uint64_t *cr, sort_key *sk)
 {
 	const pd_cct *t = &e->tree;
 	size_t nr = p->nruns;
@@ -201,16 +202,24 @@ static void entry_of_frame(const pd_profile *p, const pd_pevent *e, uint32_t f,
 		sr[0] = self;
 		cr[0] = children;
 	}
-	const pd_pframe *pf = &p->frames.v[f];
-	te->frame = f;
-	te->x = (pd_flat_entry){
+	sk->children = children;
+	sk->self = self;
+	sk->frame = f;
+	name_prefix(pd_strtab_get(&p->strings, p->frames.v[f].sym), sk->prefix);
+}
+
+/* The entry of key `sk`, its per-run values at `sr` and `sr + nruns`. */
+static pd_flat_entry entry_of_key(const pd_profile *p, const sort_key *sk, const uint64_t *sr)
+{
+	const pd_pframe *pf = &p->frames.v[sk->frame];
+	return (pd_flat_entry){
 		.symbol = pd_strtab_get(&p->strings, pf->sym),
 		.dso = pd_strtab_get(&p->strings, pf->dso),
 		.kernel = (pf->flags & PD_PF_KERNEL) != 0,
-		.self = self,
-		.children = children,
+		.self = sk->self,
+		.children = sk->children,
 		.self_runs = sr,
-		.children_runs = cr,
+		.children_runs = sr + p->nruns,
 		.inlined = (pf->flags & PD_PF_INLINED) != 0,
 		.unresolved = (pf->flags & PD_PF_UNRESOLVED) != 0,
 	};
@@ -228,7 +237,6 @@ static int build_flat(pd_profile *p, pd_pevent *e)
 	for (uint32_t f = 0; f < nframes; f++)
 		nent += e->frame_nodes_at[f + 1] > e->frame_nodes_at[f];
 	size_t slots = nent ? nent : 1;
-	tmp_entry *tmp = malloc(slots * sizeof *tmp);
 	sort_key *keys = malloc(2 * slots * sizeof *keys);
 	pd_flat_entry *flat = realloc(e->flat, slots * sizeof *flat);
 	if (flat)
@@ -242,31 +250,28 @@ static int build_flat(pd_profile *p, pd_pevent *e)
 	uint64_t *vals = realloc(e->flat_vals, slots * (nr ? 2 * nr : 1) * sizeof *vals);
 	if (vals)
 		e->flat_vals = vals;
-	if (!tmp || !keys || !flat || !ff || !of || !vals) {
-		free(tmp);
+	if (!keys || !flat || !ff || !of || !vals) {
 		free(keys);
 		return PD_ENOMEM;
 	}
 
-	size_t k = 0;
+	uint32_t k = 0;
 	for (uint32_t f = 0; f < nframes; f++) {
 		of[f] = PD_NO_ID;
 		if (e->frame_nodes_at[f + 1] == e->frame_nodes_at[f])
 			continue;
-		uint64_t *sr = vals + k * 2 * nr;
-		entry_of_frame(p, e, f, sr, sr + nr, &tmp[k]);
-		keys[k] = (sort_key){ tmp[k].x.children, tmp[k].x.self, { 0, 0 }, &tmp[k] };
-		name_prefix(tmp[k].x.symbol, keys[k].prefix);
+		uint64_t *sr = vals + (size_t)k * 2 * nr;
+		values_of_frame(p, e, f, sr, sr + nr, &keys[k]);
+		keys[k].vals = k;
 		k++;
 	}
-	const sort_key *sorted = sort_keys(keys, keys + slots, nent);
+	const sort_key *sorted = sort_keys(p, keys, keys + slots, nent);
 	for (size_t i = 0; i < nent; i++) {
-		const tmp_entry *t = sorted[i].t;
-		flat[i] = t->x;
-		ff[i] = t->frame;
-		of[t->frame] = (uint32_t)i;
+		const sort_key *sk = &sorted[i];
+		flat[i] = entry_of_key(p, sk, vals + (size_t)sk->vals * 2 * nr);
+		ff[i] = sk->frame;
+		of[sk->frame] = (uint32_t)i;
 	}
-	free(tmp);
 	free(keys);
 	e->nflat = nent;
 	return 0;

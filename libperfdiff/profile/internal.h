@@ -172,7 +172,9 @@ struct pd_cct {
 	const struct pd_profile *prof;  /* names of frames */
 	pd_cct_node *nodes;
 	uint32_t n, cap;
-	pd_edge *edges;                 /* parent << 32 | frame → child id */
+	pd_edge *edges;                 /* parent << 32 | frame → child id; released
+	                                 * by pd_cct_finalise(), rebuilt by the next
+	                                 * new child (cct.c) */
 	size_t nedges, cap_edges;
 	size_t nruns;
 	pd_runvals *runs;               /* [nruns] */
