@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "handle.h"
 
 static const size_t write_sizes[] = {
 	0, PD_OPTIONS_END(pd_pprof_write_options, ncomments),
@@ -76,18 +76,14 @@ int pd_profile_add_pprof_buffer(pd_profile *p, const void *buf, size_t len, cons
 		name = "<pprof>";
 	if (!p || (!buf && len))
 		return pd_error_set(err, PD_EINVAL, name, PD_NO_OFFSET, "no profile or data given");
-	if (!pd_pprof_detect(buf, len))
-		return pd_error_set(err, PD_ENOTPERF, name, 0,
-				    "not a pprof profile (neither gzip nor protobuf)");
-	pp_profile *m = NULL;
-	pp_index ix;
-	int rc = pp_decode(buf, len, name, &m, err);
-	if (rc == 0 && (rc = pp_index_build(&ix, m, name, err)) == 0) {
-		if ((rc = pp_check(m, &ix, name, err)) == 0)
-			rc = pp_import(p, m, &ix, name, err);
-		pp_index_free(&ix);
-	}
-	pp_profile_free(m);
+	/* the handle decodes, indexes and checks the message as dump and
+	 * script see it; the import reads the same tables */
+	pd_pprof *pp;
+	int rc = pd_pprof_open_buffer(&pp, buf, len, name, err);
+	if (rc < 0)
+		return rc;
+	rc = pp_import(p, pp->m, &pp->ix, name, err);
+	pd_pprof_free(pp);
 	return rc;
 }
 
@@ -97,17 +93,9 @@ int pd_profile_add_pprof(pd_profile *p, const char *path, pd_error *err)
 		return pd_error_set(err, PD_EINVAL, "<null>", PD_NO_OFFSET, "no path given");
 	char *data;
 	size_t len;
-	pd_error why;
-	why.message[0] = '\0';
-	/* the compressed input may not exceed what it may inflate to */
-	int rc = pd_read_file(path, PP_MAX_INFLATED, &data, &len, &why);
-	if (rc < 0 && !why.message[0])  /* PD_ENOMEM may come without a reason */
-		return pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
-	if (rc < 0) {  /* the reason names the path */
-		if (err)
-			*err = why;
+	int rc = pp_read_file(path, &data, &len, err);
+	if (rc < 0)
 		return rc;
-	}
 	rc = pd_profile_add_pprof_buffer(p, data, len, path, err);
 	free(data);
 	return rc;

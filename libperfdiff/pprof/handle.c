@@ -37,22 +37,28 @@ int pd_pprof_open_buffer(pd_pprof **out, const void *buf, size_t len, const char
 	return 0;
 }
 
+int pp_read_file(const char *path, char **data, size_t *len, pd_error *err)
+{
+	pd_error why;
+	why.message[0] = '\0';
+	/* the compressed input may not exceed what it may inflate to */
+	int rc = pd_read_file(path, PP_MAX_INFLATED, data, len, &why);
+	if (rc < 0 && !why.message[0])  /* PD_ENOMEM may come without a reason */
+		return pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
+	if (rc < 0 && err)  /* the reason names the path */
+		*err = why;
+	return rc;
+}
+
 int pd_pprof_open(pd_pprof **out, const char *path, pd_error *err)
 {
 	if (!path || !out)
 		return pd_error_set(err, PD_EINVAL, "<null>", PD_NO_OFFSET, "no path given");
 	char *data;
 	size_t len;
-	pd_error why;
-	why.message[0] = '\0';
-	int rc = pd_read_file(path, PP_MAX_INFLATED, &data, &len, &why);
-	if (rc < 0 && !why.message[0])
-		return pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
-	if (rc < 0) {
-		if (err)
-			*err = why;
+	int rc = pp_read_file(path, &data, &len, err);
+	if (rc < 0)
 		return rc;
-	}
 	rc = pd_pprof_open_buffer(out, data, len, path, err);
 	free(data);
 	return rc;
