@@ -64,14 +64,8 @@ static size_t walk(aligned *a, size_t k)
 {
 	size_t depth = 0;
 	for (; k != 0 && k < a->nn && depth < a->nn; k = pd_diff_node_at(a->d, k)->parent) {
-		if (depth == a->cap) {
-			size_t cap = a->cap ? 2 * a->cap : 128;
-			size_t *v = realloc(a->path, cap * sizeof *v);
-			if (!v)
-				return SIZE_MAX;
-			a->path = v;
-			a->cap = cap;
-		}
+		if (pd_grow(&a->path, &a->cap, depth + 1, sizeof *a->path) < 0)
+			return SIZE_MAX;
 		a->path[depth++] = k;
 	}
 	return depth;
