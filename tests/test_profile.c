@@ -714,8 +714,10 @@ START_TEST(test_fp_matches_perf)
 	const pd_flat_entry *leaf_a = find_entry(p, (size_t)ev, "profile", "leaf_a", NULL);
 	ck_assert_ptr_nonnull(top);
 	ck_assert_ptr_nonnull(leaf_a);
-	ck_assert_uint_eq(top->self, 0);
+	/* top only calls: a timer tick on one of its call or loop
+	 * instructions is rare but happens */
 	ck_assert_uint_gt(leaf_a->self, 0);
+	ck_assert_uint_le(top->self * 20, leaf_a->self);
 	free_report(&r);
 	pd_profile_free(p);
 
