@@ -30,6 +30,7 @@
  */
 #include "testutil.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -720,6 +721,110 @@ START_TEST(test_aa)
 }
 END_TEST
 
+/* A side read with its binaries hidden (`symfs`, an empty directory):
+ * every user frame stays unnamed, one frame per address unless pflags
+ * merge them. */
+static pd_profile *blind_profile(const recorded *c, int side, unsigned pflags,
+				 const char *symfs)
+{
+	pd_profile_options o;
+	pd_session_options so;
+	pd_profile_options_init(&o);
+	pd_session_options_init(&so);
+	o.flags = pflags;
+	so.buildid_dir = symfs; /* nor in a build-id cache */
+	so.symfs = symfs;
+	o.session = &so;
+	pd_profile *p = NULL;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	ck_assert_int_eq(pd_profile_new(&p, &o, &err), 0);
+	for (size_t r = 0; r < c->nruns; r++)
+		ck_assert_msg(pd_profile_add_file(p, c->runs[side][r], &err) == 0, "%s",
+			      err.message);
+	return p;
+}
+
+/* The flat entries of `dso` without a name: how many, and their self. */
+static size_t unnamed_entries(pd_profile *p, const char *dso, uint64_t *self)
+{
+	const pd_flat_entry *fl;
+	size_t n, k = 0;
+	pd_error err;
+	ck_assert_int_eq(pd_profile_flat(p, 0, &fl, &n, &err), 0);
+	*self = 0;
+	for (size_t i = 0; i < n; i++)
+		if (fl[i].unresolved && strstr(fl[i].dso, dso)) {
+			k++;
+			*self += fl[i].self;
+		}
+	return k;
+}
+
+/* Rows of two diffs, matched by (metric, key, dso): the same values,
+ * tests and relations. */
+static void same_rows(const pd_diff *a, const pd_diff *b)
+{
+	ck_assert_uint_eq(pd_diff_row_count(a), pd_diff_row_count(b));
+	ck_assert_double_eq_tol(pd_diff_noise(a, 0), pd_diff_noise(b, 0), 1e-9);
+	ck_assert_double_eq_tol(pd_diff_noise(a, 1), pd_diff_noise(b, 1), 1e-9);
+	for (size_t i = 0; i < pd_diff_row_count(a); i++) {
+		const pd_diff_row *x = pd_diff_row_at(a, i), *y = NULL;
+		for (size_t j = 0; j < pd_diff_row_count(b) && !y; j++) {
+			const pd_diff_row *c = pd_diff_row_at(b, j);
+			if (c->metric == x->metric && strcmp(c->key, x->key) == 0 &&
+			    strcmp(str(c->dso), str(x->dso)) == 0)
+				y = c;
+		}
+		ck_assert_msg(y, "row %s %s missing", pd_diff_metric_name(x->metric), x->key);
+		ck_assert_double_eq_tol(x->base.mean, y->base.mean, 1e-9);
+		ck_assert_double_eq_tol(x->new.mean, y->new.mean, 1e-9);
+		ck_assert_double_eq_tol(x->p_value, y->p_value, 1e-9);
+		ck_assert_int_eq(x->significant, y->significant);
+		ck_assert_int_eq(!x->relation, !y->relation);
+	}
+}
+
+/* PD_PROFILE_MERGE_UNRESOLVED: one frame per dso where the binaries are
+ * hidden, and the very diff of the profiles that keep every address. */
+START_TEST(test_merge_unresolved)
+{
+	NEED_LAB();
+	PD_SKIP_IF(L.aa_skip);
+	char symfs[PATHMAX];
+	snprintf(symfs, sizeof symfs, "%s/empty-symfs", L.dir);
+	ck_assert(mkdir(symfs, 0755) == 0 || errno == EEXIST);
+	pd_profile *p[2][2];
+	for (int merge = 0; merge < 2; merge++)
+		for (int side = 0; side < 2; side++)
+			p[merge][side] = blind_profile(L.aa, side, merge ? PD_PROFILE_MERGE_UNRESOLVED : 0,
+						       symfs);
+	for (int side = 0; side < 2; side++) {
+		uint64_t all, one;
+		size_t n_all = unnamed_entries(p[0][side], "app-old", &all);
+		size_t n_one = unnamed_entries(p[1][side], "app-old", &one);
+		fprintf(stderr, "merge: side %d: app-old's %zu unnamed addresses are 1 entry\n", side,
+			n_all);
+		ck_assert_uint_ge(n_all, 5);
+		ck_assert_uint_eq(n_one, 1);
+		ck_assert_uint_eq(all, one);
+		ck_assert_uint_eq(pd_profile_total(p[0][side], 0, SIZE_MAX),
+				  pd_profile_total(p[1][side], 0, SIZE_MAX));
+	}
+	pd_diff *d[2];
+	for (int merge = 0; merge < 2; merge++)
+		d[merge] = diff_of(p[merge][0], p[merge][1], 0);
+	ck_assert_uint_gt(pd_diff_row_count(d[0]), 10);
+	same_rows(d[0], d[1]);
+	same_rows(d[1], d[0]);
+	for (int merge = 0; merge < 2; merge++) {
+		pd_diff_free(d[merge]);
+		pd_profile_free(p[merge][0]);
+		pd_profile_free(p[merge][1]);
+	}
+}
+END_TEST
+
 /* The renamed workload under another name: new/app-new (PD_NEW) recorded
  * 2 times against the first 2 runs of the A/A case's old/app-old. */
 START_TEST(test_renamed_binary)
@@ -862,6 +967,7 @@ static Suite *diff_suite(void)
 	tcase_add_test(lab, test_split);
 	tcase_add_test(lab, test_aa);
 	tcase_add_test(lab, test_renamed_binary);
+	tcase_add_test(lab, test_merge_unresolved);
 	suite_add_tcase(s, lab);
 	return s;
 }

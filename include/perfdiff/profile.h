@@ -99,6 +99,13 @@ enum pd_profile_flag {
 	                                           grows with distinct stacks */
 	PD_PROFILE_KEEP_CPU = 1u << 3,        /**< with KEEP_SITES: the CPU too (a "cpu"
 	                                           label), splitting stacks by CPU */
+	PD_PROFILE_MERGE_UNRESOLVED = 1u << 4, /**< a dso's unnamed frames are one frame,
+	                                           "[unknown]" of that dso, not one per
+	                                           address: how perf diff and pd_diff_new()
+	                                           key them anyway, so a profile built to be
+	                                           compared gives the same diff with far
+	                                           fewer nodes (a stripped binary's
+	                                           thousands of addresses) */
 };
 
 /**

@@ -129,20 +129,23 @@ static int run_pass(pass *ps)
 
 /* ------------------------------------------------- the tree's own noise */
 
-/* φ of node source i in run r (its self share's block variance over its
- * binomial variance), or NAN when it has too few samples to tell. */
-static double source_phi(const dt_tree *t, size_t i, size_t r, const double *T, size_t K,
-			 double all)
+/* φ of the self share of the sources order[0..n) (one node of the tree)
+ * in run r: its block variance over its binomial variance, or NAN when
+ * it has too few samples to tell. */
+static double node_phi(const dt_tree *t, const uint32_t *order, size_t n, size_t r,
+		       const double *T, size_t K, double all)
 {
-	const pd_block_count *e;
-	size_t n = pd_cct_blocks(t->src[i], r, &e);
 	uint32_t x[32] = { 0 };
 	double X = 0;
-	for (size_t j = 0; j < n; j++)
-		if (e[j].block < K && K <= 32) {
-			x[e[j].block] = e[j].samples;
-			X += e[j].samples;
-		}
+	for (size_t i = 0; i < n; i++) {
+		const pd_block_count *e;
+		size_t m = pd_cct_blocks(t->src[order[i]], r, &e);
+		for (size_t j = 0; j < m; j++)
+			if (e[j].block < K && K <= 32) {
+				x[e[j].block] += e[j].samples;
+				X += e[j].samples;
+			}
+	}
 	if (X < DT_PHI_MIN_SAMPLES || X >= all)
 		return NAN;
 	double p = X / all;
@@ -155,30 +158,73 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The median φ of the tree's well-sampled leaves over its runs (1 without
- * any): how much more than sampling noise a share varies here. */
+/* The sources in the order of the tree nodes they were folded into
+ * (counting sort: node ids are dense), so that each node's sources are
+ * adjacent.  NULL without memory. */
+static uint32_t *sources_by_node(const dt_tree *t)
+{
+	uint32_t *at = calloc((size_t)t->nn + 1, sizeof *at);
+	uint32_t *order = malloc((t->nsrc ? t->nsrc : 1) * sizeof *order);
+	if (!at || !order) {
+		free(at);
+		free(order);
+		return NULL;
+	}
+	for (size_t i = 0; i < t->nsrc; i++)
+		at[t->src_id[i] + 1]++;
+	for (size_t v = 0; v < t->nn; v++)
+		at[v + 1] += at[v];
+	for (size_t i = 0; i < t->nsrc; i++)
+		order[at[t->src_id[i]]++] = (uint32_t)i;
+	free(at);
+	return order;
+}
+
+/* The φs of run r's well-sampled nodes appended to phi[*n]. */
+static void run_phis(const dt_tree *t, const uint32_t *order, size_t r, double *phi,
+		     size_t *n)
+{
+	size_t K = pd_profile_block_count(t->prof, r);
+	double T[32], all = 0;
+	if (K < 2 || K > 32)
+		return;
+	for (size_t b = 0; b < K; b++)
+		all += T[b] = (double)pd_profile_block_samples(t->prof, t->ev, r, b);
+	for (size_t i = 0, j; i < t->nsrc && all > 0; i = j) {
+		for (j = i + 1; j < t->nsrc && t->src_id[order[j]] == t->src_id[order[i]]; j++)
+			;
+		double f = node_phi(t, order + i, j - i, r, T, K, all);
+		if (isfinite(f))
+			phi[(*n)++] = f;
+	}
+}
+
+/*
+ * The median φ of the tree's well-sampled nodes with self time over its
+ * runs (1 without any): how much more than sampling noise a share varies
+ * here.  Measured on the tree's nodes, the rows' own units, not on the
+ * profile's: a dso's unnamed addresses, one node here, are one sample of
+ * φ whether or not the profile kept them apart
+ * (PD_PROFILE_MERGE_UNRESOLVED).
+ */
 static int tree_phi(dt_tree *t)
 {
 	size_t n = 0, cap = t->nsrc * t->nruns;
 	double *phi = malloc((cap ? cap : 1) * sizeof *phi);
-	if (!phi)
+	uint32_t *order = sources_by_node(t);
+	if (!phi || !order) {
+		free(phi);
+		free(order);
 		return PD_ENOMEM;
-	for (size_t r = 0; r < t->nruns; r++) {
-		size_t K = pd_profile_block_count(t->prof, r);
-		double T[32], all = 0;
-		for (size_t b = 0; b < K && K <= 32; b++)
-			all += T[b] = (double)pd_profile_block_samples(t->prof, t->ev, r, b);
-		for (size_t i = 0; i < t->nsrc && K >= 2 && K <= 32 && all > 0; i++) {
-			double f = source_phi(t, i, r, T, K, all);
-			if (isfinite(f))
-				phi[n++] = f;
-		}
 	}
+	for (size_t r = 0; r < t->nruns; r++)
+		run_phis(t, order, r, phi, &n);
 	if (n > 0) {
 		qsort(phi, n, sizeof *phi, dbl_cmp);
 		t->phi = fmax(1, n % 2 ? phi[n / 2] : 0.5 * (phi[n / 2 - 1] + phi[n / 2]));
 	}
 	free(phi);
+	free(order);
 	return 0;
 }
 

@@ -147,9 +147,9 @@ static inline const char *dt_tree_unit(const dt_tree *t, uint32_t key)
 /* Fill a tree from event `ev` of `p`.  0, PD_ENOMEM or PD_ELIMIT. */
 int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev);
 /* t->phi from the runs' time blocks (blocks.c): the median, over the
- * leaves with at least DT_PHI_MIN_SAMPLES samples in a run, of their self
- * share's block variance over its binomial variance; 1 without blocks.
- * 0 or PD_ENOMEM. */
+ * tree's nodes with at least DT_PHI_MIN_SAMPLES samples of self in a run,
+ * of their self share's block variance over its binomial variance; 1
+ * without blocks.  0 or PD_ENOMEM. */
 int dt_tree_measure_phi(dt_tree *t);
 #define DT_PHI_MIN_SAMPLES 20.0
 

@@ -219,7 +219,10 @@ static uint32_t new_frame_id(run_state *st, const pd_fkey *k)
 	const char *name;
 	size_t len;
 	char addr[24];
-	if (!k->sym) {
+	if (!k->sym && (p->options.o.flags & PD_PROFILE_MERGE_UNRESOLVED)) {
+		name = "[unknown]";
+		len = strlen(name);
+	} else if (!k->sym) {
 		len = (size_t)snprintf(addr, sizeof addr, "0x%016" PRIx64, k->addr);
 		name = addr;
 	} else if (p->options.o.flags & PD_PROFILE_KEEP_SUFFIXES) {

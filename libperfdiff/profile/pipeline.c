@@ -30,6 +30,7 @@ struct pd_pipeline {
 	pd_session *s;
 	const pd_profile *p;
 	bool hide;
+	bool merge;                 /* PD_PROFILE_MERGE_UNRESOLVED */
 	bool sites;                 /* PD_PROFILE_KEEP_SITES: records carry pd_fsites */
 	/* producer only: the filters' counts of this run (pd_filters_sample()),
 	 * and the leaf dsos met (dso pointer → index in `dsos`) */
@@ -127,9 +128,19 @@ static inline bool keep_frame(const pd_frame *f)
 	return f->symbol || pd_session_frame_pending(f, &id);
 }
 
-static inline pd_fkey pack_key(const pd_frame *f)
+/* key_of(), with an unnamed frame's address dropped when the profile
+ * merges a dso's unnamed frames into one. */
+static inline pd_fkey merged_key(const pd_pipeline *pl, const pd_frame *f)
 {
 	pd_fkey k = key_of(f);
+	if (pl->merge && !k.sym)
+		k.addr = 0;
+	return k;
+}
+
+static inline pd_fkey pack_key(const pd_pipeline *pl, const pd_frame *f)
+{
+	pd_fkey k = merged_key(pl, f);
 	uint32_t id;
 	if (!f->symbol && pd_session_frame_pending(f, &id)) {
 		k.addr = id;
@@ -202,7 +213,7 @@ static int pack(pd_pipeline *pl, block *b, const pd_resolved_sample *rs, bool gr
 	if (!hidden)
 		for (size_t i = 0; i < rs->nframes; i++)
 			if (!pl->hide || keep_frame(&fr[i])) {  /* perf -U splices unnamed frames out */
-				*k++ = pack_key(&fr[i]);
+				*k++ = pack_key(pl, &fr[i]);
 				if (pl->sites)
 					pack_site(pl, rs->pid, &fr[i], at++);
 			}
@@ -234,7 +245,7 @@ static void settle(pd_pipeline *pl, block *h)
 			pd_fsite fs = r->sites ? site[i] : (pd_fsite){ 0 };
 			if (key.flags & PD_PF_PENDING) {
 				const pd_frame *nf = pd_session_named_kernel(pl->s, (uint32_t)key.addr);
-				key = key_of(nf);
+				key = merged_key(pl, nf);
 				fs.raw = nf->symbol ? nf->raw_symbol : NULL;
 			}
 			if (i == 0)
@@ -479,6 +490,7 @@ static int setup(pd_pipeline *pl, pd_session *s, const pd_profile *p, size_t hol
 	pl->s = s;
 	pl->p = p;
 	pl->hide = (p->options.o.flags & PD_PROFILE_HIDE_UNRESOLVED) != 0;
+	pl->merge = (p->options.o.flags & PD_PROFILE_MERGE_UNRESOLVED) != 0;
 	pl->sites = (p->options.o.flags & PD_PROFILE_KEEP_SITES) != 0;
 	pl->consumer_block = -1;
 	pl->hold_max = hold_max;

@@ -286,6 +286,9 @@ static int check_args(cli_diff *c)
 		pd_lkp_profile_options(&c->po.popts, &c->po.sopts);
 		c->dopts.flags |= PD_DIFF_LKP_KEYS;
 	}
+	/* the comparison keys a dso's unnamed frames as one: so do the
+	 * profiles, and a stripped binary is one node, not one per address */
+	c->po.popts.flags |= PD_PROFILE_MERGE_UNRESOLVED;
 	/* the flame graphs colour a node by its own test: the tree rows */
 	if (c->format == PD_FORMAT_HTML || c->format == PD_FORMAT_SVG)
 		c->dopts.flags |= PD_DIFF_TREE_ROWS;
