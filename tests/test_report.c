@@ -530,7 +530,6 @@ START_TEST(test_text_chains)
 	 * children (each is called from top only) */
 	snprintf(args, sizeof args, COMPAT " --time %s --threshold=0 '%s'", L.win, L.fp);
 	char *out = report_ok(args);
-	ck_assert_ptr_nonnull(strstr(out, "---top\n"));
 	/* rows with samples whose leaf they are: perf hangs those by their
 	 * whole outermost → leaf chain, beside the chains from the row's
 	 * symbol down (leaf_a: leaf only; path_a, rec: both, rec under
@@ -544,6 +543,9 @@ START_TEST(test_text_chains)
 	char *pg = pd_test_run(cmd, &st);
 	ck_assert_msg(pg && st == 0, "%s", cmd);
 	ck_assert_ptr_nonnull(strstr(pg, "--__libc_start_call_main\n"));
+	/* under top one root, its callees, as perf draws it: a tick in top
+	 * itself (its loop or calls) makes a second root there as here */
+	ck_assert_int_eq(strstr(out, "---top\n") != NULL, strstr(pg, "---top\n") != NULL);
 	/* top -> path_a/path_b as perf draws them. Not perf's children of
 	 * path_a/path_b: a sample on a callee's first instruction (before it
 	 * pushes its frame pointer) has no `top` in its chain. */
@@ -1102,6 +1104,55 @@ static long perf_garbage_chains(const char *data)
  * whole under --perf-compat, as perf drops it (every row as perf's),
  * cut before the garbage otherwise (the program's function then holds
  * its system calls), and counted by dump --stats under its binary. */
+/* The library's text of `path` with the chain threshold left to its
+ * default and a row limit of `limit`. */
+static char *lib_text(const char *path, double limit)
+{
+	pd_profile *p = NULL;
+	pd_error err;
+	ck_assert_int_eq(pd_profile_new(&p, NULL, &err), 0);
+	ck_assert_msg(pd_profile_add_file(p, path, &err) == 0, "%s", err.message);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	pd_writer *w;
+	ck_assert_int_eq(pd_writer_new_file(&w, f, &err), 0);
+	pd_report_write_options o;
+	pd_report_write_options_init(&o);
+	ck_assert(o.threshold == PD_REPORT_THRESHOLD_AUTO);
+	o.percent_limit = limit;
+	o.sort_self = true;
+	ck_assert_int_eq(pd_report_write(w, p, &o, &err), 0);
+	ck_assert_int_eq(pd_writer_flush(w, &err), 0);
+	pd_writer_free(w);
+	fclose(f);
+	pd_profile_free(p);
+	return buf;
+}
+
+/* A row limit hides the chains below it too, as perf's --percent-limit,
+ * in the library as in the command (whose output it must equal). */
+START_TEST(test_percent_limit_chains)
+{
+	NEED_LAB();
+	char args[PATHMAX + 64];
+	snprintf(args, sizeof args, "--percent-limit=5 --sort=self '%s'", L.fp);
+	char *cli = report_ok(args), *lib = lib_text(L.fp, 5);
+	ck_assert_str_eq(lib, cli);
+	size_t nodes = 0;
+	for (size_t i = 0; lib[i]; i++) {
+		double v;
+		if (lib[i] != '-' || lib[i + 1] != '-' || sscanf(lib + i, "--%lf%%--", &v) != 1)
+			continue;
+		ck_assert_msg(v >= 4.995, "a chain node of %.2f%% under a 5%% limit:\n%s", v, lib);
+		nodes++;
+	}
+	ck_assert_uint_gt(nodes, 0);
+	free(cli);
+	free(lib);
+}
+END_TEST
+
 START_TEST(test_invalid_chains)
 {
 	NEED_LAB();
@@ -1276,6 +1327,7 @@ static Suite *report_suite(void)
 	tcase_add_test(lab, test_filters_and_sorting);
 	tcase_add_test(lab, test_errors);
 	tcase_add_test(lab, test_invalid_chains);
+	tcase_add_test(lab, test_percent_limit_chains);
 	suite_add_tcase(s, lab);
 	return s;
 }

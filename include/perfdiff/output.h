@@ -217,6 +217,9 @@ PD_EXTERN(int) pd_json_end(pd_writer *w);
 /* ================================================================ report */
 
 /** Options of pd_report_write().  Initialise with pd_report_write_options_init(). */
+/** pd_report_write_options.threshold: perf's rule (see there). */
+#define PD_REPORT_THRESHOLD_AUTO (-1.0)
+
 typedef struct pd_report_write_options {
 	unsigned int version;
 	pd_format format;        /**< text (default), json, csv, folded, lkp or html */
@@ -227,8 +230,11 @@ typedef struct pd_report_write_options {
 	                              name, the robot's way (PD_LKP_ALL_EVENTS) */
 	pd_chain_order order;    /**< text: chains under each row (default caller) */
 	bool chains;             /**< text: call chains under each row (default true) */
-	double threshold;        /**< text: % of the event total a chain node needs
-	                              (default 0.5) */
+	double threshold;        /**< text: % of the event total a chain node needs;
+	                              PD_REPORT_THRESHOLD_AUTO (default): the
+	                              percent_limit when one is set (perf's
+	                              --percent-limit hides chains below it too),
+	                              else 0.5 */
 	double percent_limit;    /**< % a row (text, json, csv) and a JSON tree node
 	                              need (default 0) */
 	bool sort_self;          /**< rows by self instead of children; the limit

@@ -27,7 +27,7 @@ void pd_report_write_options_init(pd_report_write_options *o)
 	o->event = -1;
 	o->order = PD_CHAIN_CALLER;
 	o->chains = true;
-	o->threshold = 0.5;
+	o->threshold = PD_REPORT_THRESHOLD_AUTO;
 }
 
 static int check_event(const pdo_report *r)
@@ -73,6 +73,8 @@ int pd_report_write(pd_writer *w, pd_profile *p, const pd_report_write_options *
 				      PDO_BIT(PD_FORMAT_LKP) | PDO_BIT(PD_FORMAT_HTML), "a report", err);
 	if (rc == 0)
 		rc = check_event(&r);
+	if (r.o.threshold < 0)
+		r.o.threshold = r.o.percent_limit > 0 ? r.o.percent_limit : 0.5;
 	/* the profile's options as this library lays them out, whatever
 	 * version the caller's are */
 	pd_profile_opts popts;

@@ -94,8 +94,10 @@ static void sort_roots(size_t *v, size_t n, const pd_chain_tree *t)
  * the entry; in caller order the samples whose leaf is the entry come as
  * further roots (their whole chains, as perf hangs them).  One root goes
  * straight down from "---"; several branch from the row like children.
+ * The entry's own root is a branch like the others: below `min` (the
+ * threshold) perf leaves it out, as it does every lighter node.
  */
-static int put_chains(pd_writer *w, const pd_chain_tree *t, uint64_t total)
+static int put_chains(pd_writer *w, const pd_chain_tree *t, uint64_t total, uint64_t min)
 {
 	const pd_chain_node *root = pd_chain_tree_node(t, 0);
 	if (!root)
@@ -103,11 +105,12 @@ static int put_chains(pd_writer *w, const pd_chain_tree *t, uint64_t total)
 	size_t nroots = 0, nt = pd_chain_tree_size(t);
 	while (nroots + 1 < nt && pd_chain_tree_node(t, nroots + 1)->parent == SIZE_MAX)
 		nroots++;
-	if (root->total)
+	bool own = root->total && root->total >= min;
+	if (own)
 		nroots++;
 	else if (nroots == 0)
 		return 0;
-	if (nroots == 1 && root->total && root->nchildren == 0)
+	if (nroots == 1 && own && root->nchildren == 0)
 		return 0;
 	prefix pf = { 0 };
 	walk *st = NULL;
@@ -118,7 +121,7 @@ static int put_chains(pd_writer *w, const pd_chain_tree *t, uint64_t total)
 	if (!roots || !st || !prefix_set(&pf, 0, "", 0, ROW_INDENT + 3))
 		goto out;
 	size_t nr = 0;
-	if (root->total)
+	if (own)
 		roots[nr++] = 0;
 	for (size_t i = 1; nr < nroots; i++)
 		roots[nr++] = i;
@@ -382,7 +385,7 @@ static int put_rows(const pdo_report *r, size_t ev, const row_sort *rows, size_t
 			pd_chain_tree *t;
 			if ((rc = report_ahead_take(ahead, ci++, &t, r->err)) < 0)
 				break;
-			if (put_chains(w, t, total) < 0)
+			if (put_chains(w, t, total, chain_min) < 0)
 				rc = pdo_nomem(r->err);
 			pd_chain_tree_free(t);
 		}

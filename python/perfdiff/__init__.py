@@ -97,7 +97,8 @@ class Profile(_perfdiff.Profile):
 
     def text(self, event=None, **options):
         """`perfdiff report`'s text (options: percent_limit, sort_self, chains,
-        threshold, callee)."""
+        threshold, callee).  The threshold a chain node needs defaults to the
+        percent_limit when one is given, else 0.5, as perf's."""
         return self.report("text", event, **options)
 
     def folded(self, event=None, samples=False):

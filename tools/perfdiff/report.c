@@ -35,7 +35,6 @@ typedef struct cli_report {
 	cli_profile_opts po;       /* filters, naming, lookup, --event */
 	const char **paths;
 	size_t npaths;
-	bool threshold_set;
 	cli_io io;                 /* -o, -q, -v, --strict, --color */
 	cli_progress prog;         /* while the files are read */
 	bool pprof;                /* --format=pprof (report_pprof.c) */
@@ -104,12 +103,10 @@ static int apply_value(cli_report *c, opt_kind kind, const char *val)
 		if (!parse_pct(val, &v))
 			return cli_usage_error(CMD, "%s needs a percentage from 0 to 100, not '%s'",
 					       value_opts[kind].name, val);
-		if (kind == OPT_THRESHOLD) {
+		if (kind == OPT_THRESHOLD)
 			ro->threshold = v;
-			c->threshold_set = true;
-		} else {
+		else
 			ro->percent_limit = v;
-		}
 		break;
 	}
 	case OPT_SORT:
@@ -188,8 +185,6 @@ static int check_args(cli_report *c)
 		stdin_uses += strcmp(c->paths[i], "-") == 0;
 	if (stdin_uses > 1)
 		return cli_usage_error(CMD, "standard input ('-') can be read only once");
-	if (!c->threshold_set && c->ro.percent_limit > 0)
-		c->ro.threshold = c->ro.percent_limit;
 	if (cli_profile_opts_finish(&c->po) < 0)
 		return CLI_EXIT_ERROR;
 	if (c->ro.mean && c->ro.format != PD_FORMAT_LKP)
