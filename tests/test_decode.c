@@ -1531,6 +1531,117 @@ START_TEST(test_trailer_subsets)
 }
 END_TEST
 
+/* Bytes a ring buffer left behind: never a trailer value checked here. */
+static void put_stale(bld *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		put8(w, 0xe0 + i % 16);
+}
+
+/*
+ * A KSYMBOL or BPF_EVENT whose size overstates body + trailer by `extra`
+ * bytes (some kernels add the trailer's length once per event they send it
+ * to): the trailer is the one after the body, the id peek finds the same
+ * id, decoding says 1.  With extra 0 nothing changes.
+ */
+START_TEST(test_sideband_oversized)
+{
+	static const kcase cases[] = {
+		{ "KSYMBOL", b_ksymbol, c_ksymbol },
+		{ "BPF_EVENT", b_bpf, c_bpf },
+	};
+	static const size_t extras[] = { 0, 8, 48, 96 };
+	pd_attr a = { 0 };
+	a.sample_type = TRAILER_TYPE;
+	a.sample_id_all = true;
+	const size_t tlen = 48;
+	ck_assert_uint_eq(pd_trailer_size(a.sample_type), tlen);
+	for (int be = 0; be < 2; be++)
+		for (size_t c = 0; c < 2; c++)
+			for (size_t x = 0; x < 4; x++) {
+				bld w = { .be = be };
+				cases[c].build(&w);
+				size_t body = w.n;
+				put_trailer(&w);
+				put_stale(&w, extras[x]);
+				finish(&w);
+				uint8_t *p = exact(&w);
+				uint32_t type = c ? PD_RECORD_BPF_EVENT : PD_RECORD_KSYMBOL;
+				ck_assert_uint_eq(pd_record_id_end(p, w.n, type, tlen), body + tlen);
+				uint64_t id = 0;
+				/* IDENTIFIER (is_pos 1) and ID (4 words from the end) */
+				ck_assert(pd_record_peek_id(p, w.n, type, -1, 1, tlen, be, &id));
+				ck_assert_uint_eq(id, 0x77);
+				ck_assert(pd_record_peek_id(p, w.n, type, -1, 4, tlen, be, &id));
+				ck_assert_uint_eq(id, 0x77);
+				pd_record r;
+				rec_from(&r, &w, p);
+				pd_error perr = { 0 };
+				int rc = pd_record_decode(&r, p, w.n, &a, be, NULL, &perr);
+				ck_assert_msg(rc == (extras[x] > 0), "%s be %d extra %zu: %d %s",
+					      cases[c].name, be, extras[x], rc, perr.message);
+				check_trailer(&r.sid);
+				cases[c].check(&r);
+				free(p);
+			}
+}
+END_TEST
+
+/* Other types, and side-band records too short for body + trailer, are
+ * read from their end as before. */
+START_TEST(test_sideband_oversized_limits)
+{
+	pd_attr a = { 0 };
+	a.sample_type = TRAILER_TYPE;
+	a.sample_id_all = true;
+	for (int be = 0; be < 2; be++) {
+		bld w = { .be = be };
+		/* a COMM with stale bytes: the trailer is its last 48 bytes */
+		header(&w, PD_RECORD_COMM, 0);
+		put32(&w, 1); put32(&w, 2); put_str(&w, "x");
+		put_stale(&w, 48);
+		put_trailer(&w);
+		finish(&w);
+		uint8_t *p = exact(&w);
+		ck_assert_uint_eq(pd_record_id_end(p, w.n, PD_RECORD_COMM, 48), w.n);
+		pd_record r;
+		rec_from(&r, &w, p);
+		pd_error perr = { 0 };
+		ck_assert_int_eq(pd_record_decode(&r, p, w.n, &a, be, NULL, &perr), 0);
+		check_trailer(&r.sid);
+		free(p);
+
+		/* a KSYMBOL with no room for its name */
+		header(&w, PD_RECORD_KSYMBOL, 0);
+		put64(&w, 1); put32(&w, 1); put16(&w, 1); put16(&w, 0);
+		put_trailer(&w);
+		finish(&w);
+		p = exact(&w);
+		ck_assert_uint_eq(pd_record_id_end(p, w.n, PD_RECORD_KSYMBOL, 48), w.n);
+		free(p);
+		expect_record_corrupt(&w, &a, "name");
+
+		/* a BPF_EVENT one word short */
+		header(&w, PD_RECORD_BPF_EVENT, 0);
+		put16(&w, 1); put16(&w, 0); put32(&w, 7);
+		put_trailer(&w);
+		finish(&w);
+		p = exact(&w);
+		ck_assert_uint_eq(pd_record_id_end(p, w.n, PD_RECORD_BPF_EVENT, 48), w.n);
+		free(p);
+		expect_record_corrupt(&w, &a, "too short");
+
+		/* no trailer (tlen 0): nothing to find, the size stands */
+		b_bpf(&w);
+		put_stale(&w, 16);
+		finish(&w);
+		p = exact(&w);
+		ck_assert_uint_eq(pd_record_id_end(p, w.n, PD_RECORD_BPF_EVENT, 0), w.n);
+		free(p);
+	}
+}
+END_TEST
+
 /* ------------------------------------------------------------ tool records */
 
 START_TEST(test_tool_records)
@@ -1615,13 +1726,13 @@ START_TEST(test_peek_id)
 		put64(&w, 0xabc); put64(&w, 1);
 		finish(&w);
 		uint8_t *p = exact(&w);
-		ck_assert(pd_record_peek_id(p, w.n, PD_RECORD_SAMPLE, 3, 1, be, &id));
+		ck_assert(pd_record_peek_id(p, w.n, PD_RECORD_SAMPLE, 3, 1, 0, be, &id));
 		ck_assert_uint_eq(id, 0xabc);
-		ck_assert(pd_record_peek_id(p, w.n, PD_RECORD_SAMPLE, 0, 1, be, &id));
+		ck_assert(pd_record_peek_id(p, w.n, PD_RECORD_SAMPLE, 0, 1, 0, be, &id));
 		ck_assert_uint_eq(id, 0x401000);
-		ck_assert(!pd_record_peek_id(p, w.n, PD_RECORD_SAMPLE, -1, 1, be, &id));
-		ck_assert(!pd_record_peek_id(p, w.n, PD_RECORD_SAMPLE, 5, 1, be, &id));
-		ck_assert(pd_record_peek_id(p, w.n, PD_RECORD_SAMPLE, 4, 1, be, &id));
+		ck_assert(!pd_record_peek_id(p, w.n, PD_RECORD_SAMPLE, -1, 1, 0, be, &id));
+		ck_assert(!pd_record_peek_id(p, w.n, PD_RECORD_SAMPLE, 5, 1, 0, be, &id));
+		ck_assert(pd_record_peek_id(p, w.n, PD_RECORD_SAMPLE, 4, 1, 0, be, &id));
 		ck_assert_uint_eq(id, 1);
 		ck_assert_mem_eq(p, w.b, w.n);
 		free(p);
@@ -1632,13 +1743,13 @@ START_TEST(test_peek_id)
 		put32(&w, 1); put32(&w, 1); put64(&w, 5); put64(&w, 0xdef); put32(&w, 0); put32(&w, 0);
 		finish(&w);
 		p = exact(&w);
-		ck_assert(pd_record_peek_id(p, w.n, PD_RECORD_COMM, 3, 2, be, &id));
+		ck_assert(pd_record_peek_id(p, w.n, PD_RECORD_COMM, 3, 2, 32, be, &id));
 		ck_assert_uint_eq(id, 0xdef);
-		ck_assert(!pd_record_peek_id(p, w.n, PD_RECORD_COMM, 3, -1, be, &id));
-		ck_assert(pd_record_peek_id(p, w.n, PD_RECORD_COMM, 3, 6, be, &id)); /* first body word */
-		ck_assert(!pd_record_peek_id(p, w.n, PD_RECORD_COMM, 3, 7, be, &id)); /* the header */
-		ck_assert(!pd_record_peek_id(p, w.n, PD_RECORD_FINISHED_ROUND, 0, 1, be, &id));
-		ck_assert(!pd_record_peek_id(p, 4, PD_RECORD_COMM, 0, 1, be, &id));
+		ck_assert(!pd_record_peek_id(p, w.n, PD_RECORD_COMM, 3, -1, 32, be, &id));
+		ck_assert(pd_record_peek_id(p, w.n, PD_RECORD_COMM, 3, 6, 32, be, &id)); /* first body word */
+		ck_assert(!pd_record_peek_id(p, w.n, PD_RECORD_COMM, 3, 7, 32, be, &id)); /* the header */
+		ck_assert(!pd_record_peek_id(p, w.n, PD_RECORD_FINISHED_ROUND, 0, 1, 32, be, &id));
+		ck_assert(!pd_record_peek_id(p, 4, PD_RECORD_COMM, 0, 1, 32, be, &id));
 		ck_assert_mem_eq(p, w.b, w.n);
 		free(p);
 	}
@@ -1845,7 +1956,8 @@ START_TEST(test_real_perf_samples)
 		if (type < 64) {
 			const pd_attr *a = &attrs[0];
 			uint64_t id;
-			if (na > 1 && pd_record_peek_id(copy, size, type, id_pos, is_pos, false, &id) &&
+			if (na > 1 && pd_record_peek_id(copy, size, type, id_pos, is_pos,
+							       pd_trailer_size(a->sample_type), false, &id) &&
 			    id != 0) {
 				int k = pd_id_table_find(&ids, id);
 				ck_assert_int_ge(k, 0);
@@ -1864,7 +1976,8 @@ START_TEST(test_real_perf_samples)
 				ck_assert_uint_ge(s.callchain[0], PD_CONTEXT_MAX);
 				ck_assert_uint_eq(s.callchain[1], s.ip);
 			} else {
-				ck_assert_msg(pd_record_decode(&r, copy, size, a, false, NULL, &perr) == 0,
+				/* 1: a side-band record larger than its contents */
+				ck_assert_msg(pd_record_decode(&r, copy, size, a, false, NULL, &perr) >= 0,
 					      "type %u: %s", type, perr.message);
 				if (type == PD_RECORD_COMM && strcmp(r.u.comm.comm, "sh") == 0)
 					comms++;
@@ -1924,6 +2037,8 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_kernel_records_truncated);
 	tcase_add_test(tc, test_kernel_records_malformed);
 	tcase_add_test(tc, test_trailer_subsets);
+	tcase_add_test(tc, test_sideband_oversized);
+	tcase_add_test(tc, test_sideband_oversized_limits);
 	tcase_add_test(tc, test_tool_records);
 	tcase_add_test(tc, test_peek_id);
 	suite_add_tcase(s, tc);

@@ -681,6 +681,9 @@ typedef struct pd_reader_stats {
 	uint64_t lost_samples;         /**< sum of LOST_SAMPLES.lost */
 	uint64_t unattributed;         /**< samples whose id matched no attr */
 	uint64_t out_of_order;         /**< kernel records older than one already delivered */
+	uint64_t oversized_sideband;   /**< KSYMBOL and BPF_EVENT records whose size exceeds
+					    body + sample_id trailer (a kernel bug: stale bytes
+					    follow), their trailer read after the body */
 } pd_reader_stats;
 
 /** Counters so far. */

@@ -80,12 +80,24 @@ int pd_sample_decode(pd_sample *out, uint8_t *p, size_t size,
 
 /* --------------------------------------------------------------- record.c */
 
+/* Bytes of the sample_id_all trailer that `sample_type` gives. */
+size_t pd_trailer_size(uint64_t sample_type);
+
+/*
+ * Where the sample_id_all trailer (`tlen` bytes) of a kernel record of
+ * `type` and `size` bytes at `p` ends: `size`, except for a KSYMBOL or
+ * BPF_EVENT whose size exceeds its body plus trailer (a kernel bug; see
+ * record.c), where it ends right after them.  Does not modify `p`.
+ */
+size_t pd_record_id_end(const uint8_t *p, size_t size, uint32_t type, size_t tlen);
+
 /*
  * Decode the kernel record (type 1..63, not SAMPLE) at `p` (`size` bytes
  * incl. header) into rec->u and its sample_id_all trailer into rec->sid
  * (when `attr` has sample_id_all).  rec->type/misc/size are set by the
  * caller.  Unknown kernel types are left undecoded but their trailer is
- * still read.
+ * still read.  Returns 0, or 1 when the trailer was not at the end of an
+ * oversized record (pd_record_id_end()), or an error.
  */
 int pd_record_decode(pd_record *rec, uint8_t *p, size_t size,
 		     const pd_attr *attr, bool swap, const pd_reader_options *opts,
@@ -102,11 +114,12 @@ int pd_tool_record_decode(pd_record *rec, uint8_t *p, size_t size, bool swap,
 
 /*
  * The event id of a record, for attribution before decoding: SAMPLE uses
- * id_pos, others is_pos (only when sample_id_all).  Returns false when the
- * record has no id there or is too short.  Does not modify `p`.
+ * id_pos, others is_pos (only when sample_id_all), counted back from the
+ * end of their `tlen`-byte trailer.  Returns false when the record has no
+ * id there or is too short.  Does not modify `p`.
  */
 bool pd_record_peek_id(const uint8_t *p, size_t size, uint32_t type,
-		       int id_pos, int is_pos, bool swap, uint64_t *id);
+		       int id_pos, int is_pos, size_t tlen, bool swap, uint64_t *id);
 
 /* ------------------------------------------------------------- features.c */
 

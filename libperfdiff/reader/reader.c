@@ -151,7 +151,8 @@ static int attribute(pd_reader *r, const pd_raw *raw, bool *unknown_id)
 	if (raw->type != PD_RECORD_SAMPLE && !r->attrs[0]->sample_id_all)
 		return 0;
 	uint64_t id;
-	if (!pd_record_peek_id(raw->data, raw->size, raw->type, r->id_pos, r->is_pos,
+	size_t tlen = pd_trailer_size(r->attrs[0]->sample_type);
+	if (!pd_record_peek_id(raw->data, raw->size, raw->type, r->id_pos, r->is_pos, tlen,
 			       r->swap, &id) || id == 0)
 		return 0;
 	int idx = pd_id_table_find(&r->ids, id);
@@ -172,7 +173,8 @@ static bool record_has_time(const pd_reader *r, uint32_t type, int attr)
 	return type == PD_RECORD_SAMPLE || a->sample_id_all;
 }
 
-/* Decode `data` (host order unless swap) into r->rec. */
+/* Decode `data` (host order unless swap) into r->rec; 1 for a side-band
+ * record whose size overstated it (pd_record_decode()). */
 static int decode(pd_reader *r, uint8_t *data, uint32_t size, int attr, bool swap,
 		  const char *path, uint64_t offset)
 {
@@ -206,7 +208,7 @@ static int decode(pd_reader *r, uint8_t *data, uint32_t size, int attr, bool swa
 				      pd_record_type_name(rec->type) ? pd_record_type_name(rec->type)
 								      : "unknown",
 				      size, e.message);
-	return 0;
+	return rc;
 }
 
 /* The decoders fill the union member of their type; only tool records
@@ -370,8 +372,10 @@ int pd_reader_next(pd_reader *r, const pd_record **out, pd_error *err)
 		}
 		rec_init(&r->rec, raw.data, raw.size, raw.offset, raw.stream,
 			 raw.from_compressed, attr);
-		if (decode(r, raw.data, raw.size, attr, r->swap, path, raw.offset) < 0)
+		rc = decode(r, raw.data, raw.size, attr, r->swap, path, raw.offset);
+		if (rc < 0)
 			continue;
+		r->stats.oversized_sideband += (uint64_t)rc;
 		if (raw.type == PD_RECORD_LOST)
 			r->stats.lost += r->rec.u.lost.lost;
 		else if (raw.type == PD_RECORD_LOST_SAMPLES)

@@ -5,6 +5,8 @@
  * The trailer's length depends only on sample_type, while the body before it
  * may hold a variable-length string, so the trailer is read backwards from
  * the record end and strings are searched only in the bytes before it.
+ * The one exception, KSYMBOL and BPF_EVENT records whose size overstates
+ * them, is pd_record_id_end()'s.
  */
 #include "internal.h"
 
@@ -74,11 +76,42 @@ static void fix_words(const body *b, size_t off)
 	((uint64_t)(PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_ID |            \
 		    PD_SAMPLE_STREAM_ID | PD_SAMPLE_CPU | PD_SAMPLE_IDENTIFIER))
 
+size_t pd_trailer_size(uint64_t sample_type)
+{
+	return 8 * (size_t)__builtin_popcountll(sample_type & TRAILER_BITS);
+}
+
+/*
+ * Linux (seen on 6.18) builds one KSYMBOL or BPF_EVENT per program load and
+ * adds the trailer's length to its shared header once for every event it
+ * sends it to, so each copy after the first claims more bytes than it
+ * fills: its trailer still follows the body, stale ring bytes follow that.
+ * Both bodies tell their own length (BPF_EVENT 24 bytes, KSYMBOL 24 and a
+ * NUL-terminated name padded to 8), so the trailer's true end is known.
+ */
+size_t pd_record_id_end(const uint8_t *p, size_t size, uint32_t type, size_t tlen)
+{
+	size_t body = 24;
+	if ((type != PD_RECORD_KSYMBOL && type != PD_RECORD_BPF_EVENT) || tlen == 0 ||
+	    size < body + tlen)
+		return size;
+	if (type == PD_RECORD_KSYMBOL) {
+		/* the name must end before the earliest place a trailer can start */
+		size_t room = size - tlen - body;
+		size_t n = strnlen((const char *)p + body, room);
+		if (n == room)
+			return size;
+		body += (n + 8) & ~(size_t)7;
+	}
+	return body + tlen < size ? body + tlen : size;
+}
+
+/* The trailer ending at `size`; *body_end is where it starts. */
 static int trailer(pd_sample_id *sid, uint8_t *p, size_t size, uint64_t type,
 		   bool swap, const char *name, pd_error *err, size_t *body_end)
 {
 	uint64_t present = type & TRAILER_BITS;
-	size_t len = 8 * (size_t)__builtin_popcountll(present);
+	size_t len = pd_trailer_size(type);
 	if (size - 8 < len)
 		return pd_error_reason(err, PD_ECORRUPT,
 				       "%s record of %zu bytes cannot hold its %zu-byte sample_id trailer",
@@ -350,9 +383,10 @@ int pd_record_decode(pd_record *rec, uint8_t *p, size_t size,
 				       "%s record size %zu is smaller than its header",
 				       name, size);
 
-	size_t end = size;
+	size_t end = size, id_end = size;
 	if (attr && attr->sample_id_all) {
-		int rc = trailer(&rec->sid, p, size, attr->sample_type, swap, name, err, &end);
+		id_end = pd_record_id_end(p, size, rec->type, pd_trailer_size(attr->sample_type));
+		int rc = trailer(&rec->sid, p, id_end, attr->sample_type, swap, name, err, &end);
 		/* A type this version does not know may not follow the trailer
 		 * convention at all; it is skipped, not treated as corrupt. */
 		if (rc && !known) {
@@ -363,7 +397,8 @@ int pd_record_decode(pd_record *rec, uint8_t *p, size_t size,
 			return rc;
 	}
 	body b = { p, end, swap, err, name, opts };
-	return decode_body(rec, &b);
+	int rc = decode_body(rec, &b);
+	return rc < 0 ? rc : id_end < size;
 }
 
 int pd_tool_record_decode(pd_record *rec, uint8_t *p, size_t size, bool swap,
@@ -410,7 +445,7 @@ int pd_tool_record_decode(pd_record *rec, uint8_t *p, size_t size, bool swap,
 }
 
 bool pd_record_peek_id(const uint8_t *p, size_t size, uint32_t type,
-		       int id_pos, int is_pos, bool swap, uint64_t *id)
+		       int id_pos, int is_pos, size_t tlen, bool swap, uint64_t *id)
 {
 	size_t off;
 	if (size < 8)
@@ -420,6 +455,7 @@ bool pd_record_peek_id(const uint8_t *p, size_t size, uint32_t type,
 			return false;
 		off = 8 + (size_t)id_pos * 8;
 	} else if (type != 0 && type < PD_RECORD_HEADER_ATTR) {
+		size = pd_record_id_end(p, size, type, tlen);
 		if (is_pos <= 0 || (size - 8) / 8 < (size_t)is_pos)
 			return false;
 		off = size - (size_t)is_pos * 8;

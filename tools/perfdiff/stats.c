@@ -167,6 +167,8 @@ static void text_counts(pd_writer *w, const pd_reader *r)
 	pd_writer_printf(w, "%-22s%" PRIu64 " (sum of LOST_SAMPLES records)\n",
 		"lost samples:", s->lost_samples);
 	pd_writer_printf(w, "%-22s%" PRIu64 "\n", "out of order:", s->out_of_order);
+	pd_writer_printf(w, "%-22s%" PRIu64 " (KSYMBOL/BPF_EVENT larger than their contents)\n",
+		"oversized side-band:", s->oversized_sideband);
 	pd_writer_printf(w, "%-22s%" PRIu64 "\n", "bytes read:", s->bytes_read);
 	if (s->bytes_decompressed)
 		pd_writer_printf(w, "%-22s%" PRIu64 "\n", "bytes decompressed:",
@@ -350,6 +352,7 @@ static void json_counts(pd_writer *w, const pd_reader *r)
 	cli_json_u64(w, "lost", s->lost);
 	cli_json_u64(w, "lost_samples", s->lost_samples);
 	cli_json_u64(w, "out_of_order", s->out_of_order);
+	cli_json_u64(w, "oversized_sideband", s->oversized_sideband);
 	cli_json_u64(w, "bytes_read", s->bytes_read);
 	cli_json_u64(w, "bytes_decompressed", s->bytes_decompressed);
 	json_strings(w, "warnings", pd_reader_warning_count(r), reader_warning, r);
