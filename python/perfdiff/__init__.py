@@ -58,8 +58,8 @@ def _frame(records):
 
 class Profile(_perfdiff.Profile):
     """Profile(paths, event=None, inline=True, perf_compat=False, demangle=True,
-    keep_suffixes=False, hide_unresolved=False, lkp=False, comm=None, pid=None,
-    tid=None, cpu=None, dso=None, time=None, kallsyms=None, symfs=None,
+    keep_suffixes=False, hide_unresolved=False, merge_unresolved=False, lkp=False,
+    comm=None, pid=None, tid=None, cpu=None, dso=None, time=None, kallsyms=None, symfs=None,
     buildid_dir=None, vmlinux=None, jit_dir=None, max_stack=None, unwinder=None,
     threads=None)
 

@@ -240,6 +240,8 @@ static int parse_profile(pdpy_opts *o, PyObject *kw, Py_ssize_t *taken)
 			       PD_PROFILE_KEEP_SUFFIXES, 1) < 0 ||
 	    take_flag(kw, "hide_unresolved", taken, &po->flags,
 		      PD_PROFILE_HIDE_UNRESOLVED, 1) < 0 ||
+	    take_flag(kw, "merge_unresolved", taken, &po->flags,
+		      PD_PROFILE_MERGE_UNRESOLVED, 1) < 0 ||
 	    parse_filters(o, kw, taken) < 0)
 		return -1;
 	if (t)
@@ -253,6 +255,7 @@ static const char *const session_keys[] = {
 };
 static const char *const profile_keys[] = {
 	"comm", "dso", "pid", "tid", "cpu", "time", "lkp", "keep_suffixes", "hide_unresolved",
+	"merge_unresolved",
 };
 
 static bool known_key(const char *k, const char *const *keys, size_t n)

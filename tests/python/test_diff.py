@@ -10,7 +10,9 @@ import perfdiff
 
 @pytest.fixture(scope="module")
 def sides(base, new):
-    return perfdiff.Profile(base), perfdiff.Profile(new)
+    # read as `perfdiff diff` reads its files
+    return (perfdiff.Profile(base, merge_unresolved=True),
+            perfdiff.Profile(new, merge_unresolved=True))
 
 
 def test_json_is_the_clis(sides, base, new, cli_out):
@@ -120,3 +122,15 @@ def test_to_pandas(sides):
     assert list(df["key"]) == [r.key for r in d.rows]
     assert list(df["base_mean"]) == [r.base.mean for r in d.rows]
     assert set(df["relation"].dropna()) == {r.relation.kind for r in d.rows if r.relation}
+
+
+def test_merge_unresolved_keeps_the_rows(sides, base, new):
+    plain = perfdiff.Diff(perfdiff.Profile(base), perfdiff.Profile(new))
+    merged = perfdiff.Diff(*sides)
+    rows = [{(r.metric, r.key, r.dso): r for r in d.rows} for d in (plain, merged)]
+    assert rows[0].keys() == rows[1].keys() and rows[0]
+    for k, a in rows[0].items():
+        b = rows[1][k]
+        assert (a.base.mean, a.new.mean, a.p_value) == \
+            pytest.approx((b.base.mean, b.new.mean, b.p_value), abs=1e-9)
+        assert a.significant == b.significant
