@@ -125,7 +125,10 @@ def write(path, text):
 def main(argv=None):
     import perfdiff
     args = parse(argv)
-    options = {"perf_compat": args.perf_compat, "inline": not args.no_inline}
+    # a dso's unnamed frames as one, as perfdiff diff reads its files: the
+    # comparison keys them so anyway, and the workers ship less
+    options = {"perf_compat": args.perf_compat, "inline": not args.no_inline,
+               "merge_unresolved": True}
     sides = [expand(args.base), expand(args.new)]
     client, cluster = client_for(args)
     try:
