@@ -372,6 +372,7 @@ bench_perfparser() {
 		 "$(command -v hotspot-perfparser 2>/dev/null)"; do
 		[ -x "$p" ] && { echo "$p"; return; }
 	done
+	return 0  # none installed: the caller skips it, under set -e too
 }
 
 # Print the table of LABELS (ORDER by default) with ratios to BASE's
