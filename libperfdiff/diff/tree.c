@@ -281,11 +281,6 @@ double dt_share_noise(const dt_tree *t, double pct)
 	return 100.0 * sqrt(t->phi * p * (1 - p) / (double)t->all_samples);
 }
 
-typedef struct walk_item {
-	const pd_cct_node *c;
-	uint32_t parent;
-} walk_item;
-
 /*
  * Keys of frames already met: a CCT repeats a frame under each of its
  * callers, and keying it hashes and compares its names.  Direct-mapped by
@@ -337,6 +332,172 @@ static int add_source(dt_tree *t, const pd_cct_node *c, uint32_t id)
 	return 0;
 }
 
+/*
+ * The walk that fills a tree.  A node of the tree stands for every
+ * profile node folded into it (its members): a dso's unnamed addresses,
+ * "f" and "f (inlined)", one program under two paths.  Each node is
+ * expanded once, from all its members' children together, sorted by
+ * name, so that the tree -- its node ids, its keys, the order of every
+ * sum over it -- depends on what the profile holds, not on the order its
+ * samples came in or on how finely it split the frames
+ * (PD_PROFILE_MERGE_UNRESOLVED gives the same tree).
+ */
+typedef struct pending {
+	uint32_t id;
+	size_t at, n;        /* its members: members[at .. at + n) */
+} pending;
+
+typedef struct kid {
+	const pd_cct_node *c;
+	uint32_t id;
+	size_t pos;          /* in name order: keeps the sort by id stable */
+} kid;
+
+typedef struct walker {
+	dt_tree *t;
+	key_memo *memo;
+	const pd_cct_node **members;
+	size_t nmem, capmem;
+	pending *st;
+	size_t nst, capst;
+	kid *kids;
+	size_t capkids;
+} walker;
+
+static const char *sort_name(const pd_cct_node *c)
+{
+	const char *s = pd_cct_symbol(c);
+	return pd_cct_unresolved(c) || !s ? DT_UNKNOWN : s;
+}
+
+static const char *sort_dso(const pd_cct_node *c)
+{
+	const char *s = pd_cct_dso(c);
+	return s ? s : "";
+}
+
+static int kid_by_name(const void *a, const void *b)
+{
+	const pd_cct_node *x = ((const kid *)a)->c, *y = ((const kid *)b)->c;
+	int r = strcmp(sort_name(x), sort_name(y));
+	if (r == 0)
+		r = strcmp(sort_dso(x), sort_dso(y));
+	if (r == 0)
+		r = (int)pd_cct_inlined(x) - (int)pd_cct_inlined(y);
+	return r;
+}
+
+static int kid_by_id(const void *a, const void *b)
+{
+	const kid *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Room for `n` more of an array of `size`-byte items: 0 or PD_ENOMEM. */
+static int room(void **v, size_t *cap, size_t used, size_t n, size_t size)
+{
+	if (used + n <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 64;
+	while (c < used + n)
+		c *= 2;
+	void *x = realloc(*v, c * size);
+	if (!x)
+		return PD_ENOMEM;
+	*v = x;
+	*cap = c;
+	return 0;
+}
+
+/* The children of node `p`'s members, in name order: *n of them. */
+static int gather(walker *w, const pending *p, size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const pd_cct_node *m = w->members[p->at + i];
+		size_t nk = pd_cct_child_count(m);
+		if (room((void **)&w->kids, &w->capkids, *n, nk, sizeof *w->kids) < 0)
+			return PD_ENOMEM;
+		for (size_t k = 0; k < nk; k++)
+			w->kids[(*n)++] = (kid){ pd_cct_child(m, k), DT_NONE, 0 };
+	}
+	qsort(w->kids, *n, sizeof *w->kids, kid_by_name);
+	return 0;
+}
+
+/* Profile node `c` into the tree under `parent`: its node's id in *id. */
+static int place(walker *w, uint32_t parent, const pd_cct_node *c, uint32_t *id)
+{
+	dt_tree *t = w->t;
+	uint32_t key = memo_key(w->memo, t->keys, c);
+	uint32_t flags = (pd_cct_inlined(c) ? DT_SEEN_INLINED : DT_SEEN_OUTLINE) |
+			 (pd_cct_kernel(c) ? DT_KERNEL : 0);
+	*id = key == DT_NONE ? DT_NONE : dt_tree_child(t, parent, key, flags);
+	if (*id == DT_NONE)
+		return t->nn >= DT_NONE - 2 ? PD_ELIMIT : PD_ENOMEM;
+	if (dt_tree_set_unit(t, key, pd_cct_unit(c)) < 0 ||
+	    dt_tree_note_dso(t, key, pd_cct_dso(c)) < 0 ||
+	    (pd_cct_self(c, SIZE_MAX) && add_source(t, c, *id) < 0))
+		return PD_ENOMEM;
+	for (size_t r = 0; r < t->nruns; r++)
+		dt_tree_add_self(t, *id, r, pd_cct_self(c, r));
+	return 0;
+}
+
+/* Push node `id`, whose members are kids[from, to), to be expanded. */
+static int push(walker *w, uint32_t id, size_t from, size_t to)
+{
+	if (room((void **)&w->members, &w->capmem, w->nmem, to - from, sizeof *w->members) < 0 ||
+	    room((void **)&w->st, &w->capst, w->nst, 1, sizeof *w->st) < 0)
+		return PD_ENOMEM;
+	w->st[w->nst++] = (pending){ id, w->nmem, to - from };
+	for (size_t k = from; k < to; k++)
+		w->members[w->nmem++] = w->kids[k].c;
+	return 0;
+}
+
+/* Node `p`'s children made, then pushed first-made on top. */
+static int expand(walker *w, pending p)
+{
+	size_t n;
+	int rc = gather(w, &p, &n);
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		w->kids[k].pos = k;
+		rc = place(w, p.id, w->kids[k].c, &w->kids[k].id);
+	}
+	if (rc < 0)
+		return rc;
+	qsort(w->kids, n, sizeof *w->kids, kid_by_id);
+	for (size_t to = n; to > 0 && rc == 0;) {
+		size_t from = to - 1;
+		while (from > 0 && w->kids[from - 1].id == w->kids[to - 1].id)
+			from--;
+		rc = push(w, w->kids[from].id, from, to);
+		to = from;
+	}
+	return rc;
+}
+
+static int walk(dt_tree *t, const pd_cct_node *root)
+{
+	walker w = { .t = t };
+	w.memo = calloc((size_t)1 << KEY_MEMO_BITS, sizeof *w.memo);
+	int rc = w.memo ? room((void **)&w.kids, &w.capkids, 0, 1, sizeof *w.kids) : PD_ENOMEM;
+	if (rc == 0) {
+		w.kids[0] = (kid){ root, 0, 0 };
+		rc = push(&w, 0, 0, 1);
+	}
+	while (rc == 0 && w.nst > 0)
+		rc = expand(&w, w.st[--w.nst]);
+	free(w.memo);
+	free(w.members);
+	free(w.st);
+	free(w.kids);
+	return rc;
+}
+
 int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 {
 	size_t R = pd_profile_run_count(p);
@@ -353,56 +514,9 @@ int dt_tree_build(dt_tree *t, dt_keytab *keys, const pd_profile *p, size_t ev)
 	const pd_cct_node *root = pd_profile_root(p, ev);
 	if (!root)
 		return PD_EINVAL;
-	size_t cap = 256, n = 0;
-	walk_item *st = malloc(cap * sizeof *st);
-	key_memo *memo = calloc((size_t)1 << KEY_MEMO_BITS, sizeof *memo);
-	if (!st || !memo) {
-		free(st);
-		free(memo);
-		return PD_ENOMEM;
-	}
 	for (size_t r = 0; r < R; r++)
 		dt_tree_add_self(t, 0, r, pd_cct_self(root, r));
-	st[n++] = (walk_item){ root, 0 };
-	while (n > 0) {
-		walk_item w = st[--n];
-		size_t nk = pd_cct_child_count(w.c);
-		for (size_t i = 0; i < nk; i++) {
-			const pd_cct_node *c = pd_cct_child(w.c, i);
-			uint32_t key = memo_key(memo, keys, c);
-			uint32_t flags = (pd_cct_inlined(c) ? DT_SEEN_INLINED : DT_SEEN_OUTLINE) |
-					 (pd_cct_kernel(c) ? DT_KERNEL : 0);
-			uint32_t id = key == DT_NONE ? DT_NONE : dt_tree_child(t, w.parent, key, flags);
-			if (id == DT_NONE) {
-				free(st);
-				free(memo);
-				return t->nn >= DT_NONE - 2 ? PD_ELIMIT : PD_ENOMEM;
-			}
-			if (dt_tree_set_unit(t, key, pd_cct_unit(c)) < 0 ||
-			    dt_tree_note_dso(t, key, pd_cct_dso(c)) < 0 ||
-			    (pd_cct_self(c, SIZE_MAX) && add_source(t, c, id) < 0)) {
-				free(st);
-				free(memo);
-				return PD_ENOMEM;
-			}
-			for (size_t r = 0; r < R; r++)
-				dt_tree_add_self(t, id, r, pd_cct_self(c, r));
-			if (pd_cct_child_count(c) == 0)
-				continue;
-			if (n == cap) {
-				walk_item *s2 = realloc(st, cap * 2 * sizeof *st);
-				if (!s2) {
-					free(st);
-					free(memo);
-					return PD_ENOMEM;
-				}
-				st = s2;
-				cap *= 2;
-			}
-			st[n++] = (walk_item){ c, id };
-		}
-	}
-	free(st);
-	free(memo);
+	if ((rc = walk(t, root)) < 0)
+		return rc;
 	return dt_tree_finish(t);
 }
