@@ -18,141 +18,103 @@
 
 /* ------------------------------------------------------------ builder */
 
-typedef struct img {
-	uint8_t *b;
-	size_t n, cap;
-} img;
-
-static void put(img *m, const void *v, size_t n)
-{
-	if (m->n + n > m->cap) {
-		size_t cap = m->cap ? m->cap : 4096;
-		while (cap < m->n + n)
-			cap *= 2;
-		m->b = realloc(m->b, cap);
-		ck_assert_ptr_nonnull(m->b);
-		m->cap = cap;
-	}
-	if (n)
-		memcpy(m->b + m->n, v, n);
-	m->n += n;
-}
-
-/* Little-endian writes: the host is x86-64 or another LE machine here. */
-static void put16(img *m, uint16_t v) { put(m, &v, 2); }
-static void put32(img *m, uint32_t v) { put(m, &v, 4); }
-static void put64(img *m, uint64_t v) { put(m, &v, 8); }
-static void put_zero(img *m, size_t n)
-{
-	static const uint8_t z[256];
-	while (n) {
-		size_t k = n < sizeof z ? n : sizeof z;
-		put(m, z, k);
-		n -= k;
-	}
-}
-static void pad8(img *m) { put_zero(m, (8 - m->n % 8) % 8); }
-static void set16(img *m, size_t at, uint16_t v) { memcpy(m->b + at, &v, 2); }
-static void set64(img *m, size_t at, uint64_t v) { memcpy(m->b + at, &v, 8); }
-static void img_free(img *m) { free(m->b); memset(m, 0, sizeof *m); }
-
 /* A record starts here; rec_end pads it and writes its size. */
-static size_t rec_begin(img *m, uint32_t type, uint16_t misc)
+static size_t rec_begin(pd_test_img *m, uint32_t type, uint16_t misc)
 {
 	size_t at = m->n;
-	put32(m, type);
-	put16(m, misc);
-	put16(m, 0);
+	pd_test_put32(m, type);
+	pd_test_put16(m, misc);
+	pd_test_put16(m, 0);
 	return at;
 }
 
-static void rec_end(img *m, size_t at)
+static void rec_end(pd_test_img *m, size_t at)
 {
-	pad8(m);
+	pd_test_pad8(m);
 	ck_assert_uint_le(m->n - at, 65535);
-	set16(m, at + 6, (uint16_t)(m->n - at));
+	pd_test_set16(m, at + 6, (uint16_t)(m->n - at));
 }
 
 #define ST_BASE (PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_PERIOD)
 
 /* A perf_event_attr of PD_ATTR_KNOWN_SIZE bytes: cpu-clock, period 1000. */
-static void put_attr(img *m, uint64_t sample_type)
+static void put_attr(pd_test_img *m, uint64_t sample_type)
 {
 	size_t at = m->n;
-	put32(m, 1);                  /* PERF_TYPE_SOFTWARE */
-	put32(m, PD_ATTR_KNOWN_SIZE);
-	put64(m, 0);                  /* cpu-clock */
-	put64(m, 1000);
-	put64(m, sample_type);
-	put_zero(m, PD_ATTR_KNOWN_SIZE - (m->n - at));
+	pd_test_put32(m, 1);                  /* PERF_TYPE_SOFTWARE */
+	pd_test_put32(m, PD_ATTR_KNOWN_SIZE);
+	pd_test_put64(m, 0);                  /* cpu-clock */
+	pd_test_put64(m, 1000);
+	pd_test_put64(m, sample_type);
+	pd_test_put_zero(m, PD_ATTR_KNOWN_SIZE - (m->n - at));
 }
 
 /* A HEADER_ATTR with ids 100, 101, ...; returns its offset. */
-static size_t put_header_attr(img *m, uint64_t sample_type, size_t nids)
+static size_t put_header_attr(pd_test_img *m, uint64_t sample_type, size_t nids)
 {
 	size_t r = rec_begin(m, PD_RECORD_HEADER_ATTR, 0);
 	put_attr(m, sample_type);
 	for (size_t i = 0; i < nids; i++)
-		put64(m, 100 + i);
+		pd_test_put64(m, 100 + i);
 	rec_end(m, r);
 	return r;
 }
 
 /* Pipe-mode header and one HEADER_ATTR with `nids` ids. */
-static void pipe_start(img *m, uint64_t sample_type, size_t nids)
+static void pipe_start(pd_test_img *m, uint64_t sample_type, size_t nids)
 {
-	put(m, "PERFILE2", 8);
-	put64(m, 16);
+	pd_test_put(m, "PERFILE2", 8);
+	pd_test_put64(m, 16);
 	put_header_attr(m, sample_type, nids);
 }
 
-static size_t put_comm(img *m, const char *comm)
+static size_t put_comm(pd_test_img *m, const char *comm)
 {
 	size_t r = rec_begin(m, PD_RECORD_COMM, 0);
-	put32(m, 42);
-	put32(m, 42);
-	put(m, comm, strlen(comm) + 1);
+	pd_test_put32(m, 42);
+	pd_test_put32(m, 42);
+	pd_test_put(m, comm, strlen(comm) + 1);
 	rec_end(m, r);
 	return r;
 }
 
-static size_t put_mmap2(img *m, const char *file)
+static size_t put_mmap2(pd_test_img *m, const char *file)
 {
 	size_t r = rec_begin(m, PD_RECORD_MMAP2, PD_CPUMODE_USER);
-	put32(m, 42);
-	put32(m, 42);
-	put64(m, 0x400000);
-	put64(m, 0x1000);
-	put64(m, 0);
-	put_zero(m, 24);  /* maj, min, ino, ino_generation */
-	put32(m, 5);      /* PROT_READ|PROT_EXEC */
-	put32(m, 2);      /* MAP_PRIVATE */
-	put(m, file, strlen(file) + 1);
+	pd_test_put32(m, 42);
+	pd_test_put32(m, 42);
+	pd_test_put64(m, 0x400000);
+	pd_test_put64(m, 0x1000);
+	pd_test_put64(m, 0);
+	pd_test_put_zero(m, 24);  /* maj, min, ino, ino_generation */
+	pd_test_put32(m, 5);      /* PROT_READ|PROT_EXEC */
+	pd_test_put32(m, 2);      /* MAP_PRIVATE */
+	pd_test_put(m, file, strlen(file) + 1);
 	rec_end(m, r);
 	return r;
 }
 
 /* A SAMPLE of ST_BASE plus, as the attr says, CALLCHAIN and BRANCH_STACK. */
-static size_t put_sample(img *m, uint64_t sample_type, uint64_t time, uint64_t chain,
+static size_t put_sample(pd_test_img *m, uint64_t sample_type, uint64_t time, uint64_t chain,
 			 uint64_t branches)
 {
 	size_t r = rec_begin(m, PD_RECORD_SAMPLE, PD_CPUMODE_USER);
-	put64(m, 0x401000);
-	put32(m, 42);
-	put32(m, 42);
-	put64(m, time);
-	put64(m, 1000);
+	pd_test_put64(m, 0x401000);
+	pd_test_put32(m, 42);
+	pd_test_put32(m, 42);
+	pd_test_put64(m, time);
+	pd_test_put64(m, 1000);
 	if (sample_type & PD_SAMPLE_CALLCHAIN) {
-		put64(m, chain);
+		pd_test_put64(m, chain);
 		for (uint64_t i = 0; i < chain; i++)
-			put64(m, i == 0 ? PD_CONTEXT_USER : 0x401000 + i);
+			pd_test_put64(m, i == 0 ? PD_CONTEXT_USER : 0x401000 + i);
 	}
 	if (sample_type & PD_SAMPLE_BRANCH_STACK) {
-		put64(m, branches);
+		pd_test_put64(m, branches);
 		for (uint64_t i = 0; i < branches; i++) {
-			put64(m, 0x401000 + i);
-			put64(m, 0x402000 + i);
-			put64(m, 0);
+			pd_test_put64(m, 0x401000 + i);
+			pd_test_put64(m, 0x402000 + i);
+			pd_test_put64(m, 0);
 		}
 	}
 	rec_end(m, r);
@@ -165,7 +127,7 @@ typedef struct file_spec {
 	size_t nattrs;
 	size_t nids;              /* per attr */
 	uint64_t sample_type;
-	const img *data;          /* records */
+	const pd_test_img *data;          /* records */
 	const char *hostname;     /* HOSTNAME feature, or NULL */
 	/* filled by build_file */
 	size_t ids_off;           /* first attr's id table */
@@ -174,44 +136,44 @@ typedef struct file_spec {
 	size_t hostname_len;
 } file_spec;
 
-static void build_file(img *m, file_spec *s)
+static void build_file(pd_test_img *m, file_spec *s)
 {
 	const size_t attr_size = PD_ATTR_KNOWN_SIZE + 16;
-	put(m, "PERFILE2", 8);
-	put64(m, 104);
-	put64(m, attr_size);
-	put64(m, 104);                          /* attrs */
-	put64(m, s->nattrs * attr_size);
+	pd_test_put(m, "PERFILE2", 8);
+	pd_test_put64(m, 104);
+	pd_test_put64(m, attr_size);
+	pd_test_put64(m, 104);                          /* attrs */
+	pd_test_put64(m, s->nattrs * attr_size);
 	size_t data_hdr = m->n;
-	put_zero(m, 32);                        /* data, event_types */
-	put64(m, s->hostname ? 1ull << PD_FEAT_HOSTNAME : 0);
-	put_zero(m, 24);
+	pd_test_put_zero(m, 32);                        /* data, event_types */
+	pd_test_put64(m, s->hostname ? 1ull << PD_FEAT_HOSTNAME : 0);
+	pd_test_put_zero(m, 24);
 	ck_assert_uint_eq(m->n, 104);
 	s->ids_off = 104 + s->nattrs * attr_size;
 	for (size_t i = 0; i < s->nattrs; i++) {
 		put_attr(m, s->sample_type);
-		put64(m, s->ids_off + i * s->nids * 8);
-		put64(m, s->nids * 8);
+		pd_test_put64(m, s->ids_off + i * s->nids * 8);
+		pd_test_put64(m, s->nids * 8);
 	}
 	for (size_t i = 0; i < s->nattrs; i++)
 		for (size_t j = 0; j < s->nids; j++)
-			put64(m, 1000 * (i + 1) + j);
+			pd_test_put64(m, 1000 * (i + 1) + j);
 	s->data_off = m->n;
 	if (s->data)
-		put(m, s->data->b, s->data->n);
-	set64(m, data_hdr, s->data_off);
-	set64(m, data_hdr + 8, m->n - s->data_off);
+		pd_test_put(m, s->data->b, s->data->n);
+	pd_test_set64(m, data_hdr, s->data_off);
+	pd_test_set64(m, data_hdr + 8, m->n - s->data_off);
 	if (s->hostname) {
 		size_t idx = m->n;
-		put_zero(m, 16);
+		pd_test_put_zero(m, 16);
 		s->hostname_off = m->n;
 		uint32_t len = (uint32_t)((strlen(s->hostname) + 1 + 7) / 8 * 8);
-		put32(m, len);
-		put(m, s->hostname, strlen(s->hostname) + 1);
-		put_zero(m, len - strlen(s->hostname) - 1);
+		pd_test_put32(m, len);
+		pd_test_put(m, s->hostname, strlen(s->hostname) + 1);
+		pd_test_put_zero(m, len - strlen(s->hostname) - 1);
 		s->hostname_len = m->n - s->hostname_off;
-		set64(m, idx, s->hostname_off);
-		set64(m, idx + 8, s->hostname_len);
+		pd_test_set64(m, idx, s->hostname_off);
+		pd_test_set64(m, idx + 8, s->hostname_len);
 	}
 }
 
@@ -227,7 +189,7 @@ typedef struct result {
 	char warn[8][PD_ERROR_MESSAGE_MAX];
 } result;
 
-static void read_img(const img *m, const pd_reader_options *o, result *out)
+static void read_img(const pd_test_img *m, const pd_reader_options *o, result *out)
 {
 	memset(out, 0, sizeof *out);
 	int fd = memfd_create("caps.data", MFD_CLOEXEC);
@@ -324,7 +286,7 @@ END_TEST
  * take their defaults, not whatever lies after it. */
 START_TEST(test_options_v1)
 {
-	img m = {0};
+	pd_test_img m = {0};
 	pipe_start(&m, ST_BASE | PD_SAMPLE_CALLCHAIN, 0);
 	put_sample(&m, ST_BASE | PD_SAMPLE_CALLCHAIN, 1, 4096, 0);
 	size_t bad = put_sample(&m, ST_BASE | PD_SAMPLE_CALLCHAIN, 2, 4097, 0);
@@ -343,7 +305,7 @@ START_TEST(test_options_v1)
 	read_img(&m, &d, &res);
 	ck_assert_int_eq(res.open_rc, PD_EINVAL);
 	free(raw);
-	img_free(&m);
+	pd_test_img_free(&m);
 }
 END_TEST
 
@@ -352,7 +314,7 @@ START_TEST(test_callchain)
 	const uint64_t st = ST_BASE | PD_SAMPLE_CALLCHAIN;
 	/* the default: 4096 entries is fine, 4097 is not */
 	for (int over = 0; over < 2; over++) {
-		img m = {0};
+		pd_test_img m = {0};
 		pipe_start(&m, st, 0);
 		put_sample(&m, st, 1, 3, 0);
 		size_t deep = put_sample(&m, st, 2, 4096 + (uint64_t)over, 0);
@@ -367,14 +329,14 @@ START_TEST(test_callchain)
 			ck_assert_uint_eq(res.samples, 2);
 			ck_assert_uint_eq(res.max_chain, 4096);
 		}
-		img_free(&m);
+		pd_test_img_free(&m);
 	}
 	/* a lowered cap, in file mode */
-	img d = {0};
+	pd_test_img d = {0};
 	put_sample(&d, st, 1, 2, 0);
 	size_t rel = put_sample(&d, st, 2, 10, 0);
 	file_spec fs = { .nattrs = 1, .sample_type = st, .data = &d };
-	img f = {0};
+	pd_test_img f = {0};
 	build_file(&f, &fs);
 	pd_reader_options o = defaults();
 	o.max_callchain = 10;
@@ -390,8 +352,8 @@ START_TEST(test_callchain)
 	o.flags = PD_READER_FILE_ORDER;
 	read_img(&f, &o, &res);
 	expect_limit(&res, fs.data_off + rel, "max_callchain");
-	img_free(&d);
-	img_free(&f);
+	pd_test_img_free(&d);
+	pd_test_img_free(&f);
 }
 END_TEST
 
@@ -399,7 +361,7 @@ START_TEST(test_branches)
 {
 	const uint64_t st = ST_BASE | PD_SAMPLE_BRANCH_STACK;
 	for (int over = 0; over < 2; over++) {
-		img m = {0};
+		pd_test_img m = {0};
 		pipe_start(&m, st, 0);
 		size_t s = put_sample(&m, st, 1, 0, 1024 + (uint64_t)over);
 		pd_reader_options o = defaults();
@@ -412,9 +374,9 @@ START_TEST(test_branches)
 			expect_ok(&res);
 			ck_assert_uint_eq(res.max_branches, 1024);
 		}
-		img_free(&m);
+		pd_test_img_free(&m);
 	}
-	img m = {0};
+	pd_test_img m = {0};
 	pipe_start(&m, st, 0);
 	size_t s = put_sample(&m, st, 1, 0, 33);
 	pd_reader_options o = defaults();
@@ -425,7 +387,7 @@ START_TEST(test_branches)
 	o.max_branches = 32;
 	read_img(&m, &o, &res);
 	expect_limit(&res, s, "max_branches");
-	img_free(&m);
+	pd_test_img_free(&m);
 }
 END_TEST
 
@@ -435,7 +397,7 @@ START_TEST(test_record_bytes)
 	char longcomm[201];
 	memset(longcomm, 'b', 200);
 	longcomm[200] = '\0';
-	img m = {0};
+	pd_test_img m = {0};
 	pipe_start(&m, ST_BASE, 0);
 	put_comm(&m, "first");
 	size_t at = put_comm(&m, longcomm);
@@ -451,7 +413,7 @@ START_TEST(test_record_bytes)
 	read_img(&m, &o, &res);
 	expect_limit(&res, at, "max_record_bytes");
 	ck_assert_uint_eq(res.comms, 1);
-	img_free(&m);
+	pd_test_img_free(&m);
 
 	/*
 	 * COMPRESSED2 states a u64 data_size: at the default cap a claim of
@@ -459,13 +421,13 @@ START_TEST(test_record_bytes)
 	 * smaller than that; 16 bytes less is merely a truncated record.
 	 */
 	for (int over = 0; over < 2; over++) {
-		img c = {0};
+		pd_test_img c = {0};
 		pipe_start(&c, ST_BASE, 0);
 		put_comm(&c, "x");
 		size_t z = rec_begin(&c, PD_RECORD_COMPRESSED2, 0);
-		put64(&c, (64ull << 20) - 16 + (uint64_t)over);
-		put_zero(&c, 64);
-		set16(&c, z + 6, 16); /* the u16 size wrapped, as perf 6.16 writes it */
+		pd_test_put64(&c, (64ull << 20) - 16 + (uint64_t)over);
+		pd_test_put_zero(&c, 64);
+		pd_test_set16(&c, z + 6, 16); /* the u16 size wrapped, as perf 6.16 writes it */
 		o = defaults();
 		read_img(&c, &o, &res);
 		if (over) {
@@ -476,23 +438,23 @@ START_TEST(test_record_bytes)
 				      res.nwarn ? res.warn[0] : "no warning");
 		}
 		ck_assert_uint_eq(res.comms, 1);
-		img_free(&c);
+		pd_test_img_free(&c);
 	}
 }
 END_TEST
 
 /* COMPRESSED record holding `inner`, at the end of `m`; returns its offset. */
-static size_t put_compressed(img *m, const img *inner)
+static size_t put_compressed(pd_test_img *m, const pd_test_img *inner)
 {
 	size_t bound = ZSTD_compressBound(inner->n);
 	uint8_t *z = malloc(bound);
 	size_t zn = ZSTD_compress(z, bound, inner->b, inner->n, 3);
 	ck_assert(!ZSTD_isError(zn));
 	size_t r = rec_begin(m, PD_RECORD_COMPRESSED, 0);
-	put(m, z, zn);
+	pd_test_put(m, z, zn);
 	/* no padding: the payload is the record minus its header */
 	ck_assert_uint_le(m->n - r, 65535);
-	set16(m, r + 6, (uint16_t)(m->n - r));
+	pd_test_set16(m, r + 6, (uint16_t)(m->n - r));
 	free(z);
 	return r;
 }
@@ -504,12 +466,12 @@ START_TEST(test_compressed_inner_and_decompressed)
 	char longcomm[2001];
 	memset(longcomm, 'a', 2000);
 	longcomm[2000] = '\0';
-	img inner = {0};
+	pd_test_img inner = {0};
 	put_comm(&inner, "one");
 	size_t second = put_comm(&inner, longcomm);
 	uint16_t size;
 	memcpy(&size, inner.b + second + 6, 2);
-	img m = {0};
+	pd_test_img m = {0};
 	pipe_start(&m, ST_BASE, 0);
 	size_t z = put_compressed(&m, &inner);
 	pd_reader_options o = defaults();
@@ -535,8 +497,8 @@ START_TEST(test_compressed_inner_and_decompressed)
 	read_img(&m, &o, &res);
 	expect_limit(&res, z, "max_decompressed");
 	ck_assert_uint_eq(res.comms, 0);
-	img_free(&inner);
-	img_free(&m);
+	pd_test_img_free(&inner);
+	pd_test_img_free(&m);
 }
 END_TEST
 
@@ -544,7 +506,7 @@ START_TEST(test_string_records)
 {
 	const char *comm = "sixteen-chars-ab"; /* 16 bytes before the NUL */
 	const char *file = "/usr/lib/libtwentyfour.so"; /* 25 */
-	img m = {0};
+	pd_test_img m = {0};
 	pipe_start(&m, ST_BASE, 0);
 	size_t c = put_comm(&m, comm);
 	size_t f = put_mmap2(&m, file);
@@ -569,12 +531,12 @@ START_TEST(test_string_records)
 	ck_assert_uint_eq(res.comms, 0);
 
 	/* EVENT_UPDATE names the event: the same cap */
-	img e = {0};
+	pd_test_img e = {0};
 	pipe_start(&e, ST_BASE, 1);
 	size_t u = rec_begin(&e, PD_RECORD_EVENT_UPDATE, 0);
-	put64(&e, 2); /* PERF_EVENT_UPDATE__NAME */
-	put64(&e, 100);
-	put(&e, "my-event-name", 14);
+	pd_test_put64(&e, 2); /* PERF_EVENT_UPDATE__NAME */
+	pd_test_put64(&e, 100);
+	pd_test_put(&e, "my-event-name", 14);
 	rec_end(&e, u);
 	o = defaults();
 	o.max_string = 13;
@@ -583,17 +545,17 @@ START_TEST(test_string_records)
 	o.max_string = 12;
 	read_img(&e, &o, &res);
 	expect_limit(&res, u, "max_string");
-	img_free(&e);
-	img_free(&m);
+	pd_test_img_free(&e);
+	pd_test_img_free(&m);
 }
 END_TEST
 
 START_TEST(test_string_feature)
 {
 	const char *host = "host-name-of-24-bytes-xy";
-	img f = {0};
+	pd_test_img f = {0};
 	file_spec fs = { .nattrs = 1, .sample_type = ST_BASE, .hostname = host };
-	img d = {0};
+	pd_test_img d = {0};
 	put_comm(&d, "c");
 	fs.data = &d;
 	build_file(&f, &fs);
@@ -641,18 +603,18 @@ START_TEST(test_string_feature)
 					  fs.hostname_len, false, &o, &perr), 0);
 	ck_assert_str_eq(meta.info.hostname, host);
 	pd_meta_free(&meta);
-	img_free(&d);
-	img_free(&f);
+	pd_test_img_free(&d);
+	pd_test_img_free(&f);
 }
 END_TEST
 
 START_TEST(test_attrs_and_ids)
 {
-	img d = {0};
+	pd_test_img d = {0};
 	put_comm(&d, "c");
 	file_spec fs = { .nattrs = 3, .nids = 5, .sample_type = ST_BASE | PD_SAMPLE_ID,
 			 .data = &d };
-	img f = {0};
+	pd_test_img f = {0};
 	build_file(&f, &fs);
 	pd_reader_options o = defaults();
 	result res;
@@ -669,7 +631,7 @@ START_TEST(test_attrs_and_ids)
 	expect_limit(&res, fs.ids_off, "max_ids_per_attr");
 
 	/* pipe mode: the HEADER_ATTR that is one too many */
-	img p = {0};
+	pd_test_img p = {0};
 	pipe_start(&p, ST_BASE | PD_SAMPLE_ID, 2);
 	put_header_attr(&p, ST_BASE | PD_SAMPLE_ID, 0);
 	size_t third = put_header_attr(&p, ST_BASE | PD_SAMPLE_ID, 0);
@@ -685,9 +647,9 @@ START_TEST(test_attrs_and_ids)
 	o.max_ids_per_attr = 1;
 	read_img(&p, &o, &res);
 	expect_limit(&res, 16, "max_ids_per_attr");
-	img_free(&p);
-	img_free(&d);
-	img_free(&f);
+	pd_test_img_free(&p);
+	pd_test_img_free(&d);
+	pd_test_img_free(&f);
 }
 END_TEST
 
@@ -695,7 +657,7 @@ END_TEST
  * bookkeeping (a heap key and a slot). */
 START_TEST(test_queue)
 {
-	img m = {0};
+	pd_test_img m = {0};
 	pipe_start(&m, ST_BASE, 0);
 	enum { N = 20 };
 	size_t at[N], size = 0;
@@ -716,7 +678,7 @@ START_TEST(test_queue)
 	expect_limit(&res, at[N - 1], "max_queue_bytes");
 	/* what was queued is still delivered */
 	ck_assert_uint_eq(res.samples, N - 1);
-	img_free(&m);
+	pd_test_img_free(&m);
 }
 END_TEST
 

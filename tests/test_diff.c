@@ -785,24 +785,14 @@ static void same_rows(const pd_diff *a, const pd_diff *b)
 	}
 }
 
-/* The diff as `perfdiff diff --format=json --all` writes it; caller frees. */
-static char *diff_json(const pd_diff *d)
+/* `perfdiff diff --format=json --all`'s writing of diff `d`. */
+static int write_json_all(pd_writer *w, void *d, pd_error *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	pd_writer *w;
-	pd_error err;
-	ck_assert_int_eq(pd_writer_new_file(&w, f, &err), 0);
 	pd_diff_write_options o;
 	pd_diff_write_options_init(&o);
 	o.format = PD_FORMAT_JSON;
 	o.all = true;
-	ck_assert_msg(pd_diff_write(w, d, &o, &err) == 0, "%s", err.message);
-	ck_assert_int_eq(pd_writer_flush(w, &err), 0);
-	pd_writer_free(w);
-	fclose(f);
-	return text;
+	return pd_diff_write(w, d, &o, err);
 }
 
 /* PD_PROFILE_MERGE_UNRESOLVED: one frame per dso where the binaries are
@@ -838,7 +828,8 @@ START_TEST(test_merge_unresolved)
 	ck_assert_uint_gt(pd_diff_row_count(d[0]), 10);
 	same_rows(d[0], d[1]);
 	same_rows(d[1], d[0]);
-	char *json[2] = { diff_json(d[0]), diff_json(d[1]) };
+	char *json[2] = { pd_test_written(write_json_all, d[0]),
+			  pd_test_written(write_json_all, d[1]) };
 	ck_assert_str_eq(json[0], json[1]);
 	free(json[0]);
 	free(json[1]);

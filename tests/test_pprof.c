@@ -95,23 +95,19 @@ static void assert_same_json(const char *a, const char *b)
 	json_decref(y);
 }
 
-/* The report JSON of `p` (caller frees). */
-static char *report_json(pd_profile *p)
+/* The report JSON of profile `p`, for pd_test_written(). */
+static int write_report_json(pd_writer *w, void *p, pd_error *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	pd_writer *w;
-	pd_error err;
-	ck_assert_int_eq(pd_writer_new_file(&w, f, &err), 0);
 	pd_report_write_options o;
 	pd_report_write_options_init(&o);
 	o.format = PD_FORMAT_JSON;
-	ck_assert_msg(pd_report_write(w, p, &o, &err) == 0, "%s", err.message);
-	ck_assert_int_eq(pd_writer_flush(w, &err), 0);
-	pd_writer_free(w);
-	fclose(f);
-	return text;
+	return pd_report_write(w, p, &o, err);
+}
+
+/* The report JSON of `p` (caller frees). */
+static char *report_json(pd_profile *p)
+{
+	return pd_test_written(write_report_json, p);
 }
 
 /* A profile of `path` (perf.data or pprof). */

@@ -26,108 +26,86 @@
 
 /* ------------------------------------------------------------ builder */
 
-typedef struct img {
-	uint8_t b[4096];
-	size_t n;
-} img;
-
-static void put(img *m, const void *v, size_t n)
-{
-	ck_assert_uint_le(m->n + n, sizeof m->b);
-	memcpy(m->b + m->n, v, n);
-	m->n += n;
-}
-static void put16(img *m, uint16_t v) { put(m, &v, 2); }
-static void put32(img *m, uint32_t v) { put(m, &v, 4); }
-static void put64(img *m, uint64_t v) { put(m, &v, 8); }
-static void put_zero(img *m, size_t n)
-{
-	static const uint8_t z[256];
-	ck_assert_uint_le(n, sizeof z);
-	put(m, z, n);
-}
-static void set64(img *m, size_t at, uint64_t v) { memcpy(m->b + at, &v, 8); }
-
 #define ST_TRAILER (PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_ID | PD_SAMPLE_CPU)
 #define ST (PD_SAMPLE_IP | ST_TRAILER | PD_SAMPLE_PERIOD)
 #define ID_CLOCK 1000
 #define ID_DUMMY 2000
 
 /* A 136-byte attr with sample_id_all (flags bit 18). */
-static void put_attr(img *m, uint64_t config)
+static void put_attr(pd_test_img *m, uint64_t config)
 {
 	size_t at = m->n;
-	put32(m, 1);                   /* PERF_TYPE_SOFTWARE */
-	put32(m, PD_ATTR_KNOWN_SIZE);
-	put64(m, config);              /* 0 cpu-clock, 9 dummy */
-	put64(m, 1000);
-	put64(m, ST);
-	put64(m, 0);                   /* read_format */
-	put64(m, 1ull << 18);
-	put_zero(m, PD_ATTR_KNOWN_SIZE - (m->n - at));
+	pd_test_put32(m, 1);                   /* PERF_TYPE_SOFTWARE */
+	pd_test_put32(m, PD_ATTR_KNOWN_SIZE);
+	pd_test_put64(m, config);              /* 0 cpu-clock, 9 dummy */
+	pd_test_put64(m, 1000);
+	pd_test_put64(m, ST);
+	pd_test_put64(m, 0);                   /* read_format */
+	pd_test_put64(m, 1ull << 18);
+	pd_test_put_zero(m, PD_ATTR_KNOWN_SIZE - (m->n - at));
 }
 
-static size_t rec_begin(img *m, uint32_t type)
+static size_t rec_begin(pd_test_img *m, uint32_t type)
 {
 	size_t at = m->n;
-	put32(m, type);
-	put16(m, 0);
-	put16(m, 0);
+	pd_test_put32(m, type);
+	pd_test_put16(m, 0);
+	pd_test_put16(m, 0);
 	return at;
 }
 
 /* Body done: `stale` bytes after the trailer, and a size that counts them. */
-static void rec_end(img *m, size_t at, const uint8_t *stale, size_t nstale)
+static void rec_end(pd_test_img *m, size_t at, const uint8_t *stale, size_t nstale)
 {
 	if (nstale)
-		put(m, stale, nstale);
+		pd_test_put(m, stale, nstale);
 	uint16_t size = (uint16_t)(m->n - at);
 	memcpy(m->b + at + 6, &size, 2);
 }
 
-static void put_sid(img *m, uint32_t pid, uint64_t time, uint64_t id, uint32_t cpu)
+static void put_sid(pd_test_img *m, uint32_t pid, uint64_t time, uint64_t id, uint32_t cpu)
 {
-	put32(m, pid);
-	put32(m, pid);
-	put64(m, time);
-	put64(m, id);
-	put32(m, cpu);
-	put32(m, 0);
+	pd_test_put32(m, pid);
+	pd_test_put32(m, pid);
+	pd_test_put64(m, time);
+	pd_test_put64(m, id);
+	pd_test_put32(m, cpu);
+	pd_test_put32(m, 0);
 }
 
-static void put_sample(img *m, uint64_t time)
+static void put_sample(pd_test_img *m, uint64_t time)
 {
 	size_t at = rec_begin(m, PD_RECORD_SAMPLE);
-	put64(m, 0xffffffff81000000);
+	pd_test_put64(m, 0xffffffff81000000);
 	put_sid(m, 42, time, ID_CLOCK, 0); /* TID TIME ID CPU in sample order */
-	put64(m, 1000);
+	pd_test_put64(m, 1000);
 	rec_end(m, at, NULL, 0);
 }
 
-static void put_ksymbol(img *m, const char *name, uint32_t pid, uint64_t time,
+static void put_ksymbol(pd_test_img *m, const char *name, uint32_t pid, uint64_t time,
 			const uint8_t *stale)
 {
 	size_t at = rec_begin(m, PD_RECORD_KSYMBOL);
-	put64(m, 0xffffffffc0023924);
-	put32(m, 23);
-	put16(m, 1);                       /* BPF */
-	put16(m, 0);
+	pd_test_put64(m, 0xffffffffc0023924);
+	pd_test_put32(m, 23);
+	pd_test_put16(m, 1);                       /* BPF */
+	pd_test_put16(m, 0);
 	size_t len = strlen(name) + 1;
-	put(m, name, len);
-	put_zero(m, (8 - len % 8) % 8);
+	pd_test_put(m, name, len);
+	pd_test_put_zero(m, (8 - len % 8) % 8);
 	put_sid(m, pid, time, ID_DUMMY + 1, 1);
 	rec_end(m, at, stale, stale ? 32 : 0);
 }
 
 static const uint8_t TAG[8] = { 0x62, 0xef, 0xe5, 0x9b, 0x7d, 0x4f, 0x5e, 0xa1 };
 
-static void put_bpf_event(img *m, uint32_t pid, uint64_t time, const uint8_t *stale)
+static void put_bpf_event(pd_test_img *m, uint32_t pid, uint64_t time, const uint8_t *stale)
 {
 	size_t at = rec_begin(m, PD_RECORD_BPF_EVENT);
-	put16(m, 1);                       /* PROG_LOAD */
-	put16(m, 0);
-	put32(m, 101);
-	put(m, TAG, 8);
+	pd_test_put16(m, 1);                       /* PROG_LOAD */
+	pd_test_put16(m, 0);
+	pd_test_put32(m, 101);
+	pd_test_put(m, TAG, 8);
 	put_sid(m, pid, time, ID_DUMMY + 1, 1);
 	rec_end(m, at, stale, stale ? 32 : 0);
 }
@@ -165,12 +143,12 @@ static const want WANT[] = {
 };
 #define NWANT (sizeof WANT / sizeof WANT[0])
 
-static void put_records(img *m)
+static void put_records(pd_test_img *m)
 {
 	size_t at = rec_begin(m, PD_RECORD_COMM);
-	put32(m, 42);
-	put32(m, 42);
-	put(m, "spin\0\0\0", 8);
+	pd_test_put32(m, 42);
+	pd_test_put32(m, 42);
+	pd_test_put(m, "spin\0\0\0", 8);
 	put_sid(m, 42, 100, ID_DUMMY, 0);
 	rec_end(m, at, NULL, 0);
 	put_sample(m, 1000);
@@ -182,30 +160,30 @@ static void put_records(img *m)
 }
 
 /* File mode: header, two attrs (ids 1000/1001 and 2000/2001), the records. */
-static void build_file(img *m)
+static void build_file(pd_test_img *m)
 {
 	const size_t attr_size = PD_ATTR_KNOWN_SIZE + 16;
-	put(m, "PERFILE2", 8);
-	put64(m, 104);
-	put64(m, attr_size);
-	put64(m, 104);
-	put64(m, 2 * attr_size);
+	pd_test_put(m, "PERFILE2", 8);
+	pd_test_put64(m, 104);
+	pd_test_put64(m, attr_size);
+	pd_test_put64(m, 104);
+	pd_test_put64(m, 2 * attr_size);
 	size_t data_hdr = m->n;
-	put_zero(m, 64);                /* data, event_types, features */
+	pd_test_put_zero(m, 64);                /* data, event_types, features */
 	size_t ids = 104 + 2 * attr_size;
 	for (size_t i = 0; i < 2; i++) {
 		put_attr(m, i ? 9 : 0);
-		put64(m, ids + 16 * i);
-		put64(m, 16);
+		pd_test_put64(m, ids + 16 * i);
+		pd_test_put64(m, 16);
 	}
-	put64(m, ID_CLOCK);
-	put64(m, ID_CLOCK + 1);
-	put64(m, ID_DUMMY);
-	put64(m, ID_DUMMY + 1);
+	pd_test_put64(m, ID_CLOCK);
+	pd_test_put64(m, ID_CLOCK + 1);
+	pd_test_put64(m, ID_DUMMY);
+	pd_test_put64(m, ID_DUMMY + 1);
 	size_t data = m->n;
 	put_records(m);
-	set64(m, data_hdr, data);
-	set64(m, data_hdr + 8, m->n - data);
+	pd_test_set64(m, data_hdr, data);
+	pd_test_set64(m, data_hdr + 8, m->n - data);
 }
 
 /* ------------------------------------------------------------ tests */
@@ -218,10 +196,10 @@ static void setup(void)
 	g_dir = pd_test_tmpdir();
 	ck_assert_ptr_nonnull(g_dir);
 	snprintf(g_path, sizeof g_path, "%s/sideband.data", g_dir);
-	static img m;
-	memset(&m, 0, sizeof m);
+	pd_test_img m = { 0 };
 	build_file(&m);
 	ck_assert(pd_test_write_file(g_path, m.b, m.n));
+	pd_test_img_free(&m);
 }
 
 static void teardown(void)

@@ -1104,30 +1104,34 @@ static long perf_garbage_chains(const char *data)
  * whole under --perf-compat, as perf drops it (every row as perf's),
  * cut before the garbage otherwise (the program's function then holds
  * its system calls), and counted by dump --stats under its binary. */
-/* The library's text of `path` with the chain threshold left to its
- * default and a row limit of `limit`. */
-static char *lib_text(const char *path, double limit)
+/* A profile's text, rows sorted by self, above a row limit. */
+typedef struct limited {
+	pd_profile *p;
+	double limit;
+} limited;
+
+/* pd_test_written()'s writer: the chain threshold left to its default. */
+static int write_limited(pd_writer *w, void *ctx, pd_error *err)
 {
-	pd_profile *p = NULL;
-	pd_error err;
-	ck_assert_int_eq(pd_profile_new(&p, NULL, &err), 0);
-	ck_assert_msg(pd_profile_add_file(p, path, &err) == 0, "%s", err.message);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	pd_writer *w;
-	ck_assert_int_eq(pd_writer_new_file(&w, f, &err), 0);
+	const limited *l = ctx;
 	pd_report_write_options o;
 	pd_report_write_options_init(&o);
 	ck_assert(o.threshold == PD_REPORT_THRESHOLD_AUTO);
-	o.percent_limit = limit;
+	o.percent_limit = l->limit;
 	o.sort_self = true;
-	ck_assert_int_eq(pd_report_write(w, p, &o, &err), 0);
-	ck_assert_int_eq(pd_writer_flush(w, &err), 0);
-	pd_writer_free(w);
-	fclose(f);
-	pd_profile_free(p);
-	return buf;
+	return pd_report_write(w, l->p, &o, err);
+}
+
+/* The library's text of `path` with a row limit of `limit`. */
+static char *lib_text(const char *path, double limit)
+{
+	limited l = { NULL, limit };
+	pd_error err;
+	ck_assert_int_eq(pd_profile_new(&l.p, NULL, &err), 0);
+	ck_assert_msg(pd_profile_add_file(l.p, path, &err) == 0, "%s", err.message);
+	char *text = pd_test_written(write_limited, &l);
+	pd_profile_free(l.p);
+	return text;
 }
 
 /* A row limit hides the chains below it too, as perf's --percent-limit,

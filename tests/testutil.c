@@ -493,3 +493,62 @@ void pd_test_assert_same_counts(const pd_unresolved_count *a, size_t na,
 			      (unsigned long long)a[i].samples);
 	}
 }
+
+/* ------------------------------------------------------ byte images */
+
+void pd_test_put(pd_test_img *m, const void *v, size_t n)
+{
+	if (m->n + n > m->cap) {
+		size_t cap = m->cap ? m->cap : 4096;
+		while (cap < m->n + n)
+			cap *= 2;
+		m->b = realloc(m->b, cap);
+		ck_assert_ptr_nonnull(m->b);
+		m->cap = cap;
+	}
+	if (n)
+		memcpy(m->b + m->n, v, n);
+	m->n += n;
+}
+
+void pd_test_put16(pd_test_img *m, uint16_t v) { pd_test_put(m, &v, 2); }
+void pd_test_put32(pd_test_img *m, uint32_t v) { pd_test_put(m, &v, 4); }
+void pd_test_put64(pd_test_img *m, uint64_t v) { pd_test_put(m, &v, 8); }
+
+void pd_test_put_zero(pd_test_img *m, size_t n)
+{
+	static const uint8_t z[256];
+	while (n) {
+		size_t k = n < sizeof z ? n : sizeof z;
+		pd_test_put(m, z, k);
+		n -= k;
+	}
+}
+
+void pd_test_pad8(pd_test_img *m) { pd_test_put_zero(m, (8 - m->n % 8) % 8); }
+void pd_test_set16(pd_test_img *m, size_t at, uint16_t v) { memcpy(m->b + at, &v, 2); }
+void pd_test_set64(pd_test_img *m, size_t at, uint64_t v) { memcpy(m->b + at, &v, 8); }
+
+void pd_test_img_free(pd_test_img *m)
+{
+	free(m->b);
+	memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------- written to memory */
+
+char *pd_test_written(pd_test_write_fn write, void *ctx)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	pd_writer *w;
+	pd_error err;
+	ck_assert_int_eq(pd_writer_new_file(&w, f, &err), 0);
+	ck_assert_msg(write(w, ctx, &err) == 0, "%s", err.message);
+	ck_assert_int_eq(pd_writer_flush(w, &err), 0);
+	pd_writer_free(w);
+	fclose(f);
+	return text;
+}

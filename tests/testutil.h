@@ -174,6 +174,29 @@ void pd_test_read_all(const char *path, unsigned flags, pd_test_readout *out);
 void pd_test_read_buffer(const void *data, size_t len, unsigned flags,
 			 pd_test_readout *out);
 
+/* A growable byte image for files and records built by hand.  The
+ * writes are little-endian: the host is x86-64 or another LE machine. */
+typedef struct pd_test_img {
+	uint8_t *b;
+	size_t n, cap;
+} pd_test_img;
+void pd_test_put(pd_test_img *m, const void *v, size_t n);
+void pd_test_put16(pd_test_img *m, uint16_t v);
+void pd_test_put32(pd_test_img *m, uint32_t v);
+void pd_test_put64(pd_test_img *m, uint64_t v);
+void pd_test_put_zero(pd_test_img *m, size_t n);
+/* Zeros up to the next multiple of 8. */
+void pd_test_pad8(pd_test_img *m);
+/* Overwrite bytes already written at `at`. */
+void pd_test_set16(pd_test_img *m, size_t at, uint16_t v);
+void pd_test_set64(pd_test_img *m, size_t at, uint64_t v);
+void pd_test_img_free(pd_test_img *m);
+
+/* What `write` puts into a pd_writer, as a NUL-terminated string (caller
+ * frees); the test fails when it, the flush or the writer fails. */
+typedef int (*pd_test_write_fn)(pd_writer *w, void *ctx, pd_error *err);
+char *pd_test_written(pd_test_write_fn write, void *ctx);
+
 /* Run the suite and return the process exit status. */
 /* Two per-dso count lists (pd_session_unresolved(), pd_session_truncated())
  * hold the same dsos with the same counts, in any order. */
