@@ -395,22 +395,6 @@ static int kid_by_id(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* Room for `n` more of an array of `size`-byte items: 0 or PD_ENOMEM. */
-static int room(void **v, size_t *cap, size_t used, size_t n, size_t size)
-{
-	if (used + n <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 64;
-	while (c < used + n)
-		c *= 2;
-	void *x = realloc(*v, c * size);
-	if (!x)
-		return PD_ENOMEM;
-	*v = x;
-	*cap = c;
-	return 0;
-}
-
 /* The children of node `p`'s members, in name order: *n of them. */
 static int gather(walker *w, const pending *p, size_t *n)
 {
@@ -418,7 +402,7 @@ static int gather(walker *w, const pending *p, size_t *n)
 	for (size_t i = 0; i < p->n; i++) {
 		const pd_cct_node *m = w->members[p->at + i];
 		size_t nk = pd_cct_child_count(m);
-		if (room((void **)&w->kids, &w->capkids, *n, nk, sizeof *w->kids) < 0)
+		if (pd_grow(&w->kids, &w->capkids, *n + nk, sizeof *w->kids) < 0)
 			return PD_ENOMEM;
 		for (size_t k = 0; k < nk; k++)
 			w->kids[(*n)++] = (kid){ pd_cct_child(m, k), DT_NONE, 0 };
@@ -449,8 +433,8 @@ static int place(walker *w, uint32_t parent, const pd_cct_node *c, uint32_t *id)
 /* Push node `id`, whose members are kids[from, to), to be expanded. */
 static int push(walker *w, uint32_t id, size_t from, size_t to)
 {
-	if (room((void **)&w->members, &w->capmem, w->nmem, to - from, sizeof *w->members) < 0 ||
-	    room((void **)&w->st, &w->capst, w->nst, 1, sizeof *w->st) < 0)
+	if (pd_grow(&w->members, &w->capmem, w->nmem + (to - from), sizeof *w->members) < 0 ||
+	    pd_grow(&w->st, &w->capst, w->nst + 1, sizeof *w->st) < 0)
 		return PD_ENOMEM;
 	w->st[w->nst++] = (pending){ id, w->nmem, to - from };
 	for (size_t k = from; k < to; k++)
@@ -484,7 +468,7 @@ static int walk(dt_tree *t, const pd_cct_node *root)
 {
 	walker w = { .t = t };
 	w.memo = calloc((size_t)1 << KEY_MEMO_BITS, sizeof *w.memo);
-	int rc = w.memo ? room((void **)&w.kids, &w.capkids, 0, 1, sizeof *w.kids) : PD_ENOMEM;
+	int rc = w.memo ? pd_grow(&w.kids, &w.capkids, 1, sizeof *w.kids) : PD_ENOMEM;
 	if (rc == 0) {
 		w.kids[0] = (kid){ root, 0, 0 };
 		rc = push(&w, 0, 0, 1);
