@@ -325,6 +325,14 @@ PD_EXTERN(uint64_t) pd_cct_total(const pd_cct_node *n, size_t run);
 PD_EXTERN(uint64_t) pd_cct_chainless(const pd_cct_node *n, size_t run);
 /** Depth of the node: 0 for the root, 1 for an outermost caller. */
 PD_EXTERN(size_t) pd_cct_depth(const pd_cct_node *n);
+/**
+ * The node's number in its event's tree: 0 for the root, every node below
+ * pd_cct_count() of its root, so that a caller can keep an array per node.
+ * SIZE_MAX for NULL.  Numbers stay while the profile does not change.
+ */
+PD_EXTERN(size_t) pd_cct_id(const pd_cct_node *n);
+/** The number of nodes of the tree that `n` belongs to; 0 for NULL. */
+PD_EXTERN(size_t) pd_cct_count(const pd_cct_node *n);
 
 /* ------------------------------------------------------------ time blocks */
 
@@ -474,6 +482,18 @@ typedef struct pd_stack {
  */
 PD_EXTERN(int) pd_profile_stacks(pd_profile *p, size_t ev, const pd_stack **out,
 				 size_t *n, pd_error *err);
+
+/**
+ * The same pairs one at a time, without building pd_profile_stacks()'s
+ * array: for readers that hold the profile const, such as a diff, which
+ * may run on several threads over one profile.  pd_profile_stack_count()
+ * is 0 for an event out of range; pd_profile_stack_at() fills `*out` with
+ * pair `i` (the order of pd_profile_stacks()) and returns false, leaving
+ * it untouched, when `ev` or `i` is out of range.  Valid as long as
+ * pd_profile_stacks()'s entries.
+ */
+PD_EXTERN(size_t) pd_profile_stack_count(const pd_profile *p, size_t ev);
+PD_EXTERN(bool) pd_profile_stack_at(const pd_profile *p, size_t ev, size_t i, pd_stack *out);
 
 /* ------------------------------------------------------- filter matches */
 

@@ -288,6 +288,16 @@ bool pd_cct_unresolved(const pd_cct_node *n)
 	return f && (f->flags & PD_PF_UNRESOLVED);
 }
 
+size_t pd_cct_id(const pd_cct_node *n)
+{
+	return n ? n->id : SIZE_MAX;
+}
+
+size_t pd_cct_count(const pd_cct_node *n)
+{
+	return n ? n->tree->n : 0;
+}
+
 const pd_cct_node *pd_cct_parent(const pd_cct_node *n)
 {
 	if (!n || n->parent == PD_NO_ID)

@@ -101,3 +101,19 @@ int pd_profile_stacks(pd_profile *p, size_t ev, const pd_stack **out, size_t *n,
 	*n = s->n;
 	return 0;
 }
+
+size_t pd_profile_stack_count(const pd_profile *p, size_t ev)
+{
+	return p && ev < p->nevents ? p->events[ev]->stacks.n : 0;
+}
+
+bool pd_profile_stack_at(const pd_profile *p, size_t ev, size_t i, pd_stack *out)
+{
+	if (!out || i >= pd_profile_stack_count(p, ev))
+		return false;
+	const pd_pevent *e = p->events[ev];
+	const pd_stacktab *s = &e->stacks;
+	*out = (pd_stack){ pd_strtab_get(&p->strings, s->comm[i]), &e->tree.nodes[s->leaf[i]],
+			   s->period[i], s->samples[i] };
+	return true;
+}
