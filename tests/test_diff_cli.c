@@ -328,29 +328,71 @@ START_TEST(test_identical)
 }
 END_TEST
 
-START_TEST(test_different)
+/* The largest |change| of the workload's rows in `json` (all rows). */
+static double biggest_change(json_t *rows, bool *any_significant)
 {
-	/* the workload alone against the whole system: the workload's share
-	 * drops from 100 % to about half; that is far beyond sampling noise */
-	res r = run("diff --format=json '%s' '%s'", fp, sys);
+	size_t i;
+	json_t *row;
+	double biggest = 0;
+	*any_significant = false;
+	json_array_foreach(rows, i, row) {
+		double c = fabs(json_number_value(json_object_get(row, "change")));
+		biggest = c > biggest ? c : biggest;
+		*any_significant |= json_is_true(json_object_get(row, "significant"));
+	}
+	return biggest;
+}
+
+START_TEST(test_different_one_run)
+{
+	/* the workload alone against the whole system, one run a side: the
+	 * workload's share of the machine drops from 100 % to about half, but
+	 * within the workload nothing changed, and one run cannot tell a
+	 * process that got less of the machine from one that changed: no row
+	 * is significant, and the footer says what was tested */
+	res r = run("diff --all --format=json '%s' '%s'", fp, sys);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	json_t *j = parse(r.out);
-	check_side(json_object_get(j, "base"), 1, "fp.samples");
-	check_side(json_object_get(j, "new"), 1, "sys.samples");
+	bool sig;
+	ck_assert_double_gt(biggest_change(json_object_get(j, "rows"), &sig), 20);
+	ck_assert_msg(!sig, "a row of the workload is significant with one run a side");
+	json_t *procs = json_object_get(json_object_get(j, "variation"), "processes");
+	ck_assert_uint_gt(json_array_size(procs), 1);
+	json_decref(j);
+	res_free(&r);
+	r = run("diff '%s' '%s'", fp, sys);
+	ck_assert_ptr_nonnull(strstr(r.out, "within its processes"));
+	ck_assert_ptr_nonnull(strstr(r.out, "no significant change"));
+	res_free(&r);
+}
+END_TEST
+
+START_TEST(test_different)
+{
+	/* the workload alone against the whole system, two runs a side (each
+	 * file twice: runs that agree exactly, so sampling noise is all the
+	 * variation there is): the workload's share drops from 100 % to about
+	 * half, far beyond sampling noise, and its rows' shares of the whole
+	 * show it */
+	res r = run("diff --format=json '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	json_t *j = parse(r.out);
+	check_side(json_object_get(j, "base"), 2, "fp.samples");
+	check_side(json_object_get(j, "new"), 2, "sys.samples");
 	json_t *rows = json_object_get(j, "rows");
 	ck_assert(json_array_size(rows) > 0);
 	size_t i;
 	json_t *row;
 	double biggest = 0;
 	json_array_foreach(rows, i, row) {
-		check_row_fields(row, 1, 1);
+		check_row_fields(row, 2, 2);
 		ck_assert(json_is_true(json_object_get(row, "significant")));
 		double c = fabs(json_number_value(json_object_get(row, "change")));
 		if (c > biggest)
 			biggest = c;
 	}
 	ck_assert(biggest > 20);
-	res ra = run("diff --all --format=json '%s' '%s'", fp, sys);
+	res ra = run("diff --all --format=json '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
 	json_t *all = parse(ra.out);
 	ck_assert_uint_eq(json_array_size(json_object_get(all, "rows")),
 			  json_array_size(rows) +
@@ -361,14 +403,14 @@ START_TEST(test_different)
 	res_free(&r);
 
 	/* --fail-on: above the biggest change passes, below fails */
-	r = run("diff --fail-on=0 '%s' '%s'", fp, sys);
+	r = run("diff --fail-on=0 '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.out, "%stddev"));
 	res_free(&r);
-	r = run("diff --fail-on=%.3f '%s' '%s'", biggest + 0.01, fp, sys);
+	r = run("diff --fail-on=%3$.3f '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys, biggest + 0.01);
 	ck_assert_int_eq(r.status, 0);
 	res_free(&r);
-	r = run("diff --fail-on=%.3f '%s' '%s'", biggest - 0.01, fp, sys);
+	r = run("diff --fail-on=%3$.3f '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys, biggest - 0.01);
 	ck_assert_int_eq(r.status, 1);
 	res_free(&r);
 }
@@ -1131,8 +1173,8 @@ END_TEST
 START_TEST(test_color)
 {
 	/* colour: git diff's, on the text only; without escapes the plain text */
-	res plain = run("diff --all '%s' '%s'", fp, sys);
-	res col = run("diff --all --color=always '%s' '%s'", fp, sys);
+	res plain = run("diff --all '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
+	res col = run("diff --all --color=always '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
 	ck_assert_int_eq(col.status, 0);
 	size_t red = 0, green = 0, dim = 0;
 	char *o = col.out, *w = col.out;
@@ -1155,7 +1197,7 @@ START_TEST(test_color)
 	static const char *const never[] = { "--all --color=never", "--all --color=auto",
 					     "--all --format=json --color=always" };
 	for (size_t k = 0; k < 3; k++) {
-		res r = run("diff %s '%s' '%s'", never[k], fp, sys);
+		res r = run("diff %1$s '%2$s' '%2$s' -- '%3$s' '%3$s'", never[k], fp, sys);
 		ck_assert_msg(!strchr(r.out, '\033'), "%s: colour", never[k]);
 		if (k < 2)
 			ck_assert_str_eq(r.out, plain.out);
@@ -1565,6 +1607,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_help);
 	tcase_add_test(tc, test_identical);
 	tcase_add_test(tc, test_different);
+	tcase_add_test(tc, test_different_one_run);
 	tcase_add_test(tc, test_runs);
 	tcase_add_test(tc, test_csv);
 	tcase_add_test(tc, test_lkp);

@@ -290,6 +290,13 @@ typedef struct pd_diff_row {
 	                                       with a symbol on the row's path, else a move
 	                                       from or to the row's symbol; for a
 	                                       PD_DIFF_SHIFT row, its own shift */
+	const char *process;   /**< the command with most of the row's samples, whose
+	                            rows it is judged beside (pd_diff_process_at()); NULL
+	                            when rows are not split by process */
+	bool tested;           /**< the row is in the family of the FDR correction: it
+	                            can reach min_change and significance whichever runs
+	                            are on which side ("Statistics" above); q_value is 1
+	                            and significant false when not */
 } pd_diff_row;
 
 /** Which test the p-values come from. */
@@ -375,14 +382,44 @@ PD_EXTERN(bool) pd_diff_block_prior(const pd_diff *d, double *phi0, double *d0, 
 
 /**
  * With one run on a side (PD_DIFF_TEST_BLOCKS, PD_DIFF_TEST_PROPORTION):
- * the factor by which every row's variance was raised because the rows
- * themselves vary more than the test covers — two recordings of one
- * setup differ as a whole (another program got more of the machine), and
- * one run cannot show it.  The median of the self rows' squared
- * statistics over its value where nothing changed (0.455, χ²(1)), at
- * least 1: "genomic control" (Devlin & Roeder 1999).  1 with runs.
+ * the factor by which rows' variances were raised because the rows
+ * themselves vary more than the test covers, and one run cannot show why.
+ * Per process: the lower quartile of its self rows' squared statistics
+ * over its value where nothing changed (0.102, χ²(1)), at least 1, from 10
+ * such rows on ("genomic control", Devlin & Roeder 1999).  The largest
+ * factor of any process (pd_diff_process_at() has each); 1 with runs.
  */
 PD_EXTERN(double) pd_diff_inflation(const pd_diff *d);
+
+/**
+ * The processes rows were judged by ("Statistics" above): a row's process
+ * is the command with most of its samples; each process's rows are shrunk
+ * toward their own prior, and with one run a side tested within their
+ * processes and inflated by their own factor.  In order of samples, most
+ * first.  None (count 0) with PD_DIFF_LKP_KEYS, PD_DIFF_ABSOLUTE or
+ * profiles without their stacks.  The pointer stays valid until
+ * pd_diff_free(); NULL when `i` is out of range.
+ */
+typedef struct pd_diff_process {
+	const char *comm;     /**< the command's name */
+	uint64_t samples;     /**< its samples over both sides' runs */
+	size_t rows;          /**< rows whose process it is */
+	double phi0, d0;      /**< the prior its rows were shrunk toward, as
+	                           pd_diff_test_prior() (moderated t) or
+	                           pd_diff_block_prior() (one run a side): its own
+	                           when prior_rows > 0, else all rows' */
+	size_t prior_rows;    /**< its self rows the prior was fitted on */
+	double inflation;     /**< one run a side: its rows' factor (1: none) */
+} pd_diff_process;
+PD_EXTERN(size_t) pd_diff_process_count(const pd_diff *d);
+PD_EXTERN(const pd_diff_process *) pd_diff_process_at(const pd_diff *d, size_t i);
+
+/**
+ * The rows in the family of the FDR correction (pd_diff_row.tested): those
+ * that can be significant.  The others keep their p-value and have a
+ * q-value of 1.
+ */
+PD_EXTERN(size_t) pd_diff_tested_count(const pd_diff *d);
 
 /**
  * How much more than sampling noise a side's shares vary within its runs
@@ -404,6 +441,17 @@ PD_EXTERN(double) pd_diff_noise(const pd_diff *d, int side);
 PD_EXTERN(size_t) pd_diff_dso_pair_count(const pd_diff *d);
 PD_EXTERN(bool) pd_diff_dso_pair_at(const pd_diff *d, size_t i, const char **base_dso,
 				    const char **new_dso, double *similarity);
+
+/**
+ * The base's name for the new side's command `comm`: a renamed binary
+ * (a pair above) runs under its file name cut to 15 characters, the
+ * kernel's command length, so its new command is written as the base
+ * binary's; any other command is itself.  The result is `comm` or `buf`
+ * (room for 16 bytes), which it fills.  Rows are judged within their
+ * processes by these names, and a differential flame graph draws both
+ * sides' command under one.
+ */
+PD_EXTERN(const char *) pd_diff_base_comm(const pd_diff *d, const char *comm, char buf[16]);
 
 /**
  * Rows, in the robot's order: calltrace, children, self (then tree, then

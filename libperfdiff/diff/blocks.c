@@ -35,31 +35,22 @@ typedef struct pass {
 	int side;
 	size_t run, K;
 	uint32_t *acc;       /* [row * K + block] samples */
-	uint32_t *stamp;     /* per key: the last walk that met it */
-	uint32_t walk;
-	const uint32_t *anc; /* per node: nearest ancestor with its key */
+	dt_leafwalk walk;
+	uint32_t block, n;   /* what credit() adds, and where */
 } pass;
+
+static void credit_row(void *ctx, uint32_t row)
+{
+	pass *ps = ctx;
+	ps->acc[(size_t)row * ps->K + ps->block] += ps->n;
+}
 
 /* Credit `n` samples of block b, whose leaf is node v, to v's rows. */
 static void credit(pass *ps, uint32_t v, uint32_t b, uint32_t n)
 {
-	const dt_tree *t = &ps->d->tree[ps->side];
-	size_t K = ps->K;
-	uint32_t *acc = ps->acc;
-	if (++ps->walk == 0) {
-		memset(ps->stamp, 0, t->keys->n * sizeof *ps->stamp);
-		ps->walk = 1;
-	}
-	acc[(size_t)ps->d->krow[1][t->n[v].key] * K + b] += n;
-	for (uint32_t u = v; u != 0; u = t->n[u].parent) {
-		uint32_t k = t->n[u].key;
-		if (ps->stamp[k] != ps->walk) {  /* nearest the leaf: its calltrace */
-			ps->stamp[k] = ps->walk;
-			acc[(size_t)ps->d->ctrow[ps->side][u] * K + b] += n;
-		}
-		if (ps->anc[u] == DT_NONE)  /* topmost: the key's children, once */
-			acc[(size_t)ps->d->krow[0][k] * K + b] += n;
-	}
+	ps->block = b;
+	ps->n = n;
+	dt_leaf_rows(ps->d, ps->side, &ps->walk, v, credit_row, ps);
 }
 
 static void credit_all(pass *ps)
@@ -88,15 +79,49 @@ static void credit_shifts(pass *ps)
 	}
 }
 
-static void variances(pass *ps, const double *T)
+/*
+ * Each command's samples per block of the run (strata.c gave each tree
+ * node its command): the totals a row's share within its process is
+ * taken of.  [command * K + block]; NULL without commands, or memory.
+ */
+static double *process_blocks(const pass *ps)
+{
+	const pd_diff *d = ps->d;
+	const dt_tree *t = &d->tree[ps->side];
+	if (!d->strata || !d->nprocs)
+		return NULL;
+	double *TP = calloc(d->nprocs * ps->K, sizeof *TP);
+	for (size_t i = 0; TP && i < t->nsrc; i++) {
+		uint32_t c = d->vproc[ps->side][t->src_id[i]];
+		const pd_block_count *e;
+		size_t n = pd_cct_blocks(t->src[i], ps->run, &e);
+		for (size_t j = 0; c != DT_NONE && j < n; j++)
+			if (e[j].block < ps->K)
+				TP[(size_t)c * ps->K + e[j].block] += e[j].samples;
+	}
+	return TP;
+}
+
+/* A row's variance in the run: of its share of all samples, or, when it
+ * knows its process, of its share within the process scaled to the
+ * process's mean share (the value the test compares, strata.c), so that
+ * bursts of other load within the run do not count as the row's own. */
+static void variances(pass *ps, const double *T, const double *TP)
 {
 	pd_diff *d = ps->d;
 	size_t col = (ps->side ? d->nruns[0] : 0) + ps->run;
 	for (size_t i = 0; i < d->nrows; i++) {
-		pd_diff_metric m = d->rows[i].pub.metric;
-		if (m == PD_DIFF_TREE)
+		const dt_row *r = &d->rows[i];
+		if (r->pub.metric == PD_DIFF_TREE)
 			continue;
-		d->rows[i].bvar[col] = 1e4 * pd_stat_batch_var(&ps->acc[i * ps->K], T, ps->K);
+		const uint32_t *x = &ps->acc[i * ps->K];
+		if (TP && r->proc != DT_NONE) {
+			double w = d->proc_share[r->proc];
+			d->rows[i].bvar[col] =
+				w * w * pd_stat_batch_var(x, &TP[(size_t)r->proc * ps->K], ps->K);
+		} else {
+			d->rows[i].bvar[col] = 1e4 * pd_stat_batch_var(x, T, ps->K);
+		}
 	}
 }
 
@@ -120,7 +145,9 @@ static int run_pass(pass *ps)
 		T[b] = (double)pd_profile_block_samples(t->prof, t->ev, ps->run, b);
 	credit_all(ps);
 	credit_shifts(ps);
-	variances(ps, T);
+	double *TP = process_blocks(ps);
+	variances(ps, T, TP);
+	free(TP);
 	free(T);
 	free(ps->acc);
 	ps->acc = NULL;
@@ -253,15 +280,15 @@ int pd_diff_block_variances(pd_diff *d)
 			continue;
 		pass ps = { .d = d, .side = s };
 		uint32_t *anc = malloc((t->nn ? t->nn : 1) * sizeof *anc);
-		ps.stamp = calloc(t->keys->n ? t->keys->n : 1, sizeof *ps.stamp);
-		ps.anc = anc;
-		rc = !anc || !ps.stamp ? PD_ENOMEM : dt_same_key_ancestors(t, anc);
+		ps.walk.stamp = calloc(t->keys->n ? t->keys->n : 1, sizeof *ps.walk.stamp);
+		ps.walk.anc = anc;
+		rc = !anc || !ps.walk.stamp ? PD_ENOMEM : dt_same_key_ancestors(t, anc);
 		for (size_t r = 0; r < d->nruns[s] && rc == 0; r++) {
 			ps.run = r;
 			rc = run_pass(&ps);
 		}
 		free(anc);
-		free(ps.stamp);
+		free(ps.walk.stamp);
 	}
 	return rc;
 }

@@ -217,6 +217,7 @@ static int publish_rows(pd_diff *d)
 		dt_row *r = &d->rows[i];
 		v[i] = (row_ref){ r->pub, i };
 		v[i].pub.relation = r->rel != DT_NONE ? &d->rels[r->rel] : NULL;
+		v[i].pub.process = r->proc != DT_NONE && d->strata ? d->procs[r->proc] : NULL;
 	}
 	qsort(v, d->nrows, sizeof *v, row_ref_cmp);
 	for (size_t k = 0; k < d->nrows; k++) {
@@ -355,7 +356,8 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 	}
 	if ((rc = pd_diff_build_rows(d, err)) < 0)
 		goto fail;
-	if ((rc = pd_diff_collect_relations(d)) < 0 || (rc = pd_diff_block_variances(d)) < 0) {
+	if ((rc = pd_diff_collect_relations(d)) < 0 || (rc = pd_diff_strata(d)) < 0 ||
+	    (rc = pd_diff_block_variances(d)) < 0) {
 		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
 		goto fail;
 	}
@@ -453,6 +455,21 @@ double pd_diff_inflation(const pd_diff *d)
 	return d && d->inflation >= 1 ? d->inflation : 1;
 }
 
+size_t pd_diff_process_count(const pd_diff *d)
+{
+	return d && d->pubprocs ? d->nprocs : 0;
+}
+
+const pd_diff_process *pd_diff_process_at(const pd_diff *d, size_t i)
+{
+	return i < pd_diff_process_count(d) ? &d->pubprocs[i] : NULL;
+}
+
+size_t pd_diff_tested_count(const pd_diff *d)
+{
+	return d ? d->tested : 0;
+}
+
 size_t pd_diff_dso_pair_count(const pd_diff *d)
 {
 	return d ? d->dso_pairs.n : 0;
@@ -471,6 +488,36 @@ bool pd_diff_dso_pair_at(const pd_diff *d, size_t i, const char **base_dso,
 	if (similarity)
 		*similarity = p->similarity;
 	return true;
+}
+
+/* A command is a binary's file name cut to the kernel's 15 characters. */
+#define COMM_MAX 15
+
+/* `path`'s file name cut as a command, into buf; its length. */
+static size_t comm_of(const char *path, char buf[COMM_MAX + 1])
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	size_t n = strlen(name) < COMM_MAX ? strlen(name) : COMM_MAX;
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	return n;
+}
+
+const char *pd_diff_base_comm(const pd_diff *d, const char *comm, char buf[16])
+{
+	char nw[COMM_MAX + 1];
+	for (size_t i = 0; d && comm && i < d->dso_pairs.n; i++) {
+		const dt_dso_pair *p = &d->dso_pairs.v[i];
+		if (!p->base_dso || !p->new_dso)
+			continue;
+		comm_of(p->new_dso, nw);
+		if (strcmp(comm, nw) == 0) {
+			comm_of(p->base_dso, buf);
+			return buf;
+		}
+	}
+	return comm;
 }
 
 size_t pd_diff_row_count(const pd_diff *d)

@@ -398,10 +398,12 @@ int pd_stat_bh(const double *p, size_t n, double *q);
 #define DT_PRIOR_MIN_SAMPLES 10.0 /* mean samples per run a self row needs to inform it */
 #define DT_PRIOR_MIN_ROWS 5       /* rows needed to fit it; fewer: their pooled φ̂ ... */
 #define DT_PRIOR_D0 4.0           /* ... held with this many degrees of freedom */
-#define DT_CHI2_1_MEDIAN 0.454936 /* median of χ²(1): of z² where nothing changed */
-#define DT_INFLATION_MIN_ROWS 3   /* self rows the inflation needs: a quiet machine's
-                                     system-wide run has a program's few functions and
-                                     the idle loop, all moving together between runs */
+#define DT_CHI2_1_Q25 0.101531   /* lower quartile of χ²(1): of z² where nothing changed */
+#define DT_INFLATION_MIN_ROWS 10  /* self rows a process's inflation needs: a program
+                                     has few functions, and when one changed, every
+                                     other share within it moves too (they make
+                                     100 %): its lower quartile must stay clear of
+                                     the two or three rows a change touches */
 
 struct pd_diff;
 /* For every node of t, the nearest ancestor with the same key (DT_NONE),
@@ -416,6 +418,25 @@ uint32_t pd_diff_row_get(struct pd_diff *d, pd_diff_metric m, const char *key, s
 			 uint32_t keyid);
 /* The children row of `sym` (node key `keyid`), or DT_NONE. */
 uint32_t pd_diff_children_row(const struct pd_diff *d, const char *sym, uint32_t keyid);
+/*
+ * The rows a sample counts in, given its leaf: node v's self row, the
+ * calltrace row of every ancestor nearest the leaf with its key (callee
+ * order, as the values do) and the children row of every key on the
+ * path, once (rows.c).  `fn` is called once per row.  The walk needs each
+ * node's nearest same-key ancestor (dt_same_key_ancestors) and a stamp
+ * per key, zeroed, which it reuses from walk to walk.
+ */
+typedef struct dt_leafwalk {
+	const uint32_t *anc;  /* per node of the side's tree */
+	uint32_t *stamp;      /* per key */
+	uint32_t walk;
+} dt_leafwalk;
+void dt_leaf_rows(const struct pd_diff *d, int side, dt_leafwalk *w, uint32_t v,
+		  void (*fn)(void *ctx, uint32_t row), void *ctx);
+/* Every row's process and its sums for the test stratified by process
+ * (strata.c): after the rows and their relations, before the statistics.
+ * 0 or PD_ENOMEM. */
+int pd_diff_strata(struct pd_diff *d);
 /* Every row's variance per run from the runs' time blocks (blocks.c):
  * after the rows and their relations, before the statistics. */
 int pd_diff_block_variances(struct pd_diff *d);
@@ -451,6 +472,12 @@ typedef struct dt_row {
 	                         from its time blocks (blocks.c); NAN unknown */
 	uint32_t next;        /* map chain */
 	uint32_t rel;         /* relation index or DT_NONE */
+	uint32_t proc;        /* the command with most of its cost (pd_diff.procs),
+	                         DT_NONE when unknown (strata.c) */
+	double *svals;        /* its values standardized to the commands' mean shares
+	                         (strata.c); vals itself for rows without commands */
+	double cmh_u, cmh_v;  /* its Cochran–Mantel–Haenszel sums over the commands:
+	                         new samples minus expected, variance (strata.c) */
 } dt_row;
 
 struct pd_diff {
@@ -471,6 +498,14 @@ struct pd_diff {
 	size_t block_rows;           /* rows it was fitted on (0: no blocks) */
 	double inflation;            /* one run a side: the rows' own spread beyond the
 	                                test's variance (genomic control), >= 1 */
+	bool strata;                 /* rows know their processes (strata.c) */
+	const char **procs;          /* command names, in the arena's memory */
+	double *proc_samples;        /* per command: its samples, both sides */
+	double *proc_share;          /* per command: its mean share (points) over all runs */
+	uint32_t *vproc[2];          /* per node of each tree: its command, DT_NONE */
+	size_t nprocs;
+	pd_diff_process *pubprocs;   /* pd_diff_process_at(), by samples (rowstats.c) */
+	size_t tested;               /* rows in the FDR family (rowstats.c) */
 	/* rows under construction, then sorted */
 	dt_row *rows;
 	size_t nrows, cap_rows;

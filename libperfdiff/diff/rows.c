@@ -137,6 +137,26 @@ int dt_same_key_ancestors(const dt_tree *t, uint32_t *anc)
 	return 0;
 }
 
+void dt_leaf_rows(const pd_diff *d, int side, dt_leafwalk *w, uint32_t v,
+		  void (*fn)(void *ctx, uint32_t row), void *ctx)
+{
+	const dt_tree *t = &d->tree[side];
+	if (++w->walk == 0) {
+		memset(w->stamp, 0, t->keys->n * sizeof *w->stamp);
+		w->walk = 1;
+	}
+	fn(ctx, d->krow[1][t->n[v].key]);
+	for (uint32_t u = v; u != 0; u = t->n[u].parent) {
+		uint32_t k = t->n[u].key;
+		if (w->stamp[k] != w->walk) {  /* nearest the leaf: its calltrace */
+			w->stamp[k] = w->walk;
+			fn(ctx, d->ctrow[side][u]);
+		}
+		if (w->anc[u] == DT_NONE)  /* topmost: the key's children, once */
+			fn(ctx, d->krow[0][k]);
+	}
+}
+
 /* Frames of v outwards, `depth` of them (0: all), joined by `sep`; or
  * root → v when `down`. */
 static int node_path(const dt_tree *t, uint32_t v, unsigned depth, bool down, char sep,

@@ -14,6 +14,21 @@
  * on the sample counts, which pd_diff_test() owns up to.  One run a side
  * cannot see how two runs differ as a whole; the rows' own spread does
  * (inflation()).
+ *
+ * Rows of different processes vary differently: on a busy machine another
+ * job's rows swing by tens of points from run to run while the program's
+ * hold still.  So the priors and the inflation are per process (the
+ * command with most of the row's samples, strata.c), and with one run a
+ * side a row is tested within its processes (the Cochran–Mantel–Haenszel
+ * sums), not against shares that another job's coming and going moves.
+ *
+ * Only rows that can be significant are tested together: a row whose
+ * pooled share is too small to ever change by min_change, or whose
+ * samples are too few for any split of them between the sides to reach
+ * the FDR level, leaves the family before the correction (independent
+ * filtering, Bourgon, Gentleman & Huber 2010: the filter ignores which
+ * run is on which side, so it leaves the tests' p-values as they are and
+ * only spares the correction hundreds of hopeless rows).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -64,8 +79,9 @@ static double proportion_z(const pd_diff *d, const dt_row *r)
 /* A row's inputs: the runs' overdispersion (pd_stat_overdispersion) and
  * the blocks' (bphi on bdf degrees of freedom; 0 of them: none). */
 typedef struct row_in {
-	pd_stat_row s;
-	bool runs_ok;
+	pd_stat_row s;        /* on the values within the row's processes (svals) */
+	pd_stat_row raw;      /* on its shares of the whole (vals), when they differ */
+	bool runs_ok, raw_ok;
 	double bphi, bdf;
 	double stat, df;  /* one run a side: the t (or z, df INFINITY) before inflation */
 } row_in;
@@ -91,7 +107,9 @@ static void block_inputs(const pd_diff *d, const dt_row *r, double pooled, doubl
 
 static void row_inputs(const pd_diff *d, const dt_row *r, row_in *in)
 {
-	const double *vals[2] = { r->vals, r->vals + d->nruns[0] };
+	/* the row's own variation: its values standardized to its processes'
+	 * mean shares (strata.c) */
+	const double *vals[2] = { r->svals, r->svals + d->nruns[0] };
 	const double *unit[2] = { d->sunit[0], d->sunit[1] };
 	bool share = !(d->opts.flags & PD_DIFF_ABSOLUTE);
 	memset(in, 0, sizeof *in);
@@ -114,77 +132,163 @@ static void row_inputs(const pd_diff *d, const dt_row *r, row_in *in)
 	} else {
 		pd_stat_pooled(vals, d->nruns, unit, share, &pooled, &q, &samples);
 	}
+	if (in->runs_ok && r->svals != r->vals) {
+		const double *raw[2] = { r->vals, r->vals + d->nruns[0] };
+		in->raw_ok = pd_stat_overdispersion(raw, d->nruns, unit, share, &in->raw) == 0;
+	}
 	block_inputs(d, r, pooled, q, in);
 }
 
 /*
- * A prior (d0, φ0) from the self rows with enough samples to follow the
- * binomial model (self shares partition the samples, so they are close
- * to independent; children and calltrace rows repeat them): with
- * DT_PRIOR_MIN_ROWS of them, Smyth's fit (pd_stat_fit_prior) with d0 at
- * most the degrees of freedom behind it; with fewer, their pooled φ̂ (1
- * without any) held with DT_PRIOR_D0 degrees of freedom.  `which`: 0 the
- * runs' φ̂, 1 the blocks'.
+ * The priors, per process.  Group g < ng holds the rows whose process is
+ * command g; group ng every row, for rows without a process and for
+ * processes without rows to fit on.  `which` 0: the runs' φ̂, 1: the
+ * blocks'.
  */
-static int fit_prior(const pd_diff *d, const row_in *in, int which, double *d0, double *phi0,
-		     size_t *rows)
+typedef struct dt_prior {
+	double d0, phi0;
+	size_t rows;     /* self rows it was fitted on (0: the default) */
+} dt_prior;
+
+typedef struct groups {
+	size_t ng;          /* processes; [ng] is all rows together */
+	dt_prior *runs, *blocks, *raw;
+	double *infl;       /* one run a side: each group's inflation */
+} groups;
+
+/* The group of row i: its process, or all rows when it has none or its
+ * process has no prior of its own (`pri` NULL: its process alone). */
+static size_t group_of(const pd_diff *d, const groups *g, const dt_prior *pri, size_t i)
 {
-	size_t g = 0, n = d->nrows ? d->nrows : 1;
-	double *phi = malloc(n * sizeof *phi), *df = malloc(n * sizeof *df);
-	if (!phi || !df) {
-		free(phi);
-		free(df);
-		return PD_ENOMEM;
-	}
-	double sum_df = 0, sum_ss = 0;
+	uint32_t p = d->rows[i].proc;
+	if (p == DT_NONE || p >= g->ng)
+		return g->ng;
+	return !pri || pri[p].rows ? p : g->ng;
+}
+
+/* A row's φ̂ and its degrees of freedom for prior `which`: 0 the runs'
+ * (within its processes), 1 the time blocks', 2 the runs' of its shares of
+ * the whole. */
+static double phi_of(const row_in *in, int which)
+{
+	return which == 1 ? in->bphi : which == 2 ? in->raw.phi : in->s.phi;
+}
+
+static double df_of(const row_in *in, int which)
+{
+	return which == 1 ? in->bdf : which == 2 ? in->raw.df : in->s.df;
+}
+
+/* Can row i inform a prior: a self row with enough samples a run to
+ * follow the binomial model (self shares partition the samples, so they
+ * are close to independent; children and calltrace rows repeat them). */
+static bool informs(const pd_diff *d, const row_in *in, size_t i, int which)
+{
+	double p = phi_of(&in[i], which), f = df_of(&in[i], which);
+	bool ok = which == 1 ? f > 0 : which == 2 ? in[i].raw_ok : in[i].runs_ok;
+	return d->rows[i].pub.metric == PD_DIFF_SELF && ok && isfinite(p) &&
+	       in[i].s.samples >= DT_PRIOR_MIN_SAMPLES;
+}
+
+static int dbl_cmp(const void *a, const void *b);
+
+/* The median of v[0..n) on a log scale (the geometric mean of the middle
+ * two for even n), at least 1e-3; v is sorted. */
+static double log_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, dbl_cmp);
+	double a = fmax(v[(n - 1) / 2], 1e-3), b = fmax(v[n / 2], 1e-3);
+	return sqrt(a * b);
+}
+
+/*
+ * The prior of a group's rows: with DT_PRIOR_MIN_ROWS of them, Smyth's
+ * fit (pd_stat_fit_prior) with d0 at most the degrees of freedom behind
+ * it; with fewer, their median φ̂ on a log scale (1 without any, rows 0;
+ * one row of a process that swings, a program's page faults say, must not
+ * set the others' variation) held with DT_PRIOR_D0 degrees of freedom.
+ */
+static int fit_one(const pd_diff *d, const row_in *in, int which, size_t grp,
+		   const groups *g, double *phi, double *df, dt_prior *out)
+{
+	size_t n = 0;
+	double sum_df = 0;
 	for (size_t i = 0; i < d->nrows; i++) {
-		double p = which ? in[i].bphi : in[i].s.phi, f = which ? in[i].bdf : in[i].s.df;
-		if (d->rows[i].pub.metric != PD_DIFF_SELF || (which ? !(f > 0) : !in[i].runs_ok) ||
-		    !isfinite(p) || in[i].s.samples < DT_PRIOR_MIN_SAMPLES)
+		if (!informs(d, in, i, which) || (grp < g->ng && group_of(d, g, NULL, i) != grp))
 			continue;
-		phi[g] = p;
-		df[g] = f;
-		sum_df += f;
-		sum_ss += f * p;
-		g++;
+		phi[n] = phi_of(&in[i], which);
+		df[n] = df_of(&in[i], which);
+		sum_df += df[n++];
 	}
-	int rc = 0;
-	*rows = g;
-	if (g >= DT_PRIOR_MIN_ROWS) {
-		rc = pd_stat_fit_prior(phi, df, g, d0, phi0);
-		if (!(*d0 <= sum_df))
-			*d0 = sum_df;
-	} else {
-		*phi0 = g ? sum_ss / sum_df : 1;
-		*d0 = g && sum_df < DT_PRIOR_D0 ? sum_df : DT_PRIOR_D0;
+	out->rows = n;
+	if (n >= DT_PRIOR_MIN_ROWS) {
+		int rc = pd_stat_fit_prior(phi, df, n, &out->d0, &out->phi0);
+		if (!(out->d0 <= sum_df))
+			out->d0 = sum_df;
+		return rc;
 	}
+	out->phi0 = n ? log_median(phi, n) : 1;
+	out->d0 = n && sum_df < DT_PRIOR_D0 ? sum_df : DT_PRIOR_D0;
+	return 0;
+}
+
+/* Every group's prior of kind `which`, into pri[0..ng]. */
+static int fit_priors(const pd_diff *d, const row_in *in, int which, const groups *g,
+		      dt_prior *pri)
+{
+	size_t n = d->nrows ? d->nrows : 1;
+	double *phi = malloc(n * sizeof *phi), *df = malloc(n * sizeof *df);
+	int rc = phi && df ? 0 : PD_ENOMEM;
+	for (size_t k = 0; k <= g->ng && rc == 0; k++)
+		rc = fit_one(d, in, which, k, g, phi, df, &pri[k]);
 	free(phi);
 	free(df);
 	return rc;
 }
 
-/* The blocks' φ̃ of a row (1 without blocks): its own φ̂ shrunk to the
- * blocks' prior. */
-static double block_post(const pd_diff *d, const row_in *in)
+/* The blocks' φ̃ of row i (1 without blocks): its own φ̂ shrunk to its
+ * group's prior. */
+static double block_post(const pd_diff *d, const groups *g, const row_in *in, size_t i)
 {
-	if (!(in->bdf > 0) || !isfinite(in->bphi))
-		return d->block_rows ? fmax(1, d->block_phi) : 1;
-	double d0 = d->block_df, s20 = d->block_phi;
-	double post = isinf(d0) ? s20 : (d0 * s20 + in->bdf * in->bphi) / (d0 + in->bdf);
+	const dt_prior *pr = &g->blocks[group_of(d, g, g->blocks, i)];
+	if (!(in[i].bdf > 0) || !isfinite(in[i].bphi))
+		return d->block_rows ? fmax(1, pr->phi0) : 1;
+	double d0 = pr->d0, s20 = pr->phi0;
+	double post = isinf(d0) ? s20 : (d0 * s20 + in[i].bdf * in[i].bphi) / (d0 + in[i].bdf);
 	return fmax(1, post);
 }
 
-/* One run a side: the statistic of the blocks' or the proportion test. */
-static void one_run_stat(const pd_diff *d, const dt_row *r, row_in *in)
+/* Is row i tested within its processes (one run a side, strata.c)? */
+static bool stratified(const pd_diff *d, size_t i)
 {
-	if (d->test == PD_DIFF_TEST_PROPORTION) {
-		in->stat = proportion_z(d, r);
-		in->df = INFINITY;
+	return d->strata && d->rows[i].proc != DT_NONE;
+}
+
+/*
+ * One run a side: the statistic of the blocks' or the proportion test.
+ * A row that knows its processes is tested on its share within them
+ * (the CMH z): its own change, whatever its processes' totals did.
+ */
+static void one_run_stat(const pd_diff *d, const groups *g, row_in *in, size_t i)
+{
+	const dt_row *r = &d->rows[i];
+	bool prop = d->test == PD_DIFF_TEST_PROPORTION;
+	double post = prop ? 1 : block_post(d, g, in, i);
+	in[i].df = prop ? INFINITY
+			: (in[i].bdf > 0 ? in[i].bdf : 0) + g->blocks[group_of(d, g, g->blocks, i)].d0;
+	if (stratified(d, i)) {
+		double z = r->cmh_v > 0 ? r->cmh_u / sqrt(r->cmh_v * post) : 0;
+		/* within its processes the row moved against its share of the
+		 * whole: not a change of its own */
+		in[i].stat = z * r->pub.change < 0 ? 0 : z;
 		return;
 	}
-	double v = block_post(d, in) * in->s.var;
-	in->stat = v > 0 ? in->s.diff / sqrt(v) : in->s.diff == 0 ? 0 : INFINITY;
-	in->df = (in->bdf > 0 ? in->bdf : 0) + d->block_df;
+	if (prop) {
+		in[i].stat = proportion_z(d, r);
+		return;
+	}
+	double v = post * in[i].s.var;
+	in[i].stat = v > 0 ? in[i].s.diff / sqrt(v) : in[i].s.diff == 0 ? 0 : INFINITY;
 }
 
 static int dbl_cmp(const void *a, const void *b)
@@ -193,47 +297,88 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Can row i inform the inflation of its group: a self row with enough
+ * samples whose test had something to judge. */
+static bool inflation_row(const pd_diff *d, const row_in *in, size_t i)
+{
+	return d->rows[i].pub.metric == PD_DIFF_SELF && isfinite(in[i].stat) &&
+	       in[i].s.samples >= DT_PRIOR_MIN_SAMPLES &&
+	       (!stratified(d, i) || d->rows[i].cmh_v > 0);
+}
+
 /*
  * One run a side cannot show how two runs of one setup differ as a
- * whole: another program got more of the machine in one recording, every
- * row of it moves together.  The rows show it themselves: if nothing
- * changed, their statistics' squares have the median of χ²(1), 0.455; a
- * larger median is variation the test does not cover, and every row's
- * variance is inflated by that factor (genomic control, Devlin & Roeder
- * 1999).  Taken over the self rows with enough samples (nearly
- * independent); a few real changes hardly move a median.
+ * whole.  The rows show it themselves: if nothing changed, their
+ * statistics' squares follow χ²(1); a larger spread is variation the test
+ * does not cover, and every variance is raised by that factor (genomic
+ * control, Devlin & Roeder 1999).  Per process, over its self rows with
+ * enough samples (nearly independent), from their lower quartile rather
+ * than the median: one changed function moves every other row of its
+ * process a little (their shares within it make 100 %), and a process
+ * has few rows.  A process with fewer than DT_INFLATION_MIN_ROWS such
+ * rows is not inflated: its runs' time blocks are all that judges it.
  */
-static int inflation(pd_diff *d, const row_in *in)
+static int inflation(pd_diff *d, const row_in *in, groups *g)
 {
-	d->inflation = 1;
 	double *z2 = malloc((d->nrows ? d->nrows : 1) * sizeof *z2);
 	if (!z2)
 		return PD_ENOMEM;
-	size_t n = 0;
-	for (size_t i = 0; i < d->nrows; i++)
-		if (d->rows[i].pub.metric == PD_DIFF_SELF && isfinite(in[i].stat) &&
-		    in[i].s.samples >= DT_PRIOR_MIN_SAMPLES)
-			z2[n++] = in[i].stat * in[i].stat;
-	if (n >= DT_INFLATION_MIN_ROWS) {
-		qsort(z2, n, sizeof *z2, dbl_cmp);
-		double med = n % 2 ? z2[n / 2] : 0.5 * (z2[n / 2 - 1] + z2[n / 2]);
-		d->inflation = fmax(1, med / DT_CHI2_1_MEDIAN);
+	d->inflation = 1;
+	for (size_t k = 0; k <= g->ng; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < d->nrows; i++)
+			if (inflation_row(d, in, i) && group_of(d, g, NULL, i) == k)
+				z2[n++] = in[i].stat * in[i].stat;
+		g->infl[k] = 1;
+		if (n >= DT_INFLATION_MIN_ROWS) {
+			qsort(z2, n, sizeof *z2, dbl_cmp);
+			double q = z2[(n - 1) / 4];
+			g->infl[k] = fmax(1, q / DT_CHI2_1_Q25);
+		}
+		d->inflation = fmax(d->inflation, g->infl[k]);
 	}
 	free(z2);
 	return 0;
 }
 
-static double row_p(const pd_diff *d, const row_in *in)
+/* The moderated t-test of one of a row's two views with its group's
+ * prior. */
+static double moderated_p(const pd_diff *d, const groups *g, const row_in *in, size_t i,
+			  const pd_stat_row *s, const dt_prior *pri)
+{
+	const dt_prior *pr = &pri[group_of(d, g, pri, i)];
+	return pd_stat_moderated_t_floor(s->diff, s->var, s->phi, s->df, pr->d0, pr->phi0,
+					 block_post(d, g, in, i), NULL, NULL);
+}
+
+/*
+ * With runs, a row that knows its processes has two views: its share
+ * within them (which other jobs and stolen CPU do not move) and its share
+ * of the whole (which a process that really got more of the machine
+ * moves).  Either may show a change; the smaller p-value of the two,
+ * doubled (Bonferroni), is the row's.  Within its processes the row must
+ * move the way its share of the whole moved, or that view says nothing.
+ */
+static double runs_p(const pd_diff *d, const groups *g, const row_in *in, size_t i)
+{
+	if (!in[i].runs_ok)
+		return 1;
+	double change = d->rows[i].pub.change;
+	double within = in[i].s.diff * change < 0 ? 1 : moderated_p(d, g, in, i, &in[i].s, g->runs);
+	if (!in[i].raw_ok)
+		return within;
+	double whole = moderated_p(d, g, in, i, &in[i].raw, g->raw);
+	return fmin(1, 2 * fmin(within, whole));
+}
+
+static double row_p(const pd_diff *d, const groups *g, const row_in *in, size_t i)
 {
 	if (d->test == PD_DIFF_TEST_MODERATED_T)
-		return !in->runs_ok ? 1
-				    : pd_stat_moderated_t_floor(in->s.diff, in->s.var, in->s.phi,
-								in->s.df, d->prior_df, d->prior_phi,
-								block_post(d, in), NULL, NULL);
-	if (isinf(in->stat))
+		return runs_p(d, g, in, i);
+	if (isinf(in[i].stat))
 		return 0;
-	double t = in->stat / sqrt(d->inflation);
-	return isinf(in->df) ? pd_stat_z_p2(t) : pd_stat_t_p2(t, in->df);
+	double t = in[i].stat / sqrt(g->infl[group_of(d, g, NULL, i)]);
+	return isinf(in[i].df) ? pd_stat_z_p2(t) : pd_stat_t_p2(t, in[i].df);
 }
 
 static double min_change(const pd_diff *d)
@@ -254,49 +399,180 @@ static void summarise(pd_diff *d, dt_row *r)
 		r->pub.change = nw == b ? 0 : 100.0 * (nw - b) / (b != 0 ? b : 1e-100);
 }
 
-/* p-values, q-values and significance, once the inputs are known. */
-static int decide(pd_diff *d, const row_in *in)
+/* The |z| a two-sided test needs for p = fdr. */
+static double z_needed(double fdr)
+{
+	double lo = 0, hi = 40;
+	for (int i = 0; i < 100; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (pd_stat_z_p2(mid) > fdr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/*
+ * Can row r be significant, whichever runs are on which side?  (1) A
+ * share: the change is at most the larger side's mean, which is at most
+ * the mean over all N runs times N / (runs of the smaller side): below
+ * min_change, never.  (2) Samples: c of them over all runs, all on the
+ * side of smaller exposure, give the largest z a count test can, √(c ·
+ * E_max / E_min); every test here is at least as strict (φ̃ ≥ 1, t's
+ * heavier tails), so below the z that the FDR level needs, never.
+ */
+static bool can_reach(const pd_diff *d, const dt_row *r, double mc, double z)
+{
+	size_t nb = d->nruns[0], nn = d->nruns[1], N = nb + nn;
+	double sum = 0, c = 0, e[2] = { 0, 0 };
+	for (size_t i = 0; i < N; i++) {
+		double u = d->sunit[i < nb][i < nb ? i : i - nb];
+		sum += r->vals[i];
+		if (u > 0) {
+			c += r->vals[i] / u;
+			e[i >= nb] += 1 / u;
+		}
+	}
+	if (!(d->opts.flags & PD_DIFF_ABSOLUTE) &&
+	    sum / (double)(nb < nn ? nb : nn) < mc * (1 - 1e-9))
+		return false;
+	double lo = fmin(e[0], e[1]), hi = fmax(e[0], e[1]);
+	return lo > 0 && c * hi / lo >= z * z * (1 - 1e-9);
+}
+
+/* p-values, q-values over the rows that can be significant, and
+ * significance. */
+static int decide(pd_diff *d, const groups *g, const row_in *in)
 {
 	size_t n = d->nrows ? d->nrows : 1;
 	double *p = malloc(n * sizeof *p), *q = malloc(n * sizeof *q);
-	int rc = !p || !q ? PD_ENOMEM : 0;
-	for (size_t i = 0; i < d->nrows && rc == 0; i++)
-		p[i] = row_p(d, &in[i]);
-	if (rc == 0)
-		rc = pd_stat_bh(p, d->nrows, q);
-	double mc = min_change(d);
+	size_t *fam = malloc(n * sizeof *fam);
+	int rc = !p || !q || !fam ? PD_ENOMEM : 0;
+	double mc = min_change(d), z = z_needed(d->opts.fdr);
+	d->tested = 0;
 	for (size_t i = 0; i < d->nrows && rc == 0; i++) {
 		dt_row *r = &d->rows[i];
-		r->pub.p_value = p[i];
-		r->pub.q_value = q[i];
-		r->pub.significant = q[i] <= d->opts.fdr && fabs(r->pub.change) >= mc;
+		r->pub.p_value = row_p(d, g, in, i);
+		r->pub.q_value = 1;
+		r->pub.tested = can_reach(d, r, mc, z);
+		if (r->pub.tested) {
+			p[d->tested] = r->pub.p_value;
+			fam[d->tested++] = i;
+		}
+	}
+	if (rc == 0)
+		rc = pd_stat_bh(p, d->tested, q);
+	for (size_t k = 0; k < d->tested && rc == 0; k++)
+		d->rows[fam[k]].pub.q_value = q[k];
+	for (size_t i = 0; i < d->nrows && rc == 0; i++) {
+		dt_row *r = &d->rows[i];
+		r->pub.significant =
+			r->pub.tested && r->pub.q_value <= d->opts.fdr && fabs(r->pub.change) >= mc;
 	}
 	free(p);
 	free(q);
+	free(fam);
 	return rc;
+}
+
+static int groups_init(pd_diff *d, groups *g)
+{
+	memset(g, 0, sizeof *g);
+	g->ng = d->strata ? d->nprocs : 0;
+	g->runs = calloc(g->ng + 1, sizeof *g->runs);
+	g->blocks = calloc(g->ng + 1, sizeof *g->blocks);
+	g->raw = calloc(g->ng + 1, sizeof *g->raw);
+	g->infl = calloc(g->ng + 1, sizeof *g->infl);
+	for (size_t k = 0; g->infl && k <= g->ng; k++)
+		g->infl[k] = 1;
+	return g->runs && g->blocks && g->raw && g->infl ? 0 : PD_ENOMEM;
+}
+
+static void groups_free(groups *g)
+{
+	free(g->runs);
+	free(g->blocks);
+	free(g->raw);
+	free(g->infl);
+}
+
+static int by_samples(const void *a, const void *b)
+{
+	const pd_diff_process *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->comm, y->comm);
+}
+
+/* What pd_diff_process_at() says of each process: its rows, its prior and
+ * its inflation. */
+static int keep_processes(pd_diff *d, const groups *g)
+{
+	if (!g->ng)
+		return 0;
+	pd_diff_process *v = pd_arena_alloc(&d->arena, g->ng * sizeof *v);
+	if (!v)
+		return PD_ENOMEM;
+	const dt_prior *pri = d->test == PD_DIFF_TEST_MODERATED_T ? g->runs : g->blocks;
+	for (size_t k = 0; k < g->ng; k++) {
+		const dt_prior *p = &pri[pri[k].rows ? k : g->ng];
+		bool prop = d->test == PD_DIFF_TEST_PROPORTION;  /* sampling noise alone */
+		v[k] = (pd_diff_process){ d->procs[k], (uint64_t)d->proc_samples[k], 0,
+					  prop ? 1 : p->phi0, prop ? 0 : p->d0,
+					  prop ? 0 : pri[k].rows, g->infl[k] };
+	}
+	for (size_t i = 0; i < d->nrows; i++)
+		if (d->rows[i].proc != DT_NONE && d->rows[i].proc < g->ng)
+			v[d->rows[i].proc].rows++;
+	qsort(v, g->ng, sizeof *v, by_samples);
+	d->pubprocs = v;
+	return 0;
+}
+
+/* The priors the diff reports (pd_diff_test_prior(), pd_diff_block_prior()):
+ * those of all rows together. */
+static void keep_priors(pd_diff *d, const groups *g)
+{
+	d->prior_df = g->runs[g->ng].d0;
+	d->prior_phi = g->runs[g->ng].phi0;
+	d->prior_rows = g->runs[g->ng].rows;
+	d->block_df = g->blocks[g->ng].d0;
+	d->block_phi = g->blocks[g->ng].phi0;
+	d->block_rows = g->blocks[g->ng].rows;
 }
 
 int pd_diff_row_stats(pd_diff *d, pd_error *err)
 {
 	row_in *in = malloc((d->nrows ? d->nrows : 1) * sizeof *in);
-	int rc = in ? 0 : PD_ENOMEM;
+	groups g;
+	int rc = groups_init(d, &g);
+	if (!in)
+		rc = PD_ENOMEM;
 	for (size_t i = 0; i < d->nrows && rc == 0; i++) {
 		summarise(d, &d->rows[i]);
 		row_inputs(d, &d->rows[i], &in[i]);
 	}
 	if (rc == 0 && d->test == PD_DIFF_TEST_MODERATED_T)
-		rc = fit_prior(d, in, 0, &d->prior_df, &d->prior_phi, &d->prior_rows);
+		rc = fit_priors(d, in, 0, &g, g.runs);
+	if (rc == 0 && d->test == PD_DIFF_TEST_MODERATED_T && d->strata)
+		rc = fit_priors(d, in, 2, &g, g.raw);
 	if (rc == 0 && d->test != PD_DIFF_TEST_PROPORTION)
-		rc = fit_prior(d, in, 1, &d->block_df, &d->block_phi, &d->block_rows);
+		rc = fit_priors(d, in, 1, &g, g.blocks);
+	if (rc == 0)
+		keep_priors(d, &g);
 	d->inflation = 1;
 	if (rc == 0 && d->test != PD_DIFF_TEST_MODERATED_T) {
 		for (size_t i = 0; i < d->nrows; i++)
-			one_run_stat(d, &d->rows[i], &in[i]);
-		rc = inflation(d, in);
+			one_run_stat(d, &g, in, i);
+		rc = inflation(d, in, &g);
 	}
 	if (rc == 0)
-		rc = decide(d, in);
+		rc = decide(d, &g, in);
+	if (rc == 0)
+		rc = keep_processes(d, &g);
 	free(in);
+	groups_free(&g);
 	if (rc < 0)
 		return pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
 	return 0;

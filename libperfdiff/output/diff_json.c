@@ -120,6 +120,8 @@ static void row_obj(pd_writer *w, const pd_diff_row *r)
 	key_bool(w, "significant", r->significant);
 	key_real(w, "p_value", r->p_value);
 	key_real(w, "q_value", r->q_value);
+	key_bool(w, "tested", r->tested);
+	key_str(w, "process", r->process);
 	if (r->relation) {
 		pdo_json_key(w, "relation");
 		relation_obj(w, r->relation);
@@ -205,6 +207,22 @@ static void variation_obj(pd_writer *w, const pd_diff *d)
 	key_real(w, "inflation", pd_diff_inflation(d));
 	key_real(w, "base_noise", pd_diff_noise(d, 0));
 	key_real(w, "new_noise", pd_diff_noise(d, 1));
+	key_u64(w, "tested_rows", pd_diff_tested_count(d));
+	pdo_json_key(w, "processes");
+	pdo_json_open(w, '[');
+	for (size_t i = 0; i < pd_diff_process_count(d); i++) {
+		const pd_diff_process *p = pd_diff_process_at(d, i);
+		pdo_json_open(w, '{');
+		key_str(w, "comm", p->comm);
+		key_u64(w, "samples", p->samples);
+		key_u64(w, "rows", p->rows);
+		key_real(w, "phi", p->phi0);
+		key_real(w, "df", p->d0);
+		key_u64(w, "prior_rows", p->prior_rows);
+		key_real(w, "inflation", p->inflation);
+		pdo_json_close(w, '}');
+	}
+	pdo_json_close(w, ']');
 	pdo_json_close(w, '}');
 }
 

@@ -6,6 +6,7 @@
  * with them), and what the numbers rest on.  PD_FORMAT_LKP
  * (--format=lkp) is the table alone, with the robot's own header.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -346,6 +347,29 @@ static void put_side(const pdo_diff *v, int side, pd_writer *w)
 	pdo_putc(w, '\n');
 }
 
+/* The range of the processes' priors: the rows of each process are
+ * shrunk toward their own. */
+static void put_process_priors(const pd_diff *d, pd_writer *w)
+{
+	double lo = INFINITY, hi = 0;
+	size_t n = pd_diff_process_count(d), own = 0;
+	for (size_t i = 0; i < n; i++) {
+		const pd_diff_process *p = pd_diff_process_at(d, i);
+		if (!p->prior_rows)
+			continue;
+		own++;
+		lo = fmin(lo, p->phi0);
+		hi = fmax(hi, p->phi0);
+	}
+	pdo_printf(w, "test: moderated t-test over the runs of each side (run-to-run variation,\n"
+		      "      each row's shrunk toward the rows of its own process");
+	if (own)
+		pdo_printf(w, ": %.2fx to\n      %.2fx sampling variance over %zu processes)\n",
+			   lo, hi, own);
+	else
+		pdo_puts(w, ")\n");
+}
+
 /* Which variance the test used, in words. */
 static void put_test(const pdo_diff *v, pd_writer *w)
 {
@@ -355,10 +379,14 @@ static void put_test(const pdo_diff *v, pd_writer *w)
 	switch (pd_diff_test(v->d)) {
 	case PD_DIFF_TEST_MODERATED_T:
 		pd_diff_test_prior(v->d, &phi0, &d0, NULL);
-		pdo_printf(w,
-			"test: moderated t-test over the runs of each side (run-to-run variation,\n"
-			"      each row's shrunk toward all rows': %.2fx sampling variance, %.1f df)\n",
-			phi0, d0);
+		if (pd_diff_process_count(v->d) > 1)
+			put_process_priors(v->d, w);
+		else
+			pdo_printf(w,
+				"test: moderated t-test over the runs of each side (run-to-run "
+				"variation,\n      each row's shrunk toward all rows': %.2fx sampling "
+				"variance, %.1f df)\n",
+				phi0, d0);
 		if (have_blocks)
 			pdo_printf(w,
 				"      never below the variation within each run's time blocks (%.2fx)\n",
@@ -371,14 +399,23 @@ static void put_test(const pdo_diff *v, pd_writer *w)
 			"      sampling variance, %.1f df); one run a side cannot show the variation\n"
 			"      between runs (record several runs per side and pass them all)\n",
 			blocks[0], blocks[1], bphi, bd0);
+		if (pd_diff_process_count(v->d))
+			pdo_puts(w, "      each row's share within its processes, whatever share of the\n"
+				    "      machine they had in each recording\n");
 		break;
 	default:
 		pdo_puts(w, "test: two-proportion z-test on the sample counts: with one run on a\n"
 		      "      side and no time blocks only sampling noise is covered, not the\n"
 		      "      variation within or between runs (record several runs per side)\n");
+		if (pd_diff_process_count(v->d))
+			pdo_puts(w, "      each row's share within its processes (Cochran-Mantel-"
+				    "Haenszel)\n");
 	}
 	double infl = pd_diff_inflation(v->d);
-	if (infl > 1)
+	if (infl > 1 && pd_diff_process_count(v->d))
+		pdo_printf(w, "      some processes' rows vary more than that as a whole: their\n"
+			   "      variances raised by up to %.2fx (genomic control)\n", infl);
+	else if (infl > 1)
 		pdo_printf(w, "      the rows vary %.2fx more than that as a whole: every variance\n"
 			   "      raised by that factor (genomic control)\n", infl);
 	if (!(v->opts.flags & PD_DIFF_NO_ALIGN))
@@ -408,8 +445,10 @@ static void put_footer(const pdo_diff *v, size_t shown, size_t rels_hidden, pd_w
 		pdo_printf(w, " (%.0f %% of symbol names shared)\n", 100 * sim);
 	}
 	put_test(v, w);
-	pdo_printf(w, "significant: Benjamini-Hochberg q-value <= %g and |change| >= %g %s\n",
-		v->opts.fdr, v->opts.min_change, abs_mode ? "%" : "points");
+	pdo_printf(w, "significant: |change| >= %g %s and Benjamini-Hochberg q-value <= %g\n"
+		   "      over the %zu rows that could reach both\n",
+		   v->opts.min_change, abs_mode ? "%" : "points", v->opts.fdr,
+		   pd_diff_tested_count(v->d));
 	size_t n = pd_diff_row_count(v->d);
 	if (shown < n && v->percent_limit > 0)
 		pdo_printf(w, "%zu of %zu rows not shown: below %g %% on both sides, not "

@@ -30,33 +30,6 @@ typedef struct aligned {
 	pdo_folded_path fp;     /* a stack the aligned tree does not know */
 } aligned;
 
-static const char *basename_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-/* The base's command for new command `comm`: the base binary's when a
- * renamed binary's basename gives `comm`, else `comm`.  In `buf`. */
-static const char *base_comm(const pd_diff *d, const char *comm, char buf[COMM_MAX + 1])
-{
-	size_t n = pd_diff_dso_pair_count(d);
-	for (size_t i = 0; i < n; i++) {
-		const char *b, *nw;
-		if (!pd_diff_dso_pair_at(d, i, &b, &nw, NULL) || !b || !nw)
-			continue;
-		nw = basename_of(nw);
-		size_t len = strlen(nw) < COMM_MAX ? strlen(nw) : COMM_MAX;
-		if (strlen(comm) != len || strncmp(comm, nw, len) != 0)
-			continue;
-		b = basename_of(b);
-		size_t bl = strlen(b) < COMM_MAX ? strlen(b) : COMM_MAX;
-		memcpy(buf, b, bl);
-		buf[bl] = '\0';
-		return buf;
-	}
-	return comm;
-}
 
 /* Node k's frames from the root, leaf last, into a->path (reversed);
  * their number, or SIZE_MAX when memory runs out. */
@@ -87,7 +60,7 @@ static int aligned_text(pd_writer *w, int side, const pd_stack *s, void *ctx)
 		return -1;
 	char buf[COMM_MAX + 1];
 	if (a->comm)
-		pdo_folded_name(w, side ? base_comm(a->d, s->comm, buf) : s->comm, false);
+		pdo_folded_name(w, side ? pd_diff_base_comm(a->d, s->comm, buf) : s->comm, false);
 	else if (depth == 0)
 		pdo_puts(w, PDO_FOLDED_NO_FRAME);
 	for (size_t d = depth; d-- > 0;) {

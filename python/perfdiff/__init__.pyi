@@ -134,6 +134,8 @@ class Row(NamedTuple):
     q_value: float
     significant: bool
     relation: Optional[Relation]
+    tested: bool
+    process: Optional[str]
 
 class Profile:
     def __init__(self, paths: Union[_Input, Sequence[_Input]], *, event: Optional[str] = ...,

@@ -109,14 +109,15 @@ static PyObject *relation_record(const pd_diff_relation *r)
 
 static PyObject *row_record(const pd_diff_row *r, PyObject *relation)
 {
-	PyObject *v[11] = {
+	PyObject *v[13] = {
 		pdpy_str(pd_diff_metric_name(r->metric)), pdpy_str(r->key), pdpy_str(r->symbol),
 		pdpy_str(r->dso), side_record(&r->base), side_record(&r->new),
 		PyFloat_FromDouble(r->change), PyFloat_FromDouble(r->p_value),
 		PyFloat_FromDouble(r->q_value), PyBool_FromLong(r->significant),
-		Py_NewRef(relation ? relation : Py_None),
+		Py_NewRef(relation ? relation : Py_None), PyBool_FromLong(r->tested),
+		pdpy_str(r->process),
 	};
-	return pdpy_struct(pdpy.row, v, 11);
+	return pdpy_struct(pdpy.row, v, 13);
 }
 
 /* self->relations, and a map from each relation's address to its record. */

@@ -78,6 +78,8 @@ static PyStructSequence_Field row_fields[] = {
 	F("p_value", "p-value"), F("q_value", "Benjamini-Hochberg q-value"),
 	F("significant", "significant (the shift's, for a row a shift explains)"),
 	F("relation", "the Relation explaining it, or None"),
+	F("tested", "in the family of the FDR correction: it can reach min_change"),
+	F("process", "the command with most of its cost, or None"),
 	{ 0 } };
 static PyStructSequence_Field relation_fields[] = {
 	F("kind", "renamed, inlined, outlined, split, merged or moved"),
