@@ -71,7 +71,17 @@ typedef struct rel_label {
 	char why[LINEMAX];              /* allow: the comment */
 } rel_label;
 
-enum shape_kind { SHAPE_CALLS, SHAPE_SHARE, SHAPE_SAMPLED, SHAPE_RATIO };
+enum shape_kind { SHAPE_CALLS, SHAPE_SHARE, SHAPE_SAMPLED, SHAPE_RATIO, SHAPE_GAIN };
+
+/* A labelled change: the row (metric, symbol) the new build really moved,
+ * which the diff must flag significant (`must`) or which counts only in
+ * the catalogue's power (`may`: a change too small to require). */
+typedef struct change_label {
+	pd_diff_metric metric;
+	char sym[NAMEMAX];
+	bool must;
+	char text[LINEMAX];
+} change_label;
 
 /* A claim about the recordings, checked on `perf script` output. */
 typedef struct shape {
@@ -100,11 +110,14 @@ typedef struct dcase {
 	char cflags[LINEMAX];
 	side_spec side[2];
 	bool same_build;
+	bool fifo;                       /* syswide: the program runs SCHED_FIFO on its CPU */
 	char kernel_rename[2][NAMEMAX];  /* kallsyms edit: the names per side */
 	char reuse[NAMEMAX];             /* recording: another case's */
 	bool swapped;
 	rel_label must[MAXLABELS], mustnot[MAXLABELS], allow[MAXLABELS];
 	size_t nmust, nmustnot, nallow;
+	change_label change[MAXLABELS];
+	size_t nchange;
 	shape shapes[MAXSHAPES];
 	size_t nshapes;
 	bool sig_set, sig_pct;
@@ -272,11 +285,16 @@ static const char *parse_side(const char *w, int *side)
  *                                  share on the other side
  * SIDE sampled SYMBOL DSO MIN      every run: >= MIN % of all samples pass
  *                                  through SYMBOL of dso DSO (basename)
+ * new gain SYMBOL MIN MAX          SYMBOL's mean self share (leaf frame) of
+ *                                  the program's samples on the new side
+ *                                  minus the base's, in points: what the
+ *                                  build changed, whatever else ran
  */
 static const char *parse_shape(shape *s, const char *value)
 {
 	static const char usage[] = "shape: SIDE calls CALLEE CALLER [PCT] | SIDE share COMM "
-				    "MIN MAX | SIDE ratio COMM MIN MAX | SIDE sampled SYMBOL DSO MIN";
+				    "MIN MAX | SIDE ratio COMM MIN MAX | SIDE sampled SYMBOL DSO MIN "
+				    "| new gain SYMBOL MIN MAX";
 	memset(s, 0, sizeof *s);
 	copy(s->text, LINEMAX, value);
 	char side[16] = "", kind[16] = "", w3[NAMEMAX] = "", w4[32] = "";
@@ -297,10 +315,12 @@ static const char *parse_shape(shape *s, const char *value)
 		return *end == '\0' ? NULL : usage;
 	}
 	char extra;
-	bool ratio = strcmp(kind, "ratio") == 0;
-	if ((ratio || strcmp(kind, "share") == 0) && n == 5 &&
+	bool ratio = strcmp(kind, "ratio") == 0, gain = strcmp(kind, "gain") == 0;
+	if ((ratio || gain || strcmp(kind, "share") == 0) && n == 5 &&
 	    sscanf(value, "%*s %*s %*s %lf %lf %c", &s->min, &s->max, &extra) == 2) {
-		s->kind = ratio ? SHAPE_RATIO : SHAPE_SHARE;
+		s->kind = ratio ? SHAPE_RATIO : gain ? SHAPE_GAIN : SHAPE_SHARE;
+		if (gain && s->side != 1)
+			return "a gain shape reads 'new gain SYMBOL MIN MAX'";
 		return ratio && s->side == 2 ? "a ratio shape names one side" : NULL;
 	}
 	return usage;
@@ -436,6 +456,13 @@ static const char *k_same_build(dcase *c, int side, char *val, const char *comme
 	return c->same_build || strcmp(val, "no") == 0 ? NULL : "same-build: yes or no";
 }
 
+static const char *k_priority(dcase *c, int side, char *val, const char *comment)
+{
+	(void)side, (void)comment;
+	c->fifo = strcmp(val, "fifo") == 0;
+	return c->fifo || strcmp(val, "normal") == 0 ? NULL : "priority: normal or fifo";
+}
+
 static const char *k_kernel_rename(dcase *c, int side, char *val, const char *comment)
 {
 	(void)side, (void)comment;
@@ -487,6 +514,28 @@ static const char *k_allow(dcase *c, int side, char *val, const char *comment)
 	return why;
 }
 
+/* change: METRIC SYMBOL [must|may] */
+static const char *k_change(dcase *c, int side, char *val, const char *comment)
+{
+	(void)side, (void)comment;
+	static const char usage[] = "change: METRIC SYMBOL [must | may] (METRIC self, children or "
+				    "calltrace)";
+	if (c->nchange == MAXLABELS)
+		return "too many";
+	change_label *l = &c->change[c->nchange++];
+	char metric[16] = "", how[8] = "must", extra;
+	int n = sscanf(val, "%15s %127s %7s %c", metric, l->sym, how, &extra);
+	copy(l->text, LINEMAX, val);
+	l->must = strcmp(how, "must") == 0;
+	for (int m = 0; m <= PD_DIFF_SELF; m++)
+		if (strcmp(metric, str(pd_diff_metric_name((pd_diff_metric)m))) == 0) {
+			l->metric = (pd_diff_metric)m;
+			return (n == 2 || n == 3) && (l->must || strcmp(how, "may") == 0) ? NULL
+											 : usage;
+		}
+	return usage;
+}
+
 static const char *k_sigmax(dcase *c, int side, char *val, const char *comment)
 {
 	(void)side, (void)comment;
@@ -521,9 +570,11 @@ static const struct {
 	{ "binary", k_binary, true },        { "load", k_load, true },
 	{ "options", k_options, true },      { "same-build", k_same_build, false },
 	{ "kernel-rename", k_kernel_rename, false },
+	{ "priority", k_priority, false },
 	{ "recording", k_recording, false }, { "shape", k_shape, false },
 	{ "must", k_must, false },           { "mustnot", k_mustnot, false },
 	{ "allow", k_allow, false },         { "significant-max", k_sigmax, false },
+	{ "change", k_change, false },
 	{ "fail-on", k_fail_on, false },
 };
 
@@ -592,6 +643,8 @@ static const char *case_check(dcase *c)
 		return "source: missing";
 	if (loads && !c->syswide)
 		return "load: only with recorder syswide (a user recording would record it)";
+	if (c->fifo && !c->syswide)
+		return "priority: only with recorder syswide";
 	if (c->nfail_on && (c->side[0].pflags != c->side[1].pflags ||
 			    c->side[0].sflags != c->side[1].sflags))
 		return "fail-on: the CLI names frames alike on both sides";
@@ -768,8 +821,9 @@ static bool record_run(const dcase *c, int side, size_t run)
 	if (!load_cmd(c, side, run, load, sizeof load))
 		return false;
 	snprintf(w, sizeof w,
-		 "sh -c \"%staskset -c " SYS_CPU " '%s' %u; kill \\$l0 \\$l1 \\$l2 2>/dev/null; wait\"",
-		 load, bin, c->ms);
+		 "sh -c \"%s%staskset -c " SYS_CPU
+		 " '%s' %u; kill \\$l0 \\$l1 \\$l2 2>/dev/null; wait\"",
+		 load, c->fifo ? "chrt -f 1 " : "", bin, c->ms);
 	return pd_test_perf_record(data, L.sys_args, w);
 }
 
@@ -1035,11 +1089,47 @@ static bool shape_ratio(oracle *o, const shape *sh, int side, FILE *msg)
 	return ok;
 }
 
+/* Percent of command `comm`'s samples whose leaf frame is `sym`. */
+static double self_share(const orec *o, const char *comm, const char *sym)
+{
+	size_t n = 0, all = 0;
+	for (size_t i = 0; i < o->ns; i++)
+		if (strcmp(o->s[i].comm, comm) == 0) {
+			all++;
+			n += o->s[i].n && strcmp(frame_at(o, &o->s[i], 0)->sym, sym) == 0;
+		}
+	return all ? 100.0 * (double)n / (double)all : 0;
+}
+
+/* A `gain` shape: the symbol's mean self share of the program on the new
+ * side minus the base's, the change the case labels, measured by perf
+ * within the program, where other load does not move it. */
+static bool shape_gain(oracle *o, const shape *sh, FILE *msg)
+{
+	double mean[2] = { 0, 0 };
+	for (int s = 0; s < 2; s++)
+		for (size_t r = 0; r < o->c->runs; r++) {
+			const orec *rec = oracle_run(o, s, r);
+			char comm[16];
+			program_comm(o->c, s, comm);
+			if (!rec)
+				return false;
+			mean[s] += self_share(rec, comm, sh->a) / (double)o->c->runs;
+		}
+	double gain = mean[1] - mean[0];
+	bool ok = gain >= sh->min && gain <= sh->max;
+	fprintf(msg, "  shape '%s': self %.1f %% -> %.1f %% of the program, %+.1f points%s\n",
+		sh->text, mean[0],
+		mean[1], gain, ok ? "" : "  NOT MET");
+	return ok;
+}
+
 /* Shape `sh` on `side`: says how it came out on `msg`; true if it holds. */
 static bool shape_side(oracle *o, const shape *sh, int side, FILE *msg)
 {
 	bool ok = sh->kind == SHAPE_CALLS   ? shape_calls(o, sh, side, msg)
 		  : sh->kind == SHAPE_RATIO ? shape_ratio(o, sh, side, msg)
+		  : sh->kind == SHAPE_GAIN  ? shape_gain(o, sh, msg)
 					    : shape_runs(o, sh, side, msg);
 	for (size_t r = 0; r < o->c->runs; r++)
 		if (o->tried[side][r] && !o->ok[side][r])
@@ -1261,6 +1351,8 @@ static const char *record_skip(const dcase *c)
 {
 	if (c->syswide && L.sys_skip)
 		return L.sys_skip;
+	if (c->fifo && !pd_test_sh_ok("chrt -f 1 true"))
+		return "chrt -f refused (no util-linux chrt, or no CAP_SYS_NICE)";
 	char burner[PATHMAX];
 	if (uses_burner(c) && !ensure_burner(burner))
 		return "cannot build the background load (burner.c)";
@@ -1435,6 +1527,8 @@ typedef struct result {
 	int verdict;
 	int measured;   /* the case was diffed (recorded with its shape, parsed) */
 	size_t musts, found, reported, tp, fp, allowed, sig, rows;
+	size_t changes, flagged, missed_must;  /* labelled changes, flagged, `must`s missed */
+	int aa;         /* an A/A case: both sides one build */
 	double rec_s, diff_s;
 } result;
 
@@ -1576,6 +1670,41 @@ static bool score_rows(const dcase *c, const pd_diff *d, result *res, FILE *out,
 	return ok;
 }
 
+/* The row of metric `m` whose key is `sym` (self and children rows are
+ * keyed by their symbol), or NULL. */
+static const pd_diff_row *row_of(const pd_diff *d, pd_diff_metric m, const char *sym)
+{
+	for (size_t i = 0; i < pd_diff_row_count(d); i++) {
+		const pd_diff_row *r = pd_diff_row_at(d, i);
+		if (r->metric == m && r->key && strcmp(r->key, sym) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* The labelled changes: each must be a significant row (power). */
+static bool score_changes(const dcase *c, const pd_diff *d, result *res, FILE *out,
+			  FILE *detail)
+{
+	for (size_t i = 0; i < c->nchange; i++) {
+		const change_label *l = &c->change[i];
+		const pd_diff_row *r = row_of(d, l->metric, l->sym);
+		bool hit = r && r->significant;
+		res->changes++;
+		res->flagged += hit;
+		res->missed_must += !hit && l->must;
+		fprintf(out, "  change %s: %s\n", l->text, hit ? "flagged" : "NOT FLAGGED");
+		if (r)
+			print_row(out, r);
+		if (!hit && l->must) {
+			fprintf(detail, "    MISSED: change %s%s\n", l->text, r ? "; its row:" : ", no row");
+			if (r)
+				print_row(detail, r);
+		}
+	}
+	return res->missed_must == 0;
+}
+
 /* The CLI options that read a side as the case's options do. */
 static void cli_options(const side_spec *s, char *out, size_t n)
 {
@@ -1638,6 +1767,8 @@ static bool diff_case(const dcase *c, result *res, FILE *out, FILE *detail)
 			pd_profile_run_count(p[s]), pd_diff_samples(d, s, SIZE_MAX));
 	score_relations(c, d, res, out, detail);
 	bool ok = score_rows(c, d, res, out, detail);
+	ok &= score_changes(c, d, res, out, detail);
+	res->aa = owner_of(c)->same_build;
 	pd_diff_free(d);
 	pd_profile_free(p[0]);
 	pd_profile_free(p[1]);
@@ -1652,10 +1783,10 @@ static void result_write(const dcase *c, const result *res, const char *detail)
 	fmt(path, sizeof path, "%s/results/%s", L.dir, c->name);
 	FILE *f = fopen(path, "w");
 	ck_assert_msg(f != NULL, "cannot write %s", path);
-	fprintf(f, "%d %d %zu %zu %zu %zu %zu %zu %zu %zu %.2f %.3f\n%s", res->verdict,
-		res->measured, res->musts,
-		res->found, res->reported, res->tp, res->fp, res->allowed, res->sig, res->rows,
-		res->rec_s, res->diff_s, detail);
+	fprintf(f, "%d %d %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %d %.2f %.3f\n%s",
+		res->verdict, res->measured, res->musts, res->found, res->reported, res->tp,
+		res->fp, res->allowed, res->sig, res->rows, res->changes, res->flagged,
+		res->missed_must, res->aa, res->rec_s, res->diff_s, detail);
 	fclose(f);
 }
 
@@ -1709,8 +1840,11 @@ START_TEST(test_case)
 	result_write(c, &res, detail);
 	if (res.verdict == V_SKIP)
 		fprintf(stderr, "SKIP %s: %s", c->name, detail);
-	static char why[8192];
-	snprintf(why, sizeof why, "%s", detail);
+	/* check refuses a message over 4 KiB (and the case then counts as not
+	 * run): the whole detail is on stderr above */
+	static char why[3500];
+	if ((size_t)snprintf(why, sizeof why, "%s", detail) >= sizeof why)
+		memcpy(why + sizeof why - 24, "\n    ... (see above)\n", 22);
 	free(report);
 	free(detail);
 	ck_assert_msg(res.verdict != V_FAIL, "case %s fails:\n%s", c->name, why);
@@ -1727,9 +1861,10 @@ static char *result_read(const dcase *c, result *r)
 	char *text = (char *)pd_test_read_file(path, &len);
 	char *nl = text ? memchr(text, '\n', len) : NULL;
 	memset(r, 0, sizeof *r);
-	if (!nl || sscanf(text, "%d %d %zu %zu %zu %zu %zu %zu %zu %zu %lf %lf", &r->verdict,
-			  &r->measured, &r->musts, &r->found, &r->reported, &r->tp, &r->fp,
-			  &r->allowed, &r->sig, &r->rows, &r->rec_s, &r->diff_s) != 12) {
+	if (!nl || sscanf(text, "%d %d %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %d %lf %lf",
+			  &r->verdict, &r->measured, &r->musts, &r->found, &r->reported, &r->tp,
+			  &r->fp, &r->allowed, &r->sig, &r->rows, &r->changes, &r->flagged,
+			  &r->missed_must, &r->aa, &r->rec_s, &r->diff_s) != 16) {
 		free(text);
 		return NULL;
 	}
@@ -1742,6 +1877,8 @@ static char *result_read(const dcase *c, result *r)
 /* The catalogue's counts. */
 typedef struct totals {
 	size_t musts, found, reported, tp;
+	size_t changes, flagged;
+	size_t aa_sig, aa_rows;            /* significant rows of the A/A cases, and rows */
 	size_t run, measured, skipped;  /* cases */
 	double rec_s, diff_s;
 } totals;
@@ -1757,12 +1894,21 @@ static void summary_case(const dcase *c, totals *sum, FILE *out)
 		fprintf(out, "  %-30s not run\n", c->name);
 		return;
 	}
-	fprintf(out, "  %-30s %-4s  %zu/%zu  %4zu %4zu %4zu %4zu  %5zu/%-6zu %6.1f %6.2f\n%s",
+	char changes[48] = "-";
+	if (r.changes)
+		snprintf(changes, sizeof changes, "%zu/%zu", r.flagged, r.changes);
+	fprintf(out, "  %-30s %-4s  %zu/%zu  %4zu %4zu %4zu %4zu  %5zu/%-6zu %-5s %6.1f %6.2f\n%s",
 		c->name, verdicts[r.verdict], r.found, r.musts, r.reported, r.tp, r.fp,
-		r.allowed, r.sig, r.rows, r.rec_s, r.diff_s, detail);
+		r.allowed, r.sig, r.rows, changes, r.rec_s, r.diff_s, detail);
 	free(detail);
 	sum->musts += r.musts;
 	sum->found += r.found;
+	sum->changes += r.changes;
+	sum->flagged += r.flagged;
+	if (r.aa) {
+		sum->aa_sig += r.sig;
+		sum->aa_rows += r.rows;
+	}
 	sum->reported += r.tp + r.fp;
 	sum->tp += r.tp;
 	sum->rec_s += r.rec_s;
@@ -1783,10 +1929,11 @@ START_TEST(test_summary)
 	totals sum;
 	memset(&sum, 0, sizeof sum);
 	fprintf(stderr, "\ndiff catalogue (tests/diffcases), %zu cases:\n"
-			"  %-30s %-4s  must  rep true fals allw  significant    rec s diff s\n",
+			"  %-30s %-4s  must  rep true fals allw  significant  chg    rec s diff s\n",
 		L.ncases, "case", "");
 	fprintf(stderr, "  (must: found/labelled; rep: relations reported, true, false, allowed; "
-			"significant: rows; rec s: recording, 0 when reused)\n");
+			"significant: rows; chg: labelled changes flagged; rec s: recording, 0 "
+			"when reused)\n");
 	for (size_t i = 0; i < L.ncases; i++)
 		summary_case(&L.cases[i], &sum, stderr);
 	if (!sum.run)
@@ -1798,6 +1945,11 @@ START_TEST(test_summary)
 		"%zu skipped, %zu not measured (recording %.1f s, diffs %.2f s)\n",
 		sum.tp, sum.reported, precision, sum.found, sum.musts, recall, sum.measured,
 		sum.skipped, unmeasured, sum.rec_s, sum.diff_s);
+	fprintf(stderr,
+		"power: %zu of %zu labelled changes flagged significant (%.1f %%); "
+		"false positives: %zu of %zu rows of the A/A cases significant (%.2f %%)\n",
+		sum.flagged, sum.changes, pct(sum.flagged, sum.changes), sum.aa_sig, sum.aa_rows,
+		sum.aa_rows ? pct(sum.aa_sig, sum.aa_rows) : 0.0);
 	ck_assert_msg(sum.tp == sum.reported && sum.found == sum.musts && !unmeasured,
 		      "precision %.1f %% and recall %.1f %% of relations over the catalogue: "
 		      "both must be 100 %%, every case measured (%zu not: cases above)",
