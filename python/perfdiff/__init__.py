@@ -110,12 +110,6 @@ class Profile(_perfdiff.Profile):
         """`perfdiff report --format=html`: one self-contained page."""
         return self.report("html", event)
 
-    def write_pprof(self, path, run=None, gzip=True):
-        """Write the profile (or run `run`) as pprof's profile.proto to `path`."""
-        data = self.pprof(run=run, gzip=gzip)
-        with open(path, "wb") as f:
-            f.write(data)
-
     def to_pandas(self, metric="children", event=None):
         """rows(metric) as a pandas DataFrame (needs pandas)."""
         return _frame(self.rows(metric, event))

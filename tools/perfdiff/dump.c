@@ -335,18 +335,16 @@ int cmd_dump(int argc, char **argv)
 	int st = parse_args(argc, argv, &o);
 	if (st >= 0)
 		return st;
-	if (cli_io_open(&o.io) < 0)
+	if (cli_io_open(&o.io, &o.path, 1) < 0)
 		return CLI_EXIT_ERROR;
 	pd_error err;
 	if (pd_writer_new_file(&o.out, o.io.out, &err) < 0) {
 		cli_error("%s", err.message);
-		cli_io_close(&o.io);
-		return CLI_EXIT_ERROR;
+		return cli_io_close(&o.io, CLI_EXIT_ERROR);
 	}
 	st = run(&o);
 	pd_writer_free(o.out);
-	if (cli_io_close(&o.io) < 0)
-		st = CLI_EXIT_ERROR;
+	st = cli_io_close(&o.io, st);
 	cli_warns_free(&o.warns);
 	return st;
 }

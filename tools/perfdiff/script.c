@@ -377,13 +377,10 @@ int cmd_script(int argc, char **argv)
 	cli_io_init(&o.io, CMD, false);
 	cli_warns_init(&o.warns);
 	int st = parse_args(argc, argv, &o);
-	if (st < 0 && cli_io_open(&o.io) < 0)
+	if (st < 0 && cli_io_open(&o.io, &o.path, 1) < 0)
 		st = CLI_EXIT_ERROR;
-	if (st < 0) {
-		st = run(&o);
-		if (cli_io_close(&o.io) < 0)
-			st = CLI_EXIT_ERROR;
-	}
+	if (st < 0)
+		st = cli_io_close(&o.io, run(&o));
 	cli_warns_free(&o.warns);
 	free_lists(&o);
 	return st;
