@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -71,17 +72,20 @@ static int check_kind(const struct stat *st, bool regular_only, const char *path
 }
 
 /* A FIFO was opened without blocking, so that one that is not wanted
- * cannot hang the open; one that is read waits for its writer, as `cat`
- * would: opened again, blocking. */
-static int wait_for_writer(int *fd, const char *path, pd_error *err)
+ * cannot hang the open; one that is read waits for its writer's first
+ * bytes, or its going, as `cat` would.  Not by opening it again: a
+ * writer that came with the first open may be done and gone by then, and
+ * the second open would wait for another.  (Linux: poll() on a FIFO no
+ * writer has opened since the read end was opened reports nothing.) */
+static int wait_for_writer(int fd, const char *path, pd_error *err)
 {
-	int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return pd_error_set(err, PD_EIO, path, PD_NO_OFFSET, "cannot open: %s",
-				    pd_open_strerror(errno));
-	close(*fd);
-	*fd = f;
-	return 0;
+	struct pollfd p = { fd, POLLIN, 0 };
+	int n;
+	while ((n = poll(&p, 1, -1)) < 0 && errno == EINTR)
+		;
+	return n < 0 ? pd_error_set(err, PD_EIO, path, PD_NO_OFFSET,
+				    "cannot wait for the pipe's writer: %s", strerror(errno))
+		     : 0;
 }
 
 int pd_source_open(pd_source *s, const char *path, bool no_mmap, bool regular_only,
@@ -100,7 +104,7 @@ int pd_source_open(pd_source *s, const char *path, bool no_mmap, bool regular_on
 						   "cannot stat: %s", strerror(errno))
 				    : check_kind(&st, regular_only, path, err);
 	if (rc == 0 && S_ISFIFO(st.st_mode))
-		rc = wait_for_writer(&fd, path, err);
+		rc = wait_for_writer(fd, path, err);
 	if (rc == 0)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	if (rc == 0)
