@@ -5,8 +5,11 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "handle.h"
+#include "profile/options.h"
 
 static const size_t write_sizes[] = {
 	0, PD_OPTIONS_END(pd_pprof_write_options, ncomments),
@@ -78,8 +81,10 @@ int pd_profile_add_pprof_buffer(pd_profile *p, const void *buf, size_t len, cons
 		return pd_error_set(err, PD_EINVAL, name, PD_NO_OFFSET, "no profile or data given");
 	/* the handle decodes, indexes and checks the message as dump and
 	 * script see it; the import reads the same tables */
+	pp_caps caps;
+	pp_caps_of(&caps, pd_profile_reader_options(p));
 	pd_pprof *pp;
-	int rc = pd_pprof_open_buffer(&pp, buf, len, name, err);
+	int rc = pp_open(&pp, buf, len, name, &caps, err);
 	if (rc < 0)
 		return rc;
 	rc = pp_import(p, pp->m, &pp->ix, name, err);
@@ -91,9 +96,13 @@ int pd_profile_add_pprof(pd_profile *p, const char *path, pd_error *err)
 {
 	if (!path)
 		return pd_error_set(err, PD_EINVAL, "<null>", PD_NO_OFFSET, "no path given");
+	if (!p)
+		return pd_error_set(err, PD_EINVAL, path, PD_NO_OFFSET, "no profile given");
+	pp_caps caps;
+	pp_caps_of(&caps, pd_profile_reader_options(p));
 	char *data;
 	size_t len;
-	int rc = pp_read_file(path, &data, &len, err);
+	int rc = pp_read_file(path, caps.max_bytes, &data, &len, err);
 	if (rc < 0)
 		return rc;
 	rc = pd_profile_add_pprof_buffer(p, data, len, path, err);
@@ -129,15 +138,20 @@ int pd_profile_add_input(pd_profile *p, const char *path, pd_error *err)
 	if (!path || strcmp(path, "-") == 0)
 		return pd_profile_add_file(p, path, err);
 	uint8_t head[8];
-	size_t n = 0;
-	FILE *f = fopen(path, "rb");
-	if (f) {
-		n = fread(head, 1, sizeof head, f);
-		fclose(f);
+	ssize_t n = 0;
+	int fd;
+	struct stat st;
+	/* regular files only, by stat() before any open: a FIFO is a
+	 * pipe-mode recording, whose writer would take this open for the
+	 * reader's and die of SIGPIPE when it closes; a directory (perf
+	 * record --threads), a device or an unreadable file: the perf.data
+	 * reader says what is wrong */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    pd_open_regular(path, &fd, NULL, NULL) == 0) {
+		n = read(fd, head, sizeof head);
+		close(fd);
 	}
-	/* a directory (perf record --threads) or an unreadable file: the
-	 * perf.data reader says what is wrong */
-	if (n > 0 && pd_pprof_detect(head, n))
+	if (n > 0 && pd_pprof_detect(head, (size_t)n))
 		return pd_profile_add_pprof(p, path, err);
 	return pd_profile_add_file(p, path, err);
 }

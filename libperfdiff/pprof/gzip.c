@@ -50,12 +50,14 @@ static int gunzip_loop(z_stream *z, size_t cap, pd_buf *b, size_t n, const char 
 {
 	for (;;) {
 		int rc = grow_out(b, cap);
+		if (rc < 0 && rc != PD_ELIMIT)
+			return pd_error_set(err, rc, name, PD_NO_OFFSET, "out of memory");
+		int zrc = rc == 0 ? step(z, b) : Z_OK;
+		/* the byte past the cap, which the buffer has room for */
 		if (rc == PD_ELIMIT || b->len > cap)
 			return pd_error_set(err, PD_ELIMIT, name, PD_NO_OFFSET,
-					    "pprof: inflates to more than %zu bytes", cap);
-		if (rc < 0)
-			return pd_error_set(err, rc, name, PD_NO_OFFSET, "out of memory");
-		int zrc = step(z, b);
+					    "pprof: inflates to more than %zu bytes "
+					    "(pd_reader_options.max_pprof_bytes)", cap);
 		if (zrc == Z_STREAM_END && z->avail_in == 0)
 			return 0;
 		/* gzip members may follow one another (concatenated files) */

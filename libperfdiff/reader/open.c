@@ -407,7 +407,7 @@ static int add_directory_streams(pd_reader *r, const char *dir, pd_error *err)
 		pd_stream *st;
 		rc = add_stream(r, path, nums[i] + 1, err, &st);
 		if (rc == 0)
-			rc = pd_source_open(&st->src, path, no_mmap, err);
+			rc = pd_source_open(&st->src, path, no_mmap, true, err);
 		if (rc == 0) {
 			st->pos = 0;
 			st->end = pd_source_size(&st->src);
@@ -429,11 +429,11 @@ int pd_reader_setup(pd_reader *r, const char *path, int fd, pd_error *err)
 		struct stat sb;
 		if (stat(path, &sb) < 0)
 			return pd_error_set(err, PD_EIO, path, PD_NO_OFFSET, "cannot open: %s",
-					    strerror(errno));
+					    pd_open_strerror(errno));
 		if (S_ISDIR(sb.st_mode)) {
 			directory = true;
 			snprintf(mainpath, sizeof mainpath, "%s/data", path);
-			if (stat(mainpath, &sb) < 0)
+			if (stat(mainpath, &sb) < 0 && errno == ENOENT)
 				return pd_error_set(err, PD_ENOTPERF, path, PD_NO_OFFSET,
 						    "a directory without a `data` file is not a "
 						    "perf.data directory");
@@ -445,7 +445,7 @@ int pd_reader_setup(pd_reader *r, const char *path, int fd, pd_error *err)
 	if (fd >= 0)
 		rc = pd_source_open_fd(&st->src, fd, false, no_mmap, path, err);
 	else
-		rc = pd_source_open(&st->src, st->path, no_mmap, err);
+		rc = pd_source_open(&st->src, st->path, no_mmap, directory, err);
 	if (rc < 0)
 		return rc;
 

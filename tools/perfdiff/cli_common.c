@@ -6,9 +6,11 @@
  */
 #include "cli_common.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
@@ -133,12 +135,19 @@ const char *cli_mode_name(pd_input_mode m)
 
 bool cli_is_pprof(const char *path)
 {
+	/* regular files only, by stat() before any open: opening a FIFO
+	 * would block, or take its writer, which then dies of SIGPIPE when
+	 * this closes it */
 	unsigned char head[16];
-	FILE *f = path && strcmp(path, "-") != 0 ? fopen(path, "rb") : NULL;
-	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-	if (f)
-		fclose(f);
-	return n > 0 && pd_pprof_detect(head, n);
+	struct stat st;
+	int fd = path && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode)
+			 ? open(path, O_RDONLY | O_NONBLOCK)
+			 : -1;
+	ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+			    ? read(fd, head, sizeof head) : 0;
+	if (fd >= 0)
+		close(fd);
+	return n > 0 && pd_pprof_detect(head, (size_t)n);
 }
 
 void cli_print_pd_error(const char *path, const pd_error *err)

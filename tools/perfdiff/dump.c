@@ -168,13 +168,15 @@ static int open_failed(dump_opts *o, const pd_error *err)
 /*
  * The path a second, symbolizing pass can read the input from, or NULL
  * when it can be read only once: standard input that is not a regular
- * file.  Regular standard input is opened again through /dev/stdin.
+ * file, or a named pipe.  Regular standard input is opened again through
+ * /dev/stdin.
  */
 static const char *reread_path(const char *path)
 {
-	if (strcmp(path, "-") != 0)
-		return path;
 	struct stat sb;
+	/* a named pipe (mkfifo, bash's <(...)) is read once, as stdin is */
+	if (strcmp(path, "-") != 0)
+		return stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode) ? NULL : path;
 	if (fstat(STDIN_FILENO, &sb) == 0 && S_ISREG(sb.st_mode))
 		return "/dev/stdin";
 	return NULL;
