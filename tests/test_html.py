@@ -16,7 +16,9 @@ writes `perfdiff diff --format=html`, `--format=svg` and `perfdiff report
     alone;
   * a search (driven through the URL's #search=) marks that box and
     reports the share the JSON gives; on the report page the share of
-    hash_chunk is its children share in `report --format=json`;
+    hash_chunk is its children share in `report --format=json`, and the
+    event is named once in the page's data (no object holds a key twice)
+    and shown by name on its button and heading;
   * the SVG draws the renamed node once, as wide as its max(base, new)
     layout computed from the JSON's tree rows alone;
   * the who-calls view (#view=callee&callee=mix_step) roots mix_step,
@@ -86,6 +88,8 @@ class Boxes(html.parser.HTMLParser):
         self.boxes, self.match, self.ready, self.errors = [], None, None, ""
         self.callee, self.note, self.cells, self.in_td = None, None, [], False
         self.in_errors = False
+        self.tabs, self.in_tabs, self.in_tab = [], False, False
+        self.summary, self.in_summary = None, False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -100,6 +104,14 @@ class Boxes(html.parser.HTMLParser):
             self.callee = a
         if a.get("id") == "pd-note":
             self.note = a
+        if "pd-tabs" in cls:
+            self.in_tabs = True
+        if tag == "button" and self.in_tabs:
+            self.in_tab = True
+            self.tabs.append("")
+        if a.get("id") == "pd-summary":
+            self.in_summary = True
+            self.summary = ""
         if tag == "tr":
             self.cells.append([])
         if tag == "td" and self.cells:
@@ -111,13 +123,21 @@ class Boxes(html.parser.HTMLParser):
 
     def handle_endtag(self, tag):
         if tag == "div":
-            self.in_errors = False
+            self.in_errors = self.in_tabs = False
+        if tag == "button":
+            self.in_tab = False
+        if tag == "p":
+            self.in_summary = False
         if tag == "td":
             self.in_td = False
 
     def handle_data(self, data):
         if self.in_errors:
             self.errors += data
+        if self.in_tab:
+            self.tabs[-1] += data
+        if self.in_summary:
+            self.summary += data
         if self.in_td:
             self.cells[-1][-1] += data
 
@@ -191,7 +211,24 @@ def check_diff_page(b, diffjson):
           flush=True)
 
 
-def check_report_page(b, reportjson):
+def strict_pairs(pairs):
+    """json.loads hook: an object with a key twice is an error, not the
+    last value silently winning (as in every browser's JSON.parse)."""
+    keys = [k for k, _ in pairs]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    assert not dup, f"an object with the key(s) {dup} twice"
+    return dict(pairs)
+
+
+def check_report_page(b, reportjson, path):
+    """The page's own data names the event once, and the page shows that
+    name on its button and heading (not a column of numbers)."""
+    doc = page_json(path, "pd-report")
+    names = [e["name"] for e in doc["events"]]
+    want = [e["name"] for e in reportjson["events"]]
+    assert names == want, f"report page: events named {str(names)[:80]}, want {want}"
+    assert b.tabs == names, f"report: event buttons {b.tabs}, want {names}"
+    assert b.summary and b.summary.startswith(names[0] + ": "), f"report: heading {b.summary!r}"
     ev = [e for e in reportjson["events"] if e["default"]][0]
     child = [e for e in ev["entries"] if e["symbol"] == "hash_chunk"][0]["children_pct"]
     boxes = [x for x in b.boxes if x.get("data-base") == "hash_chunk"]
@@ -244,11 +281,11 @@ def check_callee_page(b, diffjson):
           f"hash_chunk → hash_block one caller box, {100 * got:.2f} % (tree rows {100 * want:.2f} %)")
 
 
-def page_json(path, elem):
+def page_json(path, elem, strict=True):
     text = open(path, encoding="utf-8").read()
     m = re.search(r'<script[^>]*id="' + elem + r'"[^>]*>(.*?)</script>', text, re.S)
     assert m, f"{path}: no {elem}"
-    return json.loads(m.group(1))
+    return json.loads(m.group(1), object_pairs_hook=strict_pairs if strict else None)
 
 
 def check_implied_tree(work, diffjson, plainjson, treejson, b):
@@ -339,7 +376,7 @@ def main():
     b = open_page(browser, f"{work}/diff.html", "#metric=tree", work, work + "/tree.png")
     check_implied_tree(work, diffjson, plainjson, treejson, b)
     b = open_page(browser, f"{work}/report.html", "#search=hash_chunk", work, work + "/report.png")
-    check_report_page(b, reportjson)
+    check_report_page(b, reportjson, f"{work}/report.html")
     _, err = chromium(browser, f"file://{work}/diff.svg", ["--screenshot=" + work + "/svg.png"], work)
     check_console(err, "diff.svg")
     check_svg(f"{work}/diff.svg", diffjson)
