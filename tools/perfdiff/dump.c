@@ -150,7 +150,7 @@ static int report(dump_opts *o, const pd_reader *r,
 	if (out_failed || read_error)
 		return CLI_EXIT_ERROR;
 	/* --stats lists the symbolizer's warnings; --strict fails on them */
-	if (o->io.strict && sym && sym->nwarnings)
+	if (o->io.strict && sym && sym->nwarnings > sym->nunverified)
 		return CLI_EXIT_WARNINGS;
 	return cli_warns_status(&o->warns, &o->io);
 }
