@@ -90,6 +90,7 @@ class Boxes(html.parser.HTMLParser):
         self.in_errors = False
         self.tabs, self.in_tabs, self.in_tab = [], False, False
         self.summary, self.in_summary = None, False
+        self.largest, self.in_largest = None, False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -104,6 +105,8 @@ class Boxes(html.parser.HTMLParser):
             self.callee = a
         if a.get("id") == "pd-note":
             self.note = a
+        if a.get("id") == "pd-largest":
+            self.in_largest, self.largest = True, ""
         if "pd-tabs" in cls:
             self.in_tabs = True
         if tag == "button" and self.in_tabs:
@@ -127,7 +130,7 @@ class Boxes(html.parser.HTMLParser):
         if tag == "button":
             self.in_tab = False
         if tag == "p":
-            self.in_summary = False
+            self.in_summary = self.in_largest = False
         if tag == "td":
             self.in_td = False
 
@@ -138,6 +141,8 @@ class Boxes(html.parser.HTMLParser):
             self.tabs[-1] += data
         if self.in_summary:
             self.summary += data
+        if self.in_largest:
+            self.largest += data
         if self.in_td:
             self.cells[-1][-1] += data
 
@@ -326,10 +331,15 @@ def check_implied_tree(work, diffjson, plainjson, treejson, b):
           f"the table's {len(want)} tree rows as --format=json --tree shows them")
 
 
-def check_svg(path, diffjson):
+def check_svg(path, diffjson, runs):
     ns = {"s": "http://www.w3.org/2000/svg"}
     tree = ET.parse(path)
     width = float(tree.getroot().get("width"))
+    # the title line names every run of each side, in order
+    title = tree.getroot().find("s:text", ns).text
+    names = [" \u2192 ".join("2 runs: " + ", ".join(os.path.basename(p) for p in runs[s])
+                              for s in ("old", "new"))]
+    assert title.startswith(names[0] + " ("), f"the SVG's title: {title!r}, want {names[0]!r}"
     pairs = []
     for g in tree.getroot().iter("{http://www.w3.org/2000/svg}g"):
         t = g.find("s:title", ns)
@@ -341,6 +351,29 @@ def check_svg(path, diffjson):
     share = squeezed_share(diffjson, tree_share(diffjson, "hash_block")[1]["key"])
     assert abs(pairs[0] / width - share / 100) < 0.002, (pairs[0] / width, share)
     print(f"svg: one box hash_chunk → hash_block, {100 * pairs[0] / width:.2f} % wide")
+
+
+def page_title(path):
+    return re.search(r"<title>([^<]*)</title>", open(path, encoding="utf-8").read()).group(1)
+
+
+def check_quiet_page(b, alljson):
+    """Nothing significant (two fixtures of one workload): the page says
+    so and lists the largest changes, each marked n.s., as many and in the
+    order that the rows of --format=json --all give by |change| (flat
+    rows, changes that show at 0.1 points, the first 10)."""
+    rows = [r for r in alljson["rows"] if r["metric"] not in ("shift", "tree")
+            and abs(r["change"]) >= 0.05]
+    assert rows and not any(r["significant"] for r in alljson["rows"]), "a significant row"
+    want = sorted(rows, key=lambda r: -abs(r["change"]))[:10]
+    assert b.largest is not None and f"the {len(want)} largest changes" in b.largest, b.largest
+    got = [c for c in b.cells if len(c) == 6 and c[0] in ("calltrace", "children", "self")]
+    assert [(c[0], c[5].strip()) for c in got] == [(r["metric"], r["key"]) for r in want], \
+        (got, [(r["metric"], r["key"]) for r in want])
+    assert all(c[4].endswith("(n.s.)") for c in got), got
+    assert all(abs(float(c[2].replace("\u2212", "-")) - r["change"]) < 0.006
+               for c, r in zip(got, want)), (got, want)
+    print(f"quiet page: the {len(got)} largest changes, n.s., as --format=json --all orders them")
 
 
 def main():
@@ -379,8 +412,20 @@ def main():
     check_report_page(b, reportjson, f"{work}/report.html")
     _, err = chromium(browser, f"file://{work}/diff.svg", ["--screenshot=" + work + "/svg.png"], work)
     check_console(err, "diff.svg")
-    check_svg(f"{work}/diff.svg", diffjson)
-    for png in ("diff.png", "callee.png", "tree.png", "report.png", "svg.png"):
+    check_svg(f"{work}/diff.svg", diffjson, runs)
+    # nothing significant: two fixtures of tests/data, one run a side
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    quiet = [os.path.join(data, "fp.data"), os.path.join(data, "two.data")]
+    p = run([perfdiff, "diff", "-q", "--format=html", "-o", f"{work}/quiet.html"] + quiet)
+    assert p.returncode == 0, p.stderr
+    alljson = json.loads(run([perfdiff, "diff", "-q", "--format=json", "--all"] + quiet).stdout)
+    b = open_page(browser, f"{work}/quiet.html", "", work, work + "/quiet.png")
+    check_quiet_page(b, alljson)
+    # a page's title names every run of a side, one file as given
+    assert page_title(f"{work}/quiet.html") == f"perfdiff: {quiet[0]} vs {quiet[1]}"
+    title = page_title(f"{work}/diff.html")
+    assert title == "perfdiff: 2 runs: old1.data, old2.data vs 2 runs: new1.data, new2.data", title
+    for png in ("diff.png", "callee.png", "tree.png", "report.png", "svg.png", "quiet.png"):
         assert os.path.getsize(f"{work}/{png}") > 1000, png + ": no screenshot"
     print("test_html: passed")
 
