@@ -173,6 +173,10 @@ START_TEST(test_detect)
 	ck_assert(!pd_pprof_detect("PERFILE2", 8));
 	ck_assert(!pd_pprof_detect("", 0));
 	ck_assert(!pd_pprof_detect("\xff\xff", 2));
+	/* either perf.data magic, either byte order; text after a few bytes */
+	ck_assert(!pd_pprof_detect("PERFFILE", 8));
+	ck_assert(!pd_pprof_detect("2ELIFREP", 8));
+	ck_assert(!pd_pprof_detect("hello world\n", 12));
 }
 END_TEST
 

@@ -1,7 +1,8 @@
 /*
  * The public calls of perfdiff/pprof.h: options, writing to a FILE or to
- * memory, reading a file or memory, and telling pprof from perf.data by
- * content, so that every command that takes a recording takes either.
+ * memory, reading a file or memory, and reading an input as what its
+ * content says it is (detect.c tells), so that every command that takes
+ * a recording takes either.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -110,48 +111,12 @@ int pd_profile_add_pprof(pd_profile *p, const char *path, pd_error *err)
 	return rc;
 }
 
-/* A first byte that opens a field of Profile (1 to 15) with its wire type. */
-static bool profile_tag(uint8_t b)
-{
-	unsigned field = b >> 3, wire = b & 7;
-	if (field < 1 || field > 15)
-		return false;
-	bool bytes = field <= 6 || field == 11 || field == 13; /* messages, strings, packed */
-	return wire == (bytes ? 2u : 0u) || (field == 13 && wire == 0);
-}
-
-bool pd_pprof_detect(const void *head, size_t n)
-{
-	const uint8_t *p = head;
-	if (n == 0 || !p)
-		return false;
-	if (pp_is_gzip(p, n))
-		return true;
-	/* perf.data's "PERFILE2" opens with 'P', which reads as field 10 */
-	if (n >= 7 && memcmp(p, "PERFILE", 7) == 0)
-		return false;
-	return profile_tag(p[0]);
-}
-
 int pd_profile_add_input(pd_profile *p, const char *path, pd_error *err)
 {
-	if (!path || strcmp(path, "-") == 0)
-		return pd_profile_add_file(p, path, err);
-	uint8_t head[8];
-	ssize_t n = 0;
-	int fd;
-	struct stat st;
-	/* regular files only, by stat() before any open: a FIFO is a
-	 * pipe-mode recording, whose writer would take this open for the
-	 * reader's and die of SIGPIPE when it closes; a directory (perf
-	 * record --threads), a device or an unreadable file: the perf.data
-	 * reader says what is wrong */
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    pd_open_regular(path, &fd, NULL, NULL) == 0) {
-		n = read(fd, head, sizeof head);
-		close(fd);
-	}
-	if (n > 0 && pd_pprof_detect(head, (size_t)n))
-		return pd_profile_add_pprof(p, path, err);
-	return pd_profile_add_file(p, path, err);
+	pd_input_kind kind;
+	int rc = pd_input_detect(path, &kind, err);
+	if (rc < 0)
+		return rc;
+	return kind == PD_INPUT_PPROF ? pd_profile_add_pprof(p, path, err)
+				      : pd_profile_add_file(p, path, err);
 }

@@ -98,6 +98,22 @@ int pp_gunzip(const uint8_t *in, size_t n, size_t cap, uint8_t **out, size_t *ou
 	return 0;
 }
 
+size_t pp_gunzip_head(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (n > UINT32_MAX || cap > UINT32_MAX || inflateInit2(&z, 16 + 15) != Z_OK)
+		return SIZE_MAX;
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	int zrc = inflate(&z, Z_SYNC_FLUSH);
+	size_t got = cap - z.avail_out;
+	inflateEnd(&z);
+	return zrc == Z_OK || zrc == Z_STREAM_END || zrc == Z_BUF_ERROR ? got : SIZE_MAX;
+}
+
 int pp_gzip(const uint8_t *in, size_t n, pd_buf *b)
 {
 	z_stream z;

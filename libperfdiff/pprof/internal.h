@@ -82,6 +82,10 @@ bool pp_is_gzip(const uint8_t *p, size_t n);
  * its input offset), PD_ELIMIT (beyond `cap`) or PD_ENOMEM, under `name`. */
 int pp_gunzip(const uint8_t *in, size_t n, size_t cap, uint8_t **out, size_t *outn,
 	      const char *name, pd_error *err);
+/* The first bytes (at most `cap`) that the start of a gzip stream, `n`
+ * bytes at `in`, inflates to, for a look at what it holds; SIZE_MAX when
+ * they cannot be inflated (not gzip, bad data: the full read says why). */
+size_t pp_gunzip_head(const uint8_t *in, size_t n, uint8_t *out, size_t cap);
 /* Deflate `in` as one gzip member into `b`.  0 or PD_ENOMEM. */
 int pp_gzip(const uint8_t *in, size_t n, pd_buf *b);
 

@@ -254,7 +254,7 @@ static PyObject *run_record(pd_profile *p, size_t r)
 {
 	const pd_run_info *ri = pd_profile_run_info(p, r);
 	PyObject *v[8] = {
-		PyUnicode_DecodeFSDefault(pd_profile_run_path(p, r)),
+		pdpy_path(pd_profile_run_path(p, r)),
 		PyLong_FromUnsignedLongLong(pd_profile_run_samples_read(p, r)),
 		PyLong_FromUnsignedLongLong(pd_profile_lost(p, r)),
 		PyBool_FromLong(pd_profile_run_truncated(p, r)),

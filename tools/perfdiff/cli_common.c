@@ -35,6 +35,14 @@ void cli_warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void cli_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -135,19 +143,9 @@ const char *cli_mode_name(pd_input_mode m)
 
 bool cli_is_pprof(const char *path)
 {
-	/* regular files only, by stat() before any open: opening a FIFO
-	 * would block, or take its writer, which then dies of SIGPIPE when
-	 * this closes it */
-	unsigned char head[16];
-	struct stat st;
-	int fd = path && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode)
-			 ? open(path, O_RDONLY | O_NONBLOCK)
-			 : -1;
-	ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
-			    ? read(fd, head, sizeof head) : 0;
-	if (fd >= 0)
-		close(fd);
-	return n > 0 && pd_pprof_detect(head, (size_t)n);
+	pd_input_kind kind;
+	pd_error err;
+	return pd_input_detect(path, &kind, &err) == 0 && kind == PD_INPUT_PPROF;
 }
 
 void cli_print_pd_error(const char *path, const pd_error *err)

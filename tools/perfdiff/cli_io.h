@@ -110,7 +110,8 @@ typedef struct cli_warn_entry cli_warn_entry;
 typedef struct cli_warns {
 	cli_warn_entry *v;
 	size_t n, cap;
-	size_t count;           /* warnings added, each file's counted */
+	size_t count;           /* warnings added, each file's counted (not
+	                           those of files used unverified) */
 	bool data_lost;         /* a PD_WARN_DATA_LOST warning was added */
 } cli_warns;
 
@@ -130,12 +131,15 @@ void cli_warns_lost(cli_warns *w, const char *file, uint64_t lost, uint64_t samp
 
 /*
  * Print the warnings held (nothing with -q; all with -v; else the first
- * few of each kind and a line counting them by kind) and forget them.
+ * few of each kind and a line counting them by kind, and of the files
+ * used without a build-id check only a line counting them) and forget
+ * them.
  */
 void cli_warns_print(cli_warns *w, const cli_io *io);
 
 /* The exit status the warnings give: CLI_EXIT_WARNINGS when data was
- * lost, or with --strict when there was any; else CLI_EXIT_OK. */
+ * lost, or with --strict when there was any (files used without a
+ * build-id check are none); else CLI_EXIT_OK. */
 int cli_warns_status(const cli_warns *w, const cli_io *io);
 
 void cli_warns_free(cli_warns *w);

@@ -150,7 +150,7 @@ static int report(dump_opts *o, const pd_reader *r,
 	if (out_failed || read_error)
 		return CLI_EXIT_ERROR;
 	/* --stats lists the symbolizer's warnings; --strict fails on them */
-	if (o->io.strict && sym && sym->nwarnings)
+	if (o->io.strict && sym && sym->nwarnings > sym->nunverified)
 		return CLI_EXIT_WARNINGS;
 	return cli_warns_status(&o->warns, &o->io);
 }
@@ -283,7 +283,11 @@ static int run_pprof(dump_opts *o)
 
 static int run(dump_opts *o)
 {
-	if (cli_is_pprof(o->path))
+	pd_input_kind kind;
+	pd_error derr;
+	if (pd_input_detect(o->path, &kind, &derr) < 0)
+		return open_failed(o, &derr);  /* neither perf.data nor pprof */
+	if (kind == PD_INPUT_PPROF)
 		return run_pprof(o);
 	bool symbols = o->stats && !o->no_symbols;
 	const char *again = symbols ? reread_path(o->path) : NULL;

@@ -347,12 +347,17 @@ static int run_pprof(script_opts *o)
 
 static int run(script_opts *o)
 {
-	if (cli_is_pprof(o->path))
-		return run_pprof(o);
 	pd_session *s = NULL;
 	pd_error err, werr;
 	memset(&err, 0, sizeof err);
 	memset(&werr, 0, sizeof werr);
+	pd_input_kind kind;
+	if (pd_input_detect(o->path, &kind, &err) < 0) {
+		cli_print_pd_error(o->path, &err);  /* neither perf.data nor pprof */
+		return CLI_EXIT_ERROR;
+	}
+	if (kind == PD_INPUT_PPROF)
+		return run_pprof(o);
 	if (pd_session_open(&s, o->path, &o->session, &err) < 0) {
 		cli_print_pd_error(o->path, &err);
 		return CLI_EXIT_ERROR;
