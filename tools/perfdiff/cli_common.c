@@ -6,11 +6,9 @@
  */
 #include "cli_common.h"
 
-#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
