@@ -398,6 +398,8 @@ int pd_stat_bh(const double *p, size_t n, double *q);
 #define DT_PRIOR_MIN_SAMPLES 10.0 /* mean samples per run a self row needs to inform it */
 #define DT_PRIOR_MIN_ROWS 5       /* rows needed to fit it; fewer: their pooled φ̂ ... */
 #define DT_PRIOR_D0 4.0           /* ... held with this many degrees of freedom */
+#define DT_HYPERVARIABLE 0.01     /* a row whose φ̂ is beyond this upper tail of its
+                                     prior's F distribution keeps its own φ̂ */
 #define DT_CHI2_1_Q25 0.101531   /* lower quartile of χ²(1): of z² where nothing changed */
 #define DT_INFLATION_MIN_ROWS 10  /* self rows a process's inflation needs: a program
                                      has few functions, and when one changed, every
@@ -433,6 +435,14 @@ typedef struct dt_leafwalk {
 } dt_leafwalk;
 void dt_leaf_rows(const struct pd_diff *d, int side, dt_leafwalk *w, uint32_t v,
 		  void (*fn)(void *ctx, uint32_t row), void *ctx);
+/* A command that ran as more than this many processes at once in a run
+ * is a mix of jobs, not a program (strata.c). */
+#define DT_MIX_PIDS 2
+static inline bool dt_mix(uint32_t pids)
+{
+	return pids > DT_MIX_PIDS;
+}
+
 /* Every row's process and its sums for the test stratified by process
  * (strata.c): after the rows and their relations, before the statistics.
  * 0 or PD_ENOMEM. */
@@ -502,6 +512,7 @@ struct pd_diff {
 	const char **procs;          /* command names, in the arena's memory */
 	double *proc_samples;        /* per command: its samples, both sides */
 	double *proc_share;          /* per command: its mean share (points) over all runs */
+	uint32_t *proc_pids;         /* per command: the most processes it ran as in a run */
 	uint32_t *vproc[2];          /* per node of each tree: its command, DT_NONE */
 	size_t nprocs;
 	pd_diff_process *pubprocs;   /* pd_diff_process_at(), by samples (rowstats.c) */

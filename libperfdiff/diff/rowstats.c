@@ -225,15 +225,20 @@ static int fit_one(const pd_diff *d, const row_in *in, int which, size_t grp,
 		sum_df += df[n++];
 	}
 	out->rows = n;
+	int rc = 0;
 	if (n >= DT_PRIOR_MIN_ROWS) {
-		int rc = pd_stat_fit_prior(phi, df, n, &out->d0, &out->phi0);
+		rc = pd_stat_fit_prior(phi, df, n, &out->d0, &out->phi0);
 		if (!(out->d0 <= sum_df))
 			out->d0 = sum_df;
-		return rc;
+	} else {
+		out->phi0 = n ? log_median(phi, n) : 1;
+		out->d0 = n && sum_df < DT_PRIOR_D0 ? sum_df : DT_PRIOR_D0;
 	}
-	out->phi0 = n ? log_median(phi, n) : 1;
-	out->d0 = n && sum_df < DT_PRIOR_D0 ? sum_df : DT_PRIOR_D0;
-	return 0;
+	/* no prior below sampling noise: rows that agree run for run (a
+	 * process sampled a handful of times, a periodic sampler on a steady
+	 * loop) must not pull another row's own spread down */
+	out->phi0 = fmax(1, out->phi0);
+	return rc;
 }
 
 /* Every group's prior of kind `which`, into pri[0..ng]. */
@@ -252,20 +257,47 @@ static int fit_priors(const pd_diff *d, const row_in *in, int which, const group
 
 /* The blocks' φ̃ of row i (1 without blocks): its own φ̂ shrunk to its
  * group's prior. */
+/*
+ * The prior's degrees of freedom for a row whose own φ̂ on `df` degrees of
+ * freedom is `phi`: the prior's, unless the row varies far more than the
+ * prior allows (its φ̂/φ0 beyond the F(df, d0) distribution's upper
+ * DT_HYPERVARIABLE tail): such a row is not one of the prior's (another
+ * job's activity that two or three runs happened to catch alike on each
+ * side), and shrinking its variance toward its neighbours' would make its
+ * swings look like a change.  It keeps its own (d0 = 0), as in limma's
+ * robust fit (Phipson et al. 2016), which moves such rows' d0 toward 0.
+ */
+static double prior_df(double phi, double df, const dt_prior *pr)
+{
+	if (!(df > 0) || !(pr->d0 > 0) || !(phi > pr->phi0))
+		return pr->d0;
+	double d0 = isinf(pr->d0) ? 1e7 : pr->d0, f = phi / pr->phi0;
+	double tail = pd_stat_incbeta(d0 / 2, df / 2, d0 / (d0 + df * f));
+	return tail < DT_HYPERVARIABLE ? 0 : pr->d0;
+}
+
 static double block_post(const pd_diff *d, const groups *g, const row_in *in, size_t i)
 {
 	const dt_prior *pr = &g->blocks[group_of(d, g, g->blocks, i)];
 	if (!(in[i].bdf > 0) || !isfinite(in[i].bphi))
 		return d->block_rows ? fmax(1, pr->phi0) : 1;
-	double d0 = pr->d0, s20 = pr->phi0;
+	double d0 = prior_df(in[i].bphi, in[i].bdf, pr), s20 = pr->phi0;
+	if (d0 == 0)
+		return fmax(1, in[i].bphi);
 	double post = isinf(d0) ? s20 : (d0 * s20 + in[i].bdf * in[i].bphi) / (d0 + in[i].bdf);
 	return fmax(1, post);
+}
+
+/* Is row i's process a mix of jobs (strata.c)? */
+static bool mixed(const pd_diff *d, size_t i)
+{
+	return d->strata && d->rows[i].proc != DT_NONE && dt_mix(d->proc_pids[d->rows[i].proc]);
 }
 
 /* Is row i tested within its processes (one run a side, strata.c)? */
 static bool stratified(const pd_diff *d, size_t i)
 {
-	return d->strata && d->rows[i].proc != DT_NONE;
+	return d->strata && d->rows[i].proc != DT_NONE && !mixed(d, i);
 }
 
 /*
@@ -280,6 +312,12 @@ static void one_run_stat(const pd_diff *d, const groups *g, row_in *in, size_t i
 	double post = prop ? 1 : block_post(d, g, in, i);
 	in[i].df = prop ? INFINITY
 			: (in[i].bdf > 0 ? in[i].bdf : 0) + g->blocks[group_of(d, g, g->blocks, i)].d0;
+	if (mixed(d, i)) {
+		/* one recording of a mix of jobs against another: which jobs
+		 * ran decides its composition and its shares alike */
+		in[i].stat = 0;
+		return;
+	}
 	if (stratified(d, i)) {
 		double z = r->cmh_v > 0 ? r->cmh_u / sqrt(r->cmh_v * post) : 0;
 		/* within its processes the row moved against its share of the
@@ -305,7 +343,7 @@ static int dbl_cmp(const void *a, const void *b)
  * samples whose test had something to judge. */
 static bool inflation_row(const pd_diff *d, const row_in *in, size_t i)
 {
-	return d->rows[i].pub.metric == PD_DIFF_SELF && isfinite(in[i].stat) &&
+	return d->rows[i].pub.metric == PD_DIFF_SELF && isfinite(in[i].stat) && !mixed(d, i) &&
 	       in[i].s.samples >= DT_PRIOR_MIN_SAMPLES &&
 	       (!stratified(d, i) || d->rows[i].cmh_v > 0);
 }
@@ -351,7 +389,8 @@ static double moderated_p(const pd_diff *d, const groups *g, const row_in *in, s
 			  const pd_stat_row *s, const dt_prior *pri)
 {
 	const dt_prior *pr = &pri[group_of(d, g, pri, i)];
-	return pd_stat_moderated_t_floor(s->diff, s->var, s->phi, s->df, pr->d0, pr->phi0,
+	double d0 = prior_df(s->phi, s->df, pr);
+	return pd_stat_moderated_t_floor(s->diff, s->var, s->phi, s->df, d0, pr->phi0,
 					 block_post(d, g, in, i), NULL, NULL);
 }
 
@@ -548,7 +587,7 @@ static int keep_processes(pd_diff *d, const groups *g)
 		bool prop = d->test == PD_DIFF_TEST_PROPORTION;  /* sampling noise alone */
 		v[k] = (pd_diff_process){ d->procs[k], (uint64_t)d->proc_samples[k], 0,
 					  prop ? 1 : p->phi0, prop ? 0 : p->d0,
-					  prop ? 0 : pri[k].rows, g->infl[k] };
+					  prop ? 0 : pri[k].rows, g->infl[k], d->proc_pids[k] };
 	}
 	for (size_t i = 0; i < d->nrows; i++)
 		if (d->rows[i].proc != DT_NONE && d->rows[i].proc < g->ng)

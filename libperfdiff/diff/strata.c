@@ -17,6 +17,12 @@
  * - with one run a side, by the Cochran–Mantel–Haenszel test over one 2×2
  *   table per command: (the row, the rest of the command) × (base, new).
  *
+ * A command that ran as several processes at once in a run (a parallel
+ * build's compilers, several perf tools) is a mix of jobs: its
+ * composition says which jobs ran, not what code costs, so its rows keep
+ * their plain shares and it has no table (pd_profile_comm_processes(),
+ * dt_mix()).
+ *
  * A process that one side (or one run) lacks informs nothing about a row
  * there: its share within the process is taken as the runs that have it
  * show (pooled).  Each row also learns its process, the command with most
@@ -50,6 +56,7 @@ typedef struct strata {
 	double *tot;         /* [command * ncols + col]: its period, current command only */
 	double *acc;         /* [row * ncols + col]: the current command's period */
 	double *share;       /* per command: its mean share (points), the diff's arena */
+	uint32_t *pids;      /* per command: the most processes it ran as (the diff's arena) */
 	double *best;        /* per row: cost in its process so far */
 	uint32_t *seen;      /* per row: the last command (+ 1) that cost it */
 	uint32_t *touched;   /* rows with cost of the current command */
@@ -250,6 +257,18 @@ static void cmh_add(strata *st, dt_row *row, const double *a, const double *tot)
 	}
 }
 
+/* A mix of jobs' part of a row: its plain shares, each run's period in
+ * points. */
+static void add_plain(strata *st, dt_row *row, const double *a)
+{
+	for (size_t c = 0; c < st->ncols; c++) {
+		int s;
+		size_t r;
+		col_run(st->d, c, &s, &r);
+		row->svals[c] += a[c] * st->d->unit[s][r];
+	}
+}
+
 /*
  * The current command's part of each row it touched: the row's share of
  * the command in each run (the runs' pooled share where the command did
@@ -263,15 +282,19 @@ static void settle(strata *st)
 	st->share[st->cur] = mean;
 	for (size_t c = 0; c < st->ncols; c++)
 		pooled_tot += tot[c];
+	bool mix = dt_mix(st->pids[st->cur]);
 	for (size_t i = 0; i < st->ntouched; i++) {
 		uint32_t r = st->touched[i];
 		dt_row *row = &st->d->rows[r];
 		double *a = &st->acc[(size_t)r * st->ncols], sum = 0;
 		for (size_t c = 0; c < st->ncols; c++)
 			sum += a[c];
-		for (size_t c = 0; c < st->ncols && pooled_tot > 0; c++)
+		if (mix)  /* a mix of jobs: its plain shares, no table */
+			add_plain(st, row, a);
+		for (size_t c = 0; c < st->ncols && pooled_tot > 0 && !mix; c++)
 			row->svals[c] += mean * (tot[c] > 0 ? a[c] / tot[c] : sum / pooled_tot);
-		cmh_add(st, row, a, tot);
+		if (!mix)
+			cmh_add(st, row, a, tot);
 		if (sum > st->best[r]) {
 			st->best[r] = sum;
 			row->proc = st->cur;
@@ -299,6 +322,23 @@ static void walk_commands(strata *st)
 		credit_shifts(st);
 		settle(st);
 	}
+}
+
+/* How many processes each command ran as, the larger side's; the new
+ * side's under its own name, which a renamed binary's command is not. */
+static int count_pids(strata *st)
+{
+	pd_diff *d = st->d;
+	st->pids = pd_arena_alloc(&d->arena, (st->nnames ? st->nnames : 1) * sizeof *st->pids);
+	if (!st->pids)
+		return PD_ENOMEM;
+	for (size_t c = 0; c < st->nnames; c++) {
+		size_t b = pd_profile_comm_processes(d->tree[0].prof, st->name[c]);
+		size_t n = pd_profile_comm_processes(d->tree[1].prof, st->name[c]);
+		size_t m = b > n ? b : n;
+		st->pids[c] = m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
+	}
+	return 0;
 }
 
 static int alloc_all(strata *st)
@@ -366,6 +406,7 @@ static int keep_names(strata *st)
 	}
 	d->nprocs = st->nnames;
 	d->proc_share = st->share;
+	d->proc_pids = st->pids;
 	d->vproc[0] = st->vproc[0];
 	d->vproc[1] = st->vproc[1];
 	return 0;
@@ -409,6 +450,8 @@ int pd_diff_strata(pd_diff *d)
 	for (int s = 0; s < 2 && rc == 0; s++)
 		rc = node_commands(&st, s);
 	if (rc == 0)
+		rc = count_pids(&st);
+	if (rc == 0)
 		rc = order_nodes(&st);
 	if (rc == 0)
 		rc = alloc_all(&st);
@@ -416,8 +459,10 @@ int pd_diff_strata(pd_diff *d)
 		walk_commands(&st);
 		rc = keep_names(&st);
 	}
-	for (size_t i = 0; i < d->nrows; i++)  /* no command spent it: its own values */
-		if (d->rows[i].proc == DT_NONE)
+	/* no command spent it, or a mix of jobs did: its own values */
+	for (size_t i = 0; i < d->nrows; i++)
+		if (d->rows[i].proc == DT_NONE ||
+		    (d->proc_pids && dt_mix(d->proc_pids[d->rows[i].proc])))
 			d->rows[i].svals = d->rows[i].vals;
 	strata_free(&st);
 	d->strata = rc == 0;
