@@ -113,13 +113,14 @@
  *   t     = (new mean − base mean) / √(φ̃ · (v̄_base/n_base + v̄_new/n_new))
  *          with d0 + d degrees of freedom,
  *
- * taken twice: on the runs' values standardized to their processes' mean
- * shares (Σ over the row's processes of its share of the process in the
- * run times the process's mean share over all runs: a process's swings
- * between runs cancel), and on the plain shares (a process that steadily
- * got more of the machine is a change too); the row's p-value is the
- * smaller of the two, doubled (Bonferroni).  The standardized test counts
- * only when it moves the row the way its share moved.
+ * on the runs' values standardized to their processes' mean shares (Σ
+ * over the row's processes of its share of the process in the run times
+ * the process's mean share over all runs of both sides): a process's
+ * swings between runs cancel, and so does a process that got more of the
+ * machine on one side — another job's absence cannot be told from it with
+ * a handful of runs, and it moves every row of the process alike.  A row
+ * whose standardized change goes against its plain change is not a change
+ * of its own (p = 1).
  *
  * Every row borrows the run-to-run variation its process's rows show, so
  * 2 runs a side judge a 30-point change as clearly as they should, while
@@ -134,10 +135,7 @@
  * without blocks, PD_DIFF_TEST_PROPORTION) and by its process's
  * inflation (pd_diff_inflation()).  A command that one side lacks informs
  * nothing; a row whose share within its processes moved against its share
- * of the whole is not a change of its own.  A command that ran as several
- * processes at once (a mix of jobs, pd_diff_process.pids) keeps its rows'
- * plain shares with runs, and with one run a side its rows are not judged
- * at all: which jobs ran decides both its composition and its shares.
+ * of the whole is not a change of its own.
  *
  * Only rows that can be significant are tested together (independent
  * filtering, Bourgon et al. 2010): a row whose mean over all runs of both
@@ -453,10 +451,12 @@ typedef struct pd_diff_process {
 	size_t prior_rows;    /**< its self rows the prior was fitted on */
 	double inflation;     /**< one run a side: its rows' factor (1: none) */
 	size_t pids;          /**< the most processes it ran as at once in a run, the
-	                           larger side's (pd_profile_comm_processes()); more
-	                           than 2: a mix of jobs (a parallel build's compilers),
-	                           whose rows are judged by their shares of the whole
-	                           alone, their composition saying which jobs ran */
+	                           larger side's (pd_profile_comm_processes()): 1 for a
+	                           program, more for a parallel build's compilers or a
+	                           benchmark's workers, whose composition may say which
+	                           jobs ran as much as what code costs; 0 for runs read
+	                           from pprof, which need not carry pids (and so not in
+	                           the JSON, which an export must read back alike) */
 } pd_diff_process;
 PD_EXTERN(size_t) pd_diff_process_count(const pd_diff *d);
 PD_EXTERN(const pd_diff_process *) pd_diff_process_at(const pd_diff *d, size_t i);

@@ -115,7 +115,7 @@ static void variances(pass *ps, const double *T, const double *TP)
 		if (r->pub.metric == PD_DIFF_TREE)
 			continue;
 		const uint32_t *x = &ps->acc[i * ps->K];
-		if (TP && r->proc != DT_NONE && !dt_mix(d->proc_pids[r->proc])) {
+		if (TP && r->proc != DT_NONE) {
 			double w = d->proc_share[r->proc];
 			d->rows[i].bvar[col] =
 				w * w * pd_stat_batch_var(x, &TP[(size_t)r->proc * ps->K], ps->K);

@@ -435,14 +435,6 @@ typedef struct dt_leafwalk {
 } dt_leafwalk;
 void dt_leaf_rows(const struct pd_diff *d, int side, dt_leafwalk *w, uint32_t v,
 		  void (*fn)(void *ctx, uint32_t row), void *ctx);
-/* A command that ran as more than this many processes at once in a run
- * is a mix of jobs, not a program (strata.c). */
-#define DT_MIX_PIDS 2
-static inline bool dt_mix(uint32_t pids)
-{
-	return pids > DT_MIX_PIDS;
-}
-
 /* Every row's process and its sums for the test stratified by process
  * (strata.c): after the rows and their relations, before the statistics.
  * 0 or PD_ENOMEM. */

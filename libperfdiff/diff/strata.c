@@ -17,12 +17,6 @@
  * - with one run a side, by the Cochran–Mantel–Haenszel test over one 2×2
  *   table per command: (the row, the rest of the command) × (base, new).
  *
- * A command that ran as several processes at once in a run (a parallel
- * build's compilers, several perf tools) is a mix of jobs: its
- * composition says which jobs ran, not what code costs, so its rows keep
- * their plain shares and it has no table (pd_profile_comm_processes(),
- * dt_mix()).
- *
  * A process that one side (or one run) lacks informs nothing about a row
  * there: its share within the process is taken as the runs that have it
  * show (pooled).  Each row also learns its process, the command with most
@@ -257,18 +251,6 @@ static void cmh_add(strata *st, dt_row *row, const double *a, const double *tot)
 	}
 }
 
-/* A mix of jobs' part of a row: its plain shares, each run's period in
- * points. */
-static void add_plain(strata *st, dt_row *row, const double *a)
-{
-	for (size_t c = 0; c < st->ncols; c++) {
-		int s;
-		size_t r;
-		col_run(st->d, c, &s, &r);
-		row->svals[c] += a[c] * st->d->unit[s][r];
-	}
-}
-
 /*
  * The current command's part of each row it touched: the row's share of
  * the command in each run (the runs' pooled share where the command did
@@ -282,19 +264,15 @@ static void settle(strata *st)
 	st->share[st->cur] = mean;
 	for (size_t c = 0; c < st->ncols; c++)
 		pooled_tot += tot[c];
-	bool mix = dt_mix(st->pids[st->cur]);
 	for (size_t i = 0; i < st->ntouched; i++) {
 		uint32_t r = st->touched[i];
 		dt_row *row = &st->d->rows[r];
 		double *a = &st->acc[(size_t)r * st->ncols], sum = 0;
 		for (size_t c = 0; c < st->ncols; c++)
 			sum += a[c];
-		if (mix)  /* a mix of jobs: its plain shares, no table */
-			add_plain(st, row, a);
-		for (size_t c = 0; c < st->ncols && pooled_tot > 0 && !mix; c++)
+		for (size_t c = 0; c < st->ncols && pooled_tot > 0; c++)
 			row->svals[c] += mean * (tot[c] > 0 ? a[c] / tot[c] : sum / pooled_tot);
-		if (!mix)
-			cmh_add(st, row, a, tot);
+		cmh_add(st, row, a, tot);
 		if (sum > st->best[r]) {
 			st->best[r] = sum;
 			row->proc = st->cur;
@@ -324,8 +302,9 @@ static void walk_commands(strata *st)
 	}
 }
 
-/* How many processes each command ran as, the larger side's; the new
- * side's under its own name, which a renamed binary's command is not. */
+/* How many processes each command ran as, the larger side's, for
+ * pd_diff_process_at() to say (a parallel build's compilers are several);
+ * the new side's under its own name, which a renamed binary's is not. */
 static int count_pids(strata *st)
 {
 	pd_diff *d = st->d;
@@ -459,10 +438,8 @@ int pd_diff_strata(pd_diff *d)
 		walk_commands(&st);
 		rc = keep_names(&st);
 	}
-	/* no command spent it, or a mix of jobs did: its own values */
-	for (size_t i = 0; i < d->nrows; i++)
-		if (d->rows[i].proc == DT_NONE ||
-		    (d->proc_pids && dt_mix(d->proc_pids[d->rows[i].proc])))
+	for (size_t i = 0; i < d->nrows; i++)  /* no command spent it: its own values */
+		if (d->rows[i].proc == DT_NONE)
 			d->rows[i].svals = d->rows[i].vals;
 	strata_free(&st);
 	d->strata = rc == 0;

@@ -220,7 +220,6 @@ static void variation_obj(pd_writer *w, const pd_diff *d)
 		key_real(w, "df", p->d0);
 		key_u64(w, "prior_rows", p->prior_rows);
 		key_real(w, "inflation", p->inflation);
-		key_u64(w, "pids", p->pids);
 		pdo_json_close(w, '}');
 	}
 	pdo_json_close(w, ']');
