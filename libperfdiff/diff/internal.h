@@ -9,6 +9,9 @@
  *   align.c    aligning the two trees and finding relations
  *   stats.c    moderated t, two-proportion / two-rate z, Benjamini–Hochberg
  *   rows.c     calltrace / children / self / tree rows
+ *   strata.c   each row's process, its values within it, its CMH sums
+ *   blocks.c   each row's variance within a run, from the time blocks
+ *   rowstats.c each row's test: filtering, priors per process, q-values
  *   diff.c     the pd_diff object and its accessors
  *
  * Node ids are 32-bit indices; a child's id is always greater than its
