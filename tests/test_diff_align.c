@@ -807,7 +807,7 @@ END_TEST
 static void kernel_rename_case(fixture *f, const tfacts *tf)
 {
 	fx_init(f);
-	static dt_facts facts = { tf_defined, tf_inlined, NULL };
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
 	facts.ctx = (void *)tf;
 	f->facts = tf ? &facts : NULL;
 	static const char *const path[] = { "do_syscall_64", "core_sys_select", "do_select" };
@@ -851,7 +851,7 @@ END_TEST
 static void inline_facts_case(fixture *f, const tfacts *tf)
 {
 	fx_init(f);
-	static dt_facts facts = { tf_defined, tf_inlined, NULL };
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
 	facts.ctx = (void *)tf;
 	f->facts = &facts;
 	uint32_t bm = addb(f, 0, "main", 0), bw = addb(f, bm, "work", 200);
@@ -905,7 +905,7 @@ END_TEST
 static void skipped_case(fixture *f, const tfacts *tf, uint32_t *bl, uint32_t *nc)
 {
 	fx_init(f);
-	static dt_facts facts = { tf_defined, tf_inlined, NULL };
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
 	facts.ctx = (void *)tf;
 	f->facts = tf ? &facts : NULL;
 	uint32_t bm = add_at(f, 0, 0, "main", BASE_DSO, 20, DT_SEEN_OUTLINE);

@@ -112,6 +112,12 @@ static int publish(pd_diff *d, const dt_rel *a, pd_diff_relation *r, dt_relinfo 
 		if (a->nparent != DT_NONE && a->nparent != 0)
 			ri->pkeys[ri->npkeys++] = N->n[a->nparent].key;
 	}
+	/* align_inline.c's skipped callers: the caller aligned with the other
+	 * side's is the callee's caller's caller there */
+	if (a->kind == PD_REL_INLINED && a->bparent != DT_NONE && a->nparent != DT_NONE)
+		ri->skipped = B->n[a->bparent].partner != a->nparent;
+	if (a->kind == PD_REL_OUTLINED && a->bparent != DT_NONE && a->nparent != DT_NONE)
+		ri->skipped = N->n[a->nparent].partner != a->bparent;
 	return r->evidence ? 0 : PD_ENOMEM;
 }
 
@@ -174,7 +180,7 @@ size_t pd_diff_shift_members(const pd_diff *d, size_t i, uint32_t *rows)
 	const pd_diff_relation *r = &d->rels[i];
 	const dt_relinfo *ri = &d->relinfo[i];
 	size_t n = 0;
-	switch (r->kind) {
+	switch (ri->skipped ? PD_REL_RENAMED : r->kind) {
 	case PD_REL_INLINED:   /* the caller's: its inclusive cost holds the callee's */
 		add_member(rows, &n, key_row(d, ri, ri->nb));
 		break;
