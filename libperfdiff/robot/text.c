@@ -357,6 +357,25 @@ static int decode_part(decoder *d, size_t i, size_t end, int depth, char **subje
 	return decode_body(d, body, end, h.cte);
 }
 
+/* Does the text start with a mail's headers: "Name: value" lines, one
+ * of them a header every mail has?  A body saved alone may start with a
+ * line like "commit: ..." too. */
+static bool has_headers(const raw_lines *r, size_t from)
+{
+	static const char *const names[] = { "From:", "Subject:", "Date:", "Message-ID:",
+					     "Message-Id:", "Content-Type:", "Received:",
+					     "Return-Path:", "To:" };
+	for (size_t i = from; i < r->n && r->len[i] > 0; i++) {
+		if (!header_line(r, i) && r->s[i][0] != ' ' && r->s[i][0] != '\t')
+			return false;
+		for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+			if (r->len[i] >= strlen(names[k]) &&
+			    strncasecmp(r->s[i], names[k], strlen(names[k])) == 0)
+				return true;
+	}
+	return false;
+}
+
 /* Lines of quoted-printable text with no header to say so: a reply
  * pasted whole, or a body saved without its headers. */
 static bool looks_qp(const raw_lines *r, size_t from)
@@ -380,7 +399,7 @@ int lt_text_decode(lt_text *out, const char *raw, size_t len)
 	/* an mbox "From " line before the headers */
 	if (rc == 0 && r.n && r.len[0] > 5 && memcmp(r.s[0], "From ", 5) == 0)
 		start = 1;
-	if (rc == 0 && start < r.n && header_line(&r, start)) {
+	if (rc == 0 && start < r.n && header_line(&r, start) && has_headers(&r, start)) {
 		rc = decode_part(&d, start, r.n, 0, &out->subject);
 	} else if (rc == 0) {
 		rc = decode_body(&d, start, r.n, looks_qp(&r, start) ? "quoted-printable" : "8bit");
