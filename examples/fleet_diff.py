@@ -15,11 +15,21 @@ text, JSON, HTML.
                   --base host1:/srv/lkp/a/perf.data host2:/srv/lkp/b/perf.data --new ...
 
 A directory stands for the recordings in it (every *.data and perf.data
-below it).  HOST:PATH folds PATH on the worker(s) of that host only; a
-plain path goes to any worker, so it must be readable there (a shared file
-system, or a local cluster).  Workers need the perfdiff module (and
-whatever the recordings' binaries, kallsyms and debug files need, as
-`perfdiff report` does); the client needs only the module.
+below it).  Without --scheduler every argument is a local path (the local
+cluster's workers read this machine's files), colons and all: `x:1.data`
+is the file x:1.data, and a missing file is an error before any work.
+With --scheduler, an argument that names a file or directory here is
+that path; otherwise HOST:PATH (HOST without a '/') folds PATH on the
+workers of HOST only (a worker's host address, its name, or a host name
+resolving to that address), and a HOST with no worker is an error; any
+other argument goes to any worker, so it must be readable there (a
+shared file system).  Workers need the perfdiff module (and whatever the
+recordings' binaries, kallsyms and debug files need, as `perfdiff
+report` does); the client needs only the module.
+
+A recording that cannot be read (missing, unreadable, not perf.data nor
+pprof) ends the script with one line naming it, "fleet_diff: NAME: why",
+and exit status 2, as `perfdiff diff` does.
 
 Client memory: the two profiles (their distinct stacks, with a value per
 run and node) and the pprof bytes of the one run being added -- not the
@@ -31,57 +41,104 @@ the command line's order and the diff its exact values).
 import argparse
 import glob
 import os
+import socket
 import sys
 import warnings
 
 
+class Unreadable(Exception):
+    """A recording that cannot be read: its name and why, in one line."""
+
+
 def fold(path, options):
     """On a worker: one recording folded into pprof bytes, and the texts of
-    the warnings reading it gave."""
+    the warnings reading it gave; (None, texts, the error's message) when
+    it cannot be read, so that the client says so in one line."""
     import perfdiff
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        data = perfdiff.Profile(path, **options).pprof()
-    return data, [str(w.message) for w in caught]
+        try:
+            data, err = perfdiff.Profile(path, **options).pprof(), None
+        except perfdiff.Error as e:
+            data, err = None, e.message
+    return data, [str(w.message) for w in caught], err
 
 
-def expand(args):
-    """(host or None, path) for each argument, directories expanded."""
+def recordings_in(path):
+    found = sorted(set(glob.glob(os.path.join(path, "**", "*.data"), recursive=True) +
+                       glob.glob(os.path.join(path, "**", "perf.data"), recursive=True)))
+    if not found:
+        raise Unreadable(f"{path}: no recordings in this directory")
+    return found
+
+
+def worker_hosts(client):
+    """{host, name or address: [worker addresses]} of the cluster."""
+    hosts = {}
+    for addr, w in client.scheduler_info()["workers"].items():
+        for key in (w.get("host"), str(w.get("name")), addr):
+            if key:
+                hosts.setdefault(key, []).append(addr)
+    return hosts
+
+
+def host_workers(host, hosts, arg):
+    """The addresses of HOST's workers; Unreadable when it has none."""
+    if host in hosts:
+        return hosts[host]
+    try:
+        ip = socket.gethostbyname(host)
+    except OSError:
+        ip = None
+    if ip in hosts:
+        return hosts[ip]
+    known = sorted(h for h in hosts if "://" not in h)
+    raise Unreadable(f"{arg}: no worker runs on host {host!r} (workers' hosts: "
+                     f"{', '.join(known) or 'none'}); a local path needs no host")
+
+
+def expand(args, hosts):
+    """(name, host or None, its workers' addresses or None, path) for each
+    argument, by the rule of the module's documentation; `hosts` is None
+    without --scheduler (every argument local).  A local path goes to the
+    workers absolute: theirs may be another working directory."""
     out = []
     for a in args:
         host, sep, path = a.partition(":")
-        if not sep or "/" in host:
-            host, path = None, a
-        if host is None and os.path.isdir(path):
-            found = sorted(set(glob.glob(os.path.join(path, "**", "*.data"), recursive=True) +
-                               glob.glob(os.path.join(path, "**", "perf.data"), recursive=True)))
-            if not found:
-                sys.exit(f"fleet_diff: no recordings in {path}")
-            out += [(None, f) for f in found]
+        local = hosts is None or os.path.exists(a) or not sep or not host or "/" in host
+        if local and os.path.isdir(a):
+            out += [(f, None, None, os.path.abspath(f)) for f in recordings_in(a)]
+        elif local and hosts is None and not os.path.exists(a):
+            raise Unreadable(f"{a}: no such file or directory")
+        elif local:
+            out.append((a, None, None, os.path.abspath(a)))
         else:
-            out.append((host, path))
+            out.append((a, host, host_workers(host, hosts, a), path))
     return out
 
 
 def submit(client, inputs, options):
     """One task per recording, on its host's workers when it names one."""
     futures = []
-    for host, path in inputs:
-        where = {"workers": [host], "allow_other_workers": False} if host else {}
-        futures.append(client.submit(fold, path, options, pure=False, **where))
+    for _, _, where, path in inputs:
+        pin = {"workers": where, "allow_other_workers": False} if where else {}
+        futures.append(client.submit(fold, path, options, pure=False, **pin))
     return futures
 
 
 def runs(inputs, futures, quiet):
     """(name, pprof bytes) of each run in order, each fetched when the
     profile is ready for it and then let go, on the client and the worker."""
-    for (host, path), fut in zip(inputs, futures):
-        data, texts = fut.result()
+    for (name, host, _, path), fut in zip(inputs, futures):
+        data, texts, err = fut.result()
         fut.release()
         if not quiet:
             for t in texts:
                 print(f"fleet_diff: warning: {t}", file=sys.stderr)
-        yield (f"{host}:{path}" if host else path), data
+        if err is not None:   # the library's message starts with the path
+            raise Unreadable(f"{name}{err[len(path):]}" if err.startswith(path) else
+                             f"{name}: {err}")
+        yield name, data
         del data
 
 
@@ -122,6 +179,17 @@ def write(path, text):
             f.write(text)
 
 
+def diff_sides(args, client, options):
+    import perfdiff
+    hosts = worker_hosts(client) if args.scheduler else None
+    sides = [expand(args.base, hosts), expand(args.new, hosts)]
+    futures = [submit(client, inputs, options) for inputs in sides]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", perfdiff.PerfdiffWarning)  # said by the workers
+        return [perfdiff.Profile(runs(i, f, args.quiet), event=args.event)
+                for i, f in zip(sides, futures)]
+
+
 def main(argv=None):
     import perfdiff
     args = parse(argv)
@@ -129,18 +197,19 @@ def main(argv=None):
     # comparison keys them so anyway, and the workers ship less
     options = {"perf_compat": args.perf_compat, "inline": not args.no_inline,
                "merge_unresolved": True}
-    sides = [expand(args.base), expand(args.new)]
-    client, cluster = client_for(args)
     try:
-        futures = [submit(client, inputs, options) for inputs in sides]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", perfdiff.PerfdiffWarning)  # said by the workers
-            profiles = [perfdiff.Profile(runs(i, f, args.quiet), event=args.event)
-                        for i, f in zip(sides, futures)]
-    finally:
-        client.close()
-        if cluster:
-            cluster.close()
+        if not args.scheduler:   # local paths: say what is missing before starting workers
+            expand(args.base, None), expand(args.new, None)
+        client, cluster = client_for(args)
+        try:
+            profiles = diff_sides(args, client, options)
+        finally:
+            client.close()
+            if cluster:
+                cluster.close()
+    except (Unreadable, perfdiff.Error) as e:
+        print(f"fleet_diff: {e}", file=sys.stderr)
+        return 2
     diff = perfdiff.Diff(*profiles, event=args.event)
     if args.text:
         write(args.text, diff.text(all=args.all))

@@ -10,7 +10,9 @@
 #   debug_inflate  an ELF debug file whose compressed sections are inflated
 #                (seeds: a tiny program compiled with cc -gz, objcopy'd)
 #   pprof        a pprof profile, gzipped or raw (seeds: exports of
-#                tests/data made by this build's perfdiff)
+#                tests/data made by this build's perfdiff, and hostile
+#                shapes made by tests/tools/pd-hostile: one field repeated
+#                up to 127 M times, 200 to 250 KB gzipped)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
@@ -23,7 +25,7 @@ cmake -S "$here" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWith
 targets=""
 for h in $harnesses; do targets="$targets fuzz_$h"; done
 # the pprof seeds are exports made by the CLI of the same build
-case " $harnesses " in *" pprof "*) targets="$targets perfdiff_cli" ;; esac
+case " $harnesses " in *" pprof "*) targets="$targets perfdiff_cli pd-hostile" ;; esac
 # shellcheck disable=SC2086
 cmake --build "$build" -j2 --target $targets >/dev/null
 
@@ -87,10 +89,23 @@ for f in fp dwarf sys; do
 		gzip -dc "$seeds_pprof/$f.pb.gz" > "$seeds_pprof/$f.pb" || true
 	fi
 done
+# ... and the shapes that once took 2.3 GB to refuse (issue 26), at the
+# scale found: the harness must refuse them under its RSS limit
+case " $harnesses " in *" pprof "*)
+	for shape in strings:100000000 samples:127000000 unknown:85000000 locids:127000000 \
+		period:60000000; do
+		"$build/fuzz/pd-hostile" "${shape%%:*}" "${shape##*:}" \
+			"$seeds_pprof/hostile-${shape%%:*}.pb.gz"
+	done ;;
+esac
 for h in $harnesses; do
+	timeout=10
 	case $h in
 	reader_file|session) seeds=$seeds_file; max_len=262144 ;;
-	pprof) seeds=$seeds_pprof; max_len=65536 ;;
+	# the hostile seeds whole; each inflates 250 MB and is walked to
+	# tens of millions of fields before it is refused: seconds under the
+	# sanitizers, more on a loaded machine
+	pprof) seeds=$seeds_pprof; max_len=262144; timeout=30 ;;
 	reader_pipe) seeds=$seeds_pipe; max_len=262144 ;;
 	kallsyms) seeds=$seeds_ksyms; max_len=65536 ;;
 	debug_inflate) seeds=$seeds_infl; max_len=65536 ;;
@@ -100,7 +115,7 @@ for h in $harnesses; do
 	log=$work/fuzz_$h.log
 	short=${h#reader_} # corpus-file, corpus-pipe as before; corpus-kallsyms, ...
 	mkdir -p "$work/corpus-$short"
-	if ! "$build/fuzz/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	if ! "$build/fuzz/fuzz_$h" -max_total_time="$secs" -timeout=$timeout -rss_limit_mb=2048 \
 		-max_len=$max_len -artifact_prefix="$work/artifacts/$short-" -print_final_stats=1 \
 		"$work/corpus-$short" "$seeds" >"$log" 2>&1; then
 		echo "fuzz_$h FAILED; see $log and $work/artifacts"

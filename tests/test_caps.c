@@ -4,7 +4,10 @@
  * it stops with PD_ELIMIT and an error naming the record's byte offset and
  * the option (feature caps: a warning naming the section's offset, the
  * feature skipped).  Byte offsets are computed by the builder, not taken
- * from the reader.
+ * from the reader.  The pprof caps (max_pprof_bytes, max_pprof_memory, and
+ * the format's entry counts) the same way, through a profile whose session
+ * has the reader options, the memory cap against what protobuf-c itself
+ * allocates to decode the message.
  */
 #include "testutil.h"
 
@@ -14,6 +17,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "profile.pb-c.h"
 #include "reader/internal.h"
 
 /* ------------------------------------------------------------ builder */
@@ -269,7 +273,11 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(o.max_callchain, p.max_callchain);
 	ck_assert_uint_eq(o.max_branches, p.max_branches);
 	ck_assert_uint_eq(o.max_queue_bytes, p.max_queue_bytes);
-	ck_assert_uint_eq(o.version, 3);
+	ck_assert_uint_eq(o.version, 4);
+	ck_assert_uint_eq(o.max_pprof_bytes, p.max_pprof_bytes);
+	ck_assert_uint_eq(o.max_pprof_memory, p.max_pprof_memory);
+	ck_assert_uint_eq(o.max_pprof_bytes, 256ull << 20);
+	ck_assert_uint_eq(o.max_pprof_memory, 1ull << 30);
 	ck_assert_ptr_null(o.progress);
 	ck_assert_ptr_null(p.progress);
 	ck_assert_ptr_null(o.progress_payload);
@@ -682,6 +690,161 @@ START_TEST(test_queue)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- pprof */
+
+/* fp.data exported as pprof, raw protobuf or gzipped (caller frees). */
+static uint8_t *fp_export(bool gzip, size_t *len)
+{
+	char path[PD_TEST_PATHMAX];
+	pd_profile *p;
+	pd_error err;
+	ck_assert_int_eq(pd_profile_new(&p, NULL, &err), 0);
+	ck_assert_msg(pd_profile_add_file(p, pd_test_data(path, sizeof path, "fp.data"), &err) == 0,
+		      "%s", err.message);
+	pd_pprof_write_options wo;
+	pd_pprof_write_options_init(&wo);
+	wo.gzip = gzip;
+	void *buf;
+	ck_assert_int_eq(pd_profile_write_pprof_buffer(p, &buf, len, &wo, &err), 0);
+	pd_profile_free(p);
+	return buf;
+}
+
+/* pd_profile_add_pprof_buffer() of `buf` by a profile whose session's
+ * reader options are `o`; the error in *err. */
+static int add_pprof(const void *buf, size_t len, const pd_reader_options *o, pd_error *err)
+{
+	pd_session_options so;
+	pd_session_options_init(&so);
+	so.reader = o;
+	pd_profile_options po;
+	pd_profile_options_init(&po);
+	po.session = &so;
+	pd_profile *p;
+	memset(err, 0, sizeof *err);
+	ck_assert_int_eq(pd_profile_new(&p, &po, err), 0);
+	int rc = pd_profile_add_pprof_buffer(p, buf, len, "caps.pb", err);
+	ck_assert_uint_eq(pd_profile_run_count(p), rc == 0);
+	pd_profile_free(p);
+	return rc;
+}
+
+static void expect_pprof_limit(int rc, const pd_error *err, const char *what)
+{
+	ck_assert_msg(rc == PD_ELIMIT, "rc %d (%s), want PD_ELIMIT", rc, err->message);
+	ck_assert_msg(strstr(err->message, "caps.pb"), "'%s' names no file", err->message);
+	ck_assert_msg(strstr(err->message, what), "'%s' lacks '%s'", err->message, what);
+}
+
+/* max_pprof_bytes: the protobuf, raw or inflated, exactly at the cap is
+ * read, a byte more is not. */
+START_TEST(test_pprof_bytes)
+{
+	size_t raw_len, gz_len;
+	uint8_t *raw = fp_export(false, &raw_len), *gz = fp_export(true, &gz_len);
+	pd_reader_options o = defaults();
+	pd_error err;
+	o.max_pprof_bytes = raw_len;
+	ck_assert_msg(add_pprof(raw, raw_len, &o, &err) == 0, "%s", err.message);
+	ck_assert_msg(add_pprof(gz, gz_len, &o, &err) == 0, "%s", err.message);
+	o.max_pprof_bytes = raw_len - 1;
+	expect_pprof_limit(add_pprof(raw, raw_len, &o, &err), &err, "max_pprof_bytes");
+	expect_pprof_limit(add_pprof(gz, gz_len, &o, &err), &err, "max_pprof_bytes");
+	free(raw);
+	free(gz);
+}
+END_TEST
+
+/* What protobuf-c itself allocates to decode a message, counted by an
+ * allocator of the test's: the bytes asked for at the peak, and how many
+ * blocks were live then. */
+typedef struct oracle {
+	size_t bytes, blocks, peak_bytes, peak_blocks;
+} oracle;
+
+static void *oracle_alloc(void *data, size_t n)
+{
+	oracle *o = data;
+	size_t *p = malloc(n + 16);
+	p[0] = n;
+	o->bytes += n;
+	o->blocks++;
+	if (o->bytes > o->peak_bytes) {
+		o->peak_bytes = o->bytes;
+		o->peak_blocks = o->blocks;
+	}
+	return (char *)p + 16;
+}
+
+static void oracle_free(void *data, void *ptr)
+{
+	oracle *o = data;
+	if (!ptr)
+		return;
+	size_t *p = (size_t *)(void *)((char *)ptr - 16);
+	o->bytes -= p[0];
+	o->blocks--;
+	free(p);
+}
+
+/* max_pprof_memory: the smallest cap that reads the export lies between
+ * what protobuf-c asks for at its peak and that plus malloc's overhead per
+ * live block; below it the file is refused before decoding, at the offset
+ * of a field (the decoder's own refusal names none). */
+START_TEST(test_pprof_memory)
+{
+	size_t len;
+	uint8_t *raw = fp_export(false, &len);
+	oracle orc = { 0, 0, 0, 0 };
+	ProtobufCAllocator al = { oracle_alloc, oracle_free, &orc };
+	Perftools__Profiles__Profile *m = perftools__profiles__profile__unpack(&al, len, raw);
+	ck_assert_ptr_nonnull(m);
+	perftools__profiles__profile__free_unpacked(m, &al);
+	pd_reader_options o = defaults();
+	pd_error err;
+	size_t lo = 0, hi = (size_t)1 << 30; /* refused at lo, read at hi */
+	while (hi - lo > 1) {
+		o.max_pprof_memory = lo + (hi - lo) / 2;
+		if (add_pprof(raw, len, &o, &err) == 0)
+			hi = o.max_pprof_memory;
+		else
+			lo = o.max_pprof_memory;
+	}
+	fprintf(stderr, "pprof of %zu bytes: read from a cap of %zu; protobuf-c's peak %zu bytes "
+		"in %zu blocks\n", len, hi, orc.peak_bytes, orc.peak_blocks);
+	ck_assert_uint_ge(hi, orc.peak_bytes);
+	ck_assert_uint_le(hi, orc.peak_bytes + 40 * orc.peak_blocks);
+	o.max_pprof_memory = hi - 1;
+	expect_pprof_limit(add_pprof(raw, len, &o, &err), &err, "max_pprof_memory");
+	ck_assert_msg(err.offset != PD_NO_OFFSET, "'%s': refused while decoding", err.message);
+	free(raw);
+}
+END_TEST
+
+/* An entry count beyond the format's cap stops the prescan at that
+ * entry, whatever the memory cap: 2^24 + 1 empty strings, each 2 bytes. */
+START_TEST(test_pprof_counts)
+{
+	const size_t cap = (size_t)1 << 24, n = 2 * (cap + 1);
+	uint8_t *raw = malloc(n);
+	for (size_t i = 0; i < n; i += 2) {
+		raw[i] = 6 << 3 | 2; /* string_table, length-delimited */
+		raw[i + 1] = 0;
+	}
+	pd_reader_options o = defaults();
+	o.max_pprof_memory = UINT64_MAX;
+	pd_error err;
+	expect_pprof_limit(add_pprof(raw, n, &o, &err), &err,
+			   "more than 16777216 string_table entries");
+	ck_assert_uint_eq(err.offset, 2 * cap);
+	/* with the default cap, memory runs out first */
+	o = defaults();
+	expect_pprof_limit(add_pprof(raw, n, &o, &err), &err, "max_pprof_memory");
+	ck_assert_uint_lt(err.offset, 2 * cap);
+	free(raw);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("caps");
@@ -696,6 +859,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_string_feature);
 	tcase_add_test(tc, test_attrs_and_ids);
 	tcase_add_test(tc, test_queue);
+	tcase_add_test(tc, test_pprof_bytes);
+	tcase_add_test(tc, test_pprof_memory);
+	tcase_add_test(tc, test_pprof_counts);
 	suite_add_tcase(s, tc);
 	return s;
 }

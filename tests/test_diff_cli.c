@@ -603,6 +603,71 @@ START_TEST(test_text)
 }
 END_TEST
 
+static int by_abs_change(const void *a, const void *b)
+{
+	double x = fabs(json_number_value(json_object_get(*(json_t *const *)a, "change")));
+	double y = fabs(json_number_value(json_object_get(*(json_t *const *)b, "change")));
+	return x > y ? -1 : x < y;
+}
+
+/* Nothing significant (two fixtures of one workload): the text shows the
+ * largest changes anyway, each marked (n.s.), as perf diff shows its
+ * delta column: the flat rows of `--format=json --all` whose change shows
+ * at 0.1 points, by |change|, the first 10, in that order.  The JSON
+ * stays as it was: no row, all of them hidden. */
+START_TEST(test_quiet_largest)
+{
+	res a = run("diff -q --all --format=json '%s' '%s'", fp, two);
+	json_t *j = parse(a.out);
+	json_t *rows = json_object_get(j, "rows"), *row, *want[64];
+	size_t i, n = 0;
+	json_array_foreach(rows, i, row) {
+		const char *m = json_string_value(json_object_get(row, "metric"));
+		ck_assert(json_is_false(json_object_get(row, "significant")));
+		if (strcmp(m, "shift") && strcmp(m, "tree") && n < 64 &&
+		    fabs(json_number_value(json_object_get(row, "change"))) >= 0.05)
+			want[n++] = row;
+	}
+	ck_assert_uint_ge(n, 3);
+	/* stable: rows of one |change| stay in the JSON's order */
+	for (size_t k = 1; k < n; k++)
+		for (size_t m = k; m > 0 && by_abs_change(&want[m - 1], &want[m]) > 0; m--) {
+			json_t *t = want[m];
+			want[m] = want[m - 1];
+			want[m - 1] = t;
+		}
+	if (n > 10)
+		n = 10;
+	res r = run("diff -q '%s' '%s'", fp, two);
+	ck_assert_int_eq(r.status, 0);
+	const char *at = strstr(r.out, "no significant change; the largest changes, none "
+				       "significant:\n            BASE");
+	ck_assert_msg(at, "no list of the largest changes:\n%s", r.out);
+	for (size_t k = 0; k < n; k++) {
+		char key[1024];
+		snprintf(key, sizeof key, " perf-profile.%s.cpu-clock.%s ",
+			 json_string_value(json_object_get(want[k], "metric")),
+			 json_string_value(json_object_get(want[k], "key")));
+		const char *hit = strstr(at, key);
+		ck_assert_msg(hit, "row %zu (%s) missing or out of order:\n%s", k, key, r.out);
+		const char *eol = strchr(hit, '\n');
+		ck_assert_msg(eol && eol - hit > 6 && strncmp(eol - 6, "(n.s.)", 6) == 0,
+			      "row %zu not marked (n.s.)", k);
+		at = eol;
+	}
+	ck_assert_ptr_nonnull(strstr(at, "\n\nbase: 1 run ("));  /* nothing more */
+	res_free(&r);
+	r = run("diff -q --format=json '%s' '%s'", fp, two);
+	json_t *plain = parse(r.out);
+	ck_assert_uint_eq(json_array_size(json_object_get(plain, "rows")), 0);
+	ck_assert_ptr_null(json_object_get(plain, "largest"));
+	json_decref(plain);
+	res_free(&r);
+	json_decref(j);
+	res_free(&a);
+}
+END_TEST
+
 /* "# Samples with an unresolved leaf: 82.11% of the period" of perfdiff
  * report: the profile's own count of them. */
 static double report_unresolved(const char *data)
@@ -1612,6 +1677,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_csv);
 	tcase_add_test(tc, test_lkp);
 	tcase_add_test(tc, test_text);
+	tcase_add_test(tc, test_quiet_largest);
 	tcase_add_test(tc, test_unknown_per_dso);
 	suite_add_tcase(s, tc);
 	TCase *rec = tcase_create("recorded");

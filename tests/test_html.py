@@ -16,7 +16,9 @@ writes `perfdiff diff --format=html`, `--format=svg` and `perfdiff report
     alone;
   * a search (driven through the URL's #search=) marks that box and
     reports the share the JSON gives; on the report page the share of
-    hash_chunk is its children share in `report --format=json`;
+    hash_chunk is its children share in `report --format=json`, and the
+    event is named once in the page's data (no object holds a key twice)
+    and shown by name on its button and heading;
   * the SVG draws the renamed node once, as wide as its max(base, new)
     layout computed from the JSON's tree rows alone;
   * the who-calls view (#view=callee&callee=mix_step) roots mix_step,
@@ -86,6 +88,9 @@ class Boxes(html.parser.HTMLParser):
         self.boxes, self.match, self.ready, self.errors = [], None, None, ""
         self.callee, self.note, self.cells, self.in_td = None, None, [], False
         self.in_errors = False
+        self.tabs, self.in_tabs, self.in_tab = [], False, False
+        self.summary, self.in_summary = None, False
+        self.largest, self.in_largest = None, False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -100,6 +105,16 @@ class Boxes(html.parser.HTMLParser):
             self.callee = a
         if a.get("id") == "pd-note":
             self.note = a
+        if a.get("id") == "pd-largest":
+            self.in_largest, self.largest = True, ""
+        if "pd-tabs" in cls:
+            self.in_tabs = True
+        if tag == "button" and self.in_tabs:
+            self.in_tab = True
+            self.tabs.append("")
+        if a.get("id") == "pd-summary":
+            self.in_summary = True
+            self.summary = ""
         if tag == "tr":
             self.cells.append([])
         if tag == "td" and self.cells:
@@ -111,13 +126,23 @@ class Boxes(html.parser.HTMLParser):
 
     def handle_endtag(self, tag):
         if tag == "div":
-            self.in_errors = False
+            self.in_errors = self.in_tabs = False
+        if tag == "button":
+            self.in_tab = False
+        if tag == "p":
+            self.in_summary = self.in_largest = False
         if tag == "td":
             self.in_td = False
 
     def handle_data(self, data):
         if self.in_errors:
             self.errors += data
+        if self.in_tab:
+            self.tabs[-1] += data
+        if self.in_summary:
+            self.summary += data
+        if self.in_largest:
+            self.largest += data
         if self.in_td:
             self.cells[-1][-1] += data
 
@@ -191,7 +216,24 @@ def check_diff_page(b, diffjson):
           flush=True)
 
 
-def check_report_page(b, reportjson):
+def strict_pairs(pairs):
+    """json.loads hook: an object with a key twice is an error, not the
+    last value silently winning (as in every browser's JSON.parse)."""
+    keys = [k for k, _ in pairs]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    assert not dup, f"an object with the key(s) {dup} twice"
+    return dict(pairs)
+
+
+def check_report_page(b, reportjson, path):
+    """The page's own data names the event once, and the page shows that
+    name on its button and heading (not a column of numbers)."""
+    doc = page_json(path, "pd-report")
+    names = [e["name"] for e in doc["events"]]
+    want = [e["name"] for e in reportjson["events"]]
+    assert names == want, f"report page: events named {str(names)[:80]}, want {want}"
+    assert b.tabs == names, f"report: event buttons {b.tabs}, want {names}"
+    assert b.summary and b.summary.startswith(names[0] + ": "), f"report: heading {b.summary!r}"
     ev = [e for e in reportjson["events"] if e["default"]][0]
     child = [e for e in ev["entries"] if e["symbol"] == "hash_chunk"][0]["children_pct"]
     boxes = [x for x in b.boxes if x.get("data-base") == "hash_chunk"]
@@ -244,11 +286,11 @@ def check_callee_page(b, diffjson):
           f"hash_chunk → hash_block one caller box, {100 * got:.2f} % (tree rows {100 * want:.2f} %)")
 
 
-def page_json(path, elem):
+def page_json(path, elem, strict=True):
     text = open(path, encoding="utf-8").read()
     m = re.search(r'<script[^>]*id="' + elem + r'"[^>]*>(.*?)</script>', text, re.S)
     assert m, f"{path}: no {elem}"
-    return json.loads(m.group(1))
+    return json.loads(m.group(1), object_pairs_hook=strict_pairs if strict else None)
 
 
 def check_implied_tree(work, diffjson, plainjson, treejson, b):
@@ -289,10 +331,15 @@ def check_implied_tree(work, diffjson, plainjson, treejson, b):
           f"the table's {len(want)} tree rows as --format=json --tree shows them")
 
 
-def check_svg(path, diffjson):
+def check_svg(path, diffjson, runs):
     ns = {"s": "http://www.w3.org/2000/svg"}
     tree = ET.parse(path)
     width = float(tree.getroot().get("width"))
+    # the title line names every run of each side, in order
+    title = tree.getroot().find("s:text", ns).text
+    names = [" \u2192 ".join("2 runs: " + ", ".join(os.path.basename(p) for p in runs[s])
+                              for s in ("old", "new"))]
+    assert title.startswith(names[0] + " ("), f"the SVG's title: {title!r}, want {names[0]!r}"
     pairs = []
     for g in tree.getroot().iter("{http://www.w3.org/2000/svg}g"):
         t = g.find("s:title", ns)
@@ -304,6 +351,29 @@ def check_svg(path, diffjson):
     share = squeezed_share(diffjson, tree_share(diffjson, "hash_block")[1]["key"])
     assert abs(pairs[0] / width - share / 100) < 0.002, (pairs[0] / width, share)
     print(f"svg: one box hash_chunk → hash_block, {100 * pairs[0] / width:.2f} % wide")
+
+
+def page_title(path):
+    return re.search(r"<title>([^<]*)</title>", open(path, encoding="utf-8").read()).group(1)
+
+
+def check_quiet_page(b, alljson):
+    """Nothing significant (two fixtures of one workload): the page says
+    so and lists the largest changes, each marked n.s., as many and in the
+    order that the rows of --format=json --all give by |change| (flat
+    rows, changes that show at 0.1 points, the first 10)."""
+    rows = [r for r in alljson["rows"] if r["metric"] not in ("shift", "tree")
+            and abs(r["change"]) >= 0.05]
+    assert rows and not any(r["significant"] for r in alljson["rows"]), "a significant row"
+    want = sorted(rows, key=lambda r: -abs(r["change"]))[:10]
+    assert b.largest is not None and f"the {len(want)} largest changes" in b.largest, b.largest
+    got = [c for c in b.cells if len(c) == 6 and c[0] in ("calltrace", "children", "self")]
+    assert [(c[0], c[5].strip()) for c in got] == [(r["metric"], r["key"]) for r in want], \
+        (got, [(r["metric"], r["key"]) for r in want])
+    assert all(c[4].endswith("(n.s.)") for c in got), got
+    assert all(abs(float(c[2].replace("\u2212", "-")) - r["change"]) < 0.006
+               for c, r in zip(got, want)), (got, want)
+    print(f"quiet page: the {len(got)} largest changes, n.s., as --format=json --all orders them")
 
 
 def main():
@@ -339,11 +409,23 @@ def main():
     b = open_page(browser, f"{work}/diff.html", "#metric=tree", work, work + "/tree.png")
     check_implied_tree(work, diffjson, plainjson, treejson, b)
     b = open_page(browser, f"{work}/report.html", "#search=hash_chunk", work, work + "/report.png")
-    check_report_page(b, reportjson)
+    check_report_page(b, reportjson, f"{work}/report.html")
     _, err = chromium(browser, f"file://{work}/diff.svg", ["--screenshot=" + work + "/svg.png"], work)
     check_console(err, "diff.svg")
-    check_svg(f"{work}/diff.svg", diffjson)
-    for png in ("diff.png", "callee.png", "tree.png", "report.png", "svg.png"):
+    check_svg(f"{work}/diff.svg", diffjson, runs)
+    # nothing significant: two fixtures of tests/data, one run a side
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    quiet = [os.path.join(data, "fp.data"), os.path.join(data, "two.data")]
+    p = run([perfdiff, "diff", "-q", "--format=html", "-o", f"{work}/quiet.html"] + quiet)
+    assert p.returncode == 0, p.stderr
+    alljson = json.loads(run([perfdiff, "diff", "-q", "--format=json", "--all"] + quiet).stdout)
+    b = open_page(browser, f"{work}/quiet.html", "", work, work + "/quiet.png")
+    check_quiet_page(b, alljson)
+    # a page's title names every run of a side, one file as given
+    assert page_title(f"{work}/quiet.html") == f"perfdiff: {quiet[0]} vs {quiet[1]}"
+    title = page_title(f"{work}/diff.html")
+    assert title == "perfdiff: 2 runs: old1.data, old2.data vs 2 runs: new1.data, new2.data", title
+    for png in ("diff.png", "callee.png", "tree.png", "report.png", "svg.png", "quiet.png"):
         assert os.path.getsize(f"{work}/{png}") > 1000, png + ": no screenshot"
     print("test_html: passed")
 

@@ -173,6 +173,10 @@ START_TEST(test_detect)
 	ck_assert(!pd_pprof_detect("PERFILE2", 8));
 	ck_assert(!pd_pprof_detect("", 0));
 	ck_assert(!pd_pprof_detect("\xff\xff", 2));
+	/* either perf.data magic, either byte order; text after a few bytes */
+	ck_assert(!pd_pprof_detect("PERFFILE", 8));
+	ck_assert(!pd_pprof_detect("2ELIFREP", 8));
+	ck_assert(!pd_pprof_detect("hello world\n", 12));
 }
 END_TEST
 
@@ -518,8 +522,9 @@ START_TEST(test_recorded_diff)
 	char rm[PATHMAX + 32];
 	snprintf(rm, sizeof rm, "rm -rf '%s/old' '%s/new'", dir, dir);
 	ck_assert(pd_test_sh_ok(rm));
-	char *b = cli(dir, "diff --format=json --all %s/exp/old1.data.pb.gz "
-		      "%s/exp/old2.data.pb.gz -- %s/exp/new1.data.pb.gz %s/exp/new2.data.pb.gz",
+	/* -o DIR/ names each export N-NAME.pb.gz, N its place among the FILEs */
+	char *b = cli(dir, "diff --format=json --all %s/exp/1-old1.data.pb.gz "
+		      "%s/exp/2-old2.data.pb.gz -- %s/exp/3-new1.data.pb.gz %s/exp/4-new2.data.pb.gz",
 		      dir, dir, dir, dir);
 	drop_facts = true;
 	assert_same_json(a, b);

@@ -13,12 +13,21 @@
 
 #include "perfdiff/perfdiff.h"
 
-/* Print why a test is skipped (visible in CTest output) and return from it. */
+/* CTest's "not run": pd_test_main()'s exit status when every test of
+ * the suite skipped (tests/CMakeLists.txt sets SKIP_RETURN_CODE to it). */
+#define PD_TEST_SKIPPED 77
+
+/* Count a skip for pd_test_main() (PD_SKIP does). */
+void pd_test_skipped(void);
+
+/* Print why a test is skipped (visible in CTest output), count the skip
+ * and return from the test. */
 #define PD_SKIP(...)                                                          \
 	do {                                                                  \
 		fprintf(stderr, "SKIP %s: ", __func__);                       \
 		fprintf(stderr, __VA_ARGS__);                                 \
 		fprintf(stderr, "\n");                                        \
+		pd_test_skipped();                                            \
 		return;                                                       \
 	} while (0)
 
@@ -197,12 +206,14 @@ void pd_test_img_free(pd_test_img *m);
 typedef int (*pd_test_write_fn)(pd_writer *w, void *ctx, pd_error *err);
 char *pd_test_written(pd_test_write_fn write, void *ctx);
 
-/* Run the suite and return the process exit status. */
 /* Two per-dso count lists (pd_session_unresolved(), pd_session_truncated())
  * hold the same dsos with the same counts, in any order. */
 void pd_test_assert_same_counts(const pd_unresolved_count *a, size_t na,
 				const pd_unresolved_count *b, size_t nb);
 
+/* Run the suite: EXIT_FAILURE when a test failed; PD_TEST_SKIPPED when
+ * every test skipped (a suite that ran nothing did not pass: CTest shows
+ * it as not run); EXIT_SUCCESS otherwise, some tests skipped or not. */
 int pd_test_main(Suite *s);
 
 #endif

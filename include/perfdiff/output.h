@@ -11,6 +11,8 @@
  * --------
  * 1. Make a pd_writer: to a FILE (pd_writer_new_file()) or to a callback
  *    (pd_writer_new_callback()) that receives the bytes in large blocks.
+ *    For a file on disk, pd_outfile gives the FILE and writes the file
+ *    whole or not at all (a temporary file renamed into place).
  * 2. Write with it:
  *      pd_report_write()         a profile (profile.h): text like
  *                                `perf report --children`, JSON, CSV,
@@ -168,6 +170,95 @@ PD_EXTERN(int) pd_writer_printf(pd_writer *w, const char *fmt, ...)
  * 0 or the sticky error.
  */
 PD_EXTERN(int) pd_writer_text(pd_writer *w, const char *s);
+
+/* ================================================================ files */
+
+/*
+ * A file written whole or not at all (git's lockfile.c): the bytes go to
+ * a temporary file in the target's directory, ".NAME.XXXXXX", which
+ * pd_outfile_commit() flushes, fsync()s and renames over NAME.  Until
+ * then NAME is untouched: an error, pd_outfile_abort(), or a process
+ * killed by a signal (after the caller's handler has unlinked
+ * pd_outfile_temp_path()) leave it as it was, byte for byte.
+ *
+ *     pd_outfile *of;
+ *     pd_writer *w;
+ *     if (pd_outfile_check(path, inputs, ninputs, &err) < 0 ||
+ *         pd_outfile_open(&of, path, &err) < 0)
+ *         return fail(&err);
+ *     int rc = pd_writer_new_file(&w, pd_outfile_stream(of), &err);
+ *     if (rc == 0) rc = pd_report_write(w, profile, &ro, &err);
+ *     if (rc == 0) rc = pd_writer_flush(w, &err);
+ *     pd_writer_free(w);
+ *     if (rc == 0) rc = pd_outfile_commit(of, &err);  // frees `of`
+ *     else pd_outfile_abort(of);                       // NAME as it was
+ *
+ * What the target becomes (its directory must be writable, as the
+ * temporary file is made there):
+ * - a regular file is replaced (rename): it keeps its permission bits
+ *   (not its owner, nor other hard links to it, which keep the old
+ *   bytes); one the caller may not write is refused, as fopen() would;
+ * - an absent file is made with mode 0666 less the umask, as fopen();
+ * - a symlink is followed: the file it names is replaced, the link
+ *   stays (a dangling link: the file is made where it points);
+ * - anything else (a character device such as /dev/null, a FIFO) is
+ *   written in place: there is nothing to rename over, and nothing a
+ *   partial write could destroy.
+ *
+ * The library installs no signal handler (no global state): a program
+ * that must leave no temporary file behind when interrupted unlinks
+ * pd_outfile_temp_path() in its own handler (unlink() is
+ * async-signal-safe), as the perfdiff command does.
+ *
+ * Threads: a pd_outfile is used by one thread at a time.
+ */
+
+/** A file being written; see above. */
+typedef struct pd_outfile pd_outfile;
+
+/**
+ * Whether writing `path` would replace one of the `n` `inputs` (as
+ * pd_reader_open() names them: "-" is standard input, a directory is a
+ * `perf record --threads` recording whose files count): the same device
+ * and inode, so a hard link or a symlink to an input counts too.  Call
+ * it before opening anything.
+ * @return 0 (also when `path` does not exist yet), or PD_EINVAL with a
+ *         message naming `path` and the input ("x.data: is an input;
+ *         not overwriting it")
+ */
+PD_EXTERN(int) pd_outfile_check(const char *path, const char *const *inputs, size_t n,
+				pd_error *err);
+
+/**
+ * Start writing `path` (see above for what it becomes).  Nothing at
+ * `path` changes until pd_outfile_commit().
+ * @return 0 with `*out` set (commit or abort it), PD_EINVAL (no path),
+ *         PD_ENOMEM, or PD_EIO ("out.txt: cannot write: Permission
+ *         denied"; also for a directory)
+ */
+PD_EXTERN(int) pd_outfile_open(pd_outfile **out, const char *path, pd_error *err);
+
+/** Where to write: a FILE owned by `f` (do not fclose() it). */
+PD_EXTERN(FILE *) pd_outfile_stream(pd_outfile *f);
+
+/**
+ * The temporary file's path, for a signal handler to unlink(); NULL when
+ * the target is written in place.  Valid until commit or abort.
+ */
+PD_EXTERN(const char *) pd_outfile_temp_path(const pd_outfile *f);
+
+/**
+ * Flush, fsync() and rename the file into place, then free `f` (always,
+ * also on failure, when the temporary file is removed and the target
+ * left as it was).
+ * @return 0, PD_EINVAL (NULL `f`) or PD_EIO with the reason ("out.txt:
+ *         cannot write: No space left on device")
+ */
+PD_EXTERN(int) pd_outfile_commit(pd_outfile *f, pd_error *err);
+
+/** Drop what was written: the temporary file is removed, the target
+ * stays as it was; frees `f`.  NULL is allowed. */
+PD_EXTERN(void) pd_outfile_abort(pd_outfile *f);
 
 /* ================================================================ JSON */
 

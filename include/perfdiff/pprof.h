@@ -101,14 +101,37 @@ PD_EXTERN(int) pd_profile_add_pprof_buffer(pd_profile *p, const void *buf, size_
 
 /**
  * Whether the first `n` bytes of a file look like pprof: gzip's magic, or
- * a protobuf field of Profile that is not perf.data's "PERFILE" magic.
+ * protobuf fields of Profile (each field complete within the first 4096
+ * bytes has a Profile field's number and wire type), and no perf.data
+ * magic (or its start).  Text and other binaries fail within a few bytes.
  */
 PD_EXTERN(bool) pd_pprof_detect(const void *head, size_t n);
 
+/** What an input holds, as pd_input_detect() tells by its first bytes. */
+typedef enum pd_input_kind {
+	PD_INPUT_PERF = 0,   /**< perf.data, or for the perf.data reader to judge */
+	PD_INPUT_PPROF = 1,  /**< pprof (pd_pprof_detect()) */
+} pd_input_kind;
+
 /**
- * Read `path` as one more run of `p`, by its content: pprof
- * (pd_pprof_detect()) with pd_profile_add_pprof(), anything else, and
- * standard input ("-"), with pd_profile_add_file().
+ * Which reader `path` needs, by its first 4096 bytes: PD_INPUT_PPROF for
+ * pprof (pd_pprof_detect(); a file that ends inside a field is not, nor
+ * is gzip that does not inflate to a Profile's fields); PD_INPUT_PERF for a perf.data magic (version
+ * 2 "PERFILE2" in either byte order, or version 1 "PERFFILE"), and,
+ * unread, for standard input ("-"), a directory (`perf record
+ * --threads`), any other file that is not a regular one (a FIFO would
+ * lose the bytes read ahead) and a file that cannot be opened: the
+ * perf.data reader then says what it is.  Anything else, an empty file
+ * included, is an error: PD_ENOTPERF, "PATH: offset 0: neither perf.data
+ * nor pprof (...)"; PD_EIO when the file cannot be read.  Thread-safe.
+ */
+PD_EXTERN(int) pd_input_detect(const char *path, pd_input_kind *kind, pd_error *err);
+
+/**
+ * Read `path` as one more run of `p`, by its content (pd_input_detect()):
+ * pprof with pd_profile_add_pprof(); perf.data, a directory and standard
+ * input ("-") with pd_profile_add_file(); anything else is PD_ENOTPERF,
+ * "neither perf.data nor pprof".
  */
 PD_EXTERN(int) pd_profile_add_input(pd_profile *p, const char *path, pd_error *err);
 

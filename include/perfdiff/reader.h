@@ -539,6 +539,18 @@ enum pd_reader_flag {
  *                     64 KiB record holds at most 8190;
  *   max_branches      1024: hardware branch stacks hold 8 to 64 entries
  *                     (Intel LBR 32, AMD BRS 16, Arm BRBE 64).
+ *
+ * Two caps are for pprof inputs (perfdiff/pprof.h), which a profile reads
+ * with its session's reader options (pd_profile_add_pprof(),
+ * pd_profile_add_input()); pd_pprof_open() uses the defaults:
+ *   max_pprof_bytes   256 MiB: the protobuf after gunzip (a zip bomb stops
+ *                     there), and the file as given;
+ *   max_pprof_memory  1 GiB: what decoding the message takes, estimated
+ *                     from a pass over its wire format before anything is
+ *                     allocated and counted again while it is decoded
+ *                     (docs/pprof.md): an export takes about 10 times its
+ *                     protobuf, so this reads about 100 MB of protobuf.
+ * Both stop the file with PD_ELIMIT and a message naming the option.
  */
 /**
  * Progress of a reader through its input, for a caller that shows it.
@@ -570,18 +582,22 @@ typedef struct pd_reader_options {
 	/* version 3 */
 	pd_reader_progress_cb progress; /**< NULL (default): none */
 	void *progress_payload;        /**< handed to `progress` */
+	/* version 4 */
+	uint64_t max_pprof_bytes;      /**< a pprof input's protobuf (default 256 MiB) */
+	uint64_t max_pprof_memory;     /**< a pprof input decoded (default 1 GiB) */
 } pd_reader_options;
 
 /*
  * Version 2 added the fields after max_decompressed, version 3 the
- * progress callback.  A caller built with an older version still works:
+ * progress callback, version 4 the pprof caps.  A caller built with an older version still works:
  * its smaller struct is read up to its last field and the newer ones take
  * their defaults.
  */
-#define PD_READER_OPTIONS_VERSION 3
+#define PD_READER_OPTIONS_VERSION 4
 #define PD_READER_OPTIONS_INIT                                                 \
 	{ PD_READER_OPTIONS_VERSION, 0, 4096, 1u << 20, 256ull << 20,          \
-	  2ull << 30, 64ull << 20, 64ull << 20, 64u << 10, 4096, 1024, NULL, NULL }
+	  2ull << 30, 64ull << 20, 64ull << 20, 64u << 10, 4096, 1024, NULL, NULL, \
+	  256ull << 20, 1ull << 30 }
 
 /** Fill `opts` with the defaults (same as PD_READER_OPTIONS_INIT). */
 PD_EXTERN(void) pd_reader_options_init(pd_reader_options *opts);

@@ -154,6 +154,8 @@ typedef struct groups {
 	size_t ng;          /* processes; [ng] is all rows together */
 	dt_prior *runs, *blocks, *raw;
 	double *infl;       /* one run a side: each group's inflation */
+	uint32_t *member;   /* rows by their process, those without one last */
+	size_t *at;         /* process k's rows: member[at[k] .. at[k + 1]) */
 } groups;
 
 /* The group of row i: its process, or all rows when it has none or its
@@ -211,10 +213,12 @@ static double log_median(double *v, size_t n)
 static int fit_one(const pd_diff *d, const row_in *in, int which, size_t grp,
 		   const groups *g, double *phi, double *df, dt_prior *out)
 {
-	size_t n = 0;
+	size_t n = 0, lo = grp < g->ng ? g->at[grp] : 0;
+	size_t hi = grp < g->ng ? g->at[grp + 1] : d->nrows;
 	double sum_df = 0;
-	for (size_t i = 0; i < d->nrows; i++) {
-		if (!informs(d, in, i, which) || (grp < g->ng && group_of(d, g, NULL, i) != grp))
+	for (size_t k = lo; k < hi; k++) {
+		size_t i = grp < g->ng ? g->member[k] : k;
+		if (!informs(d, in, i, which))
 			continue;
 		phi[n] = phi_of(&in[i], which);
 		df[n] = df_of(&in[i], which);
@@ -326,9 +330,9 @@ static int inflation(pd_diff *d, const row_in *in, groups *g)
 	d->inflation = 1;
 	for (size_t k = 0; k <= g->ng; k++) {
 		size_t n = 0;
-		for (size_t i = 0; i < d->nrows; i++)
-			if (inflation_row(d, in, i) && group_of(d, g, NULL, i) == k)
-				z2[n++] = in[i].stat * in[i].stat;
+		for (size_t m = g->at[k]; m < g->at[k + 1]; m++)
+			if (inflation_row(d, in, g->member[m]))
+				z2[n++] = in[g->member[m]].stat * in[g->member[m]].stat;
 		g->infl[k] = 1;
 		if (n >= DT_INFLATION_MIN_ROWS) {
 			qsort(z2, n, sizeof *z2, dbl_cmp);
@@ -476,6 +480,24 @@ static int decide(pd_diff *d, const groups *g, const row_in *in)
 	return rc;
 }
 
+/* The rows by process (counting sort): each group's rows one run of
+ * g->member, so that no group's loop walks every row. */
+static int sort_members(const pd_diff *d, groups *g)
+{
+	for (size_t i = 0; i < d->nrows; i++)
+		g->at[group_of(d, g, NULL, i) + 1]++;
+	for (size_t k = 0; k <= g->ng; k++)
+		g->at[k + 1] += g->at[k];
+	size_t *next = malloc((g->ng + 1) * sizeof *next);
+	if (!next)
+		return PD_ENOMEM;
+	memcpy(next, g->at, (g->ng + 1) * sizeof *next);
+	for (size_t i = 0; i < d->nrows; i++)
+		g->member[next[group_of(d, g, NULL, i)]++] = (uint32_t)i;
+	free(next);
+	return 0;
+}
+
 static int groups_init(pd_diff *d, groups *g)
 {
 	memset(g, 0, sizeof *g);
@@ -486,7 +508,11 @@ static int groups_init(pd_diff *d, groups *g)
 	g->infl = calloc(g->ng + 1, sizeof *g->infl);
 	for (size_t k = 0; g->infl && k <= g->ng; k++)
 		g->infl[k] = 1;
-	return g->runs && g->blocks && g->raw && g->infl ? 0 : PD_ENOMEM;
+	g->member = malloc((d->nrows ? d->nrows : 1) * sizeof *g->member);
+	g->at = calloc(g->ng + 2, sizeof *g->at);
+	if (!g->runs || !g->blocks || !g->raw || !g->infl || !g->member || !g->at)
+		return PD_ENOMEM;
+	return sort_members(d, g);
 }
 
 static void groups_free(groups *g)
@@ -495,6 +521,8 @@ static void groups_free(groups *g)
 	free(g->blocks);
 	free(g->raw);
 	free(g->infl);
+	free(g->member);
+	free(g->at);
 }
 
 static int by_samples(const void *a, const void *b)

@@ -5,6 +5,7 @@
  * format (diff_text.c for text and lkp, diff_json.c, csv.c).
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,96 @@ bool pdo_rel_listed(const pdo_diff *v, const pd_diff_relation *rel)
 	return v->all || (rel->row && rel->row->significant) || rel->rows_significant;
 }
 
+/* ---- a side in a title ---- */
+
+/* The length of the directories all `n` paths share ("a/b/" of "a/b/x"
+ * and "a/b/y"), so that what tells the runs apart is what is shown. */
+static size_t shared_dirs(const char *const *p, size_t n)
+{
+	size_t len = 0, dir = 0;
+	for (;; len++) {
+		char c = p[0][len];
+		for (size_t i = 1; i < n; i++)
+			if (p[i][len] != c)
+				return dir;
+		if (c == '\0')
+			return dir;
+		if (c == '/')
+			dir = len + 1;
+	}
+}
+
+void pdo_side_name(const pdo_diff *v, int side, char *buf, size_t n)
+{
+	size_t k = v->nfiles[side];
+	const char *const *f = v->files[side];
+	if (k <= 1) {
+		snprintf(buf, n, "%s", k ? f[0] : side ? "new" : "base");
+		return;
+	}
+	size_t skip = shared_dirs(f, k), more = 24;  /* room for " and 999 more" */
+	size_t at = (size_t)snprintf(buf, n, "%zu runs: ", k);
+	for (size_t i = 0; i < k && at < n; i++) {
+		const char *name = f[i] + skip;
+		size_t len = strlen(name) + (i ? 2 : 0);
+		bool last = i + 1 == k;
+		if (at + len + (last ? 0 : more) >= n && i > 0) {
+			snprintf(buf + at, n - at, " and %zu more", k - i);
+			return;
+		}
+		at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", name);
+	}
+}
+
+/* ---- the largest changes, when nothing is significant ---- */
+
+static double magnitude(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+/* Whether anything is written as significant: a row or a listed shift. */
+static bool any_shown(const pdo_diff *v)
+{
+	for (size_t i = 0; i < pd_diff_row_count(v->d); i++)
+		if (pdo_row_shown(v, pd_diff_row_at(v->d, i)))
+			return true;
+	for (size_t i = 0; i < pd_diff_relation_count(v->d); i++)
+		if (pdo_rel_listed(v, pd_diff_relation_at(v->d, i)))
+			return true;
+	return false;
+}
+
+static bool largest_candidate(const pdo_diff *v, const pd_diff_row *r)
+{
+	return r->metric != PD_DIFF_SHIFT && r->metric != PD_DIFF_TREE &&
+	       pdo_row_kept(v, r) && magnitude(r->change) >= 0.05;
+}
+
+size_t pdo_largest_changes(const pdo_diff *v, size_t *out, size_t max)
+{
+	if (v->all || max == 0 || any_shown(v))
+		return 0;
+	size_t n = 0;
+	/* insertion into the few kept: stable, as the rows come in order */
+	for (size_t k = 0; k < pd_diff_row_count(v->d); k++) {
+		const pd_diff_row *r = pdo_diff_row(v, k);
+		if (!largest_candidate(v, r))
+			continue;
+		size_t at = n;
+		while (at > 0 && magnitude(pd_diff_row_at(v->d, out[at - 1])->change) <
+					 magnitude(r->change))
+			at--;
+		if (at == max)
+			continue;
+		if (n < max)
+			n++;
+		memmove(out + at + 1, out + at, (n - 1 - at) * sizeof *out);
+		out[at] = v->order[k];
+	}
+	return n;
+}
+
 /* ---- the order of the rows (--sort) ---- */
 
 typedef struct sort_ref {
@@ -72,11 +163,6 @@ typedef struct sort_ref {
 	size_t i;
 	pd_diff_sort by;
 } sort_ref;
-
-static double magnitude(double x)
-{
-	return x < 0 ? -x : x;
-}
 
 static int cmp_rows(const void *a, const void *b)
 {

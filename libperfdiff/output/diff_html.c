@@ -18,13 +18,15 @@
 int pdo_diff_html(const pdo_diff *v)
 {
 	pd_writer *w = v->w;
-	char title[512];
-	snprintf(title, sizeof title, "perfdiff: %s vs %s",
-		 v->nfiles[0] ? v->files[0][0] : "base", v->nfiles[1] ? v->files[1][0] : "new");
+	char title[512], side[2][160];
+	pdo_side_name(v, 0, side[0], sizeof side[0]);
+	pdo_side_name(v, 1, side[1], sizeof side[1]);
+	snprintf(title, sizeof title, "perfdiff: %s vs %s", side[0], side[1]);
 	pdo_html_begin(w, "diff", title);
 	pdo_html_data_begin(w, "pd-diff");
 	pdo_diff doc = *v;
 	doc.json_no_tree = true;
+	doc.json_largest = true;
 	int rc = pdo_diff_json(&doc);
 	pdo_html_data_end(w);
 	if (rc == 0) {

@@ -261,6 +261,14 @@ static void rows_and_relations(const pdo_diff *v)
 			row_obj(w, r);
 	}
 	pdo_json_close(w, ']');
+	if (v->json_largest) {
+		size_t top[PDO_LARGEST], k = pdo_largest_changes(v, top, PDO_LARGEST);
+		pdo_json_key(w, "largest");
+		pdo_json_open(w, '[');
+		for (size_t i = 0; i < k; i++)
+			row_obj(w, pd_diff_row_at(v->d, top[i]));
+		pdo_json_close(w, ']');
+	}
 	pdo_json_key(w, "relations");
 	pdo_json_open(w, '[');
 	for (size_t i = 0; i < pd_diff_relation_count(v->d) && !w->failed; i++)

@@ -78,7 +78,8 @@ static bool *shared_keys(const pd_diff *d)
 }
 
 /* One table row, with the dso when `with_dso`, and when `marks` a
- * "(n.s.)" mark (--all); no newline.  -1 when memory runs out. */
+ * "(n.s.)" mark if it is not significant; no newline.  -1 when memory
+ * runs out. */
 static int put_row_plain(const pdo_diff *v, const pd_diff_row *r, bool with_dso, bool marks,
 		   pd_writer *w)
 {
@@ -107,7 +108,7 @@ static int put_row_plain(const pdo_diff *v, const pd_diff_row *r, bool with_dso,
 		if (sd[0] != '[')
 			pdo_putc(w, ']');
 	}
-	if (marks && v->all && !r->significant)
+	if (marks && !r->significant)
 		pdo_puts(w, "  (n.s.)");
 	return 0;
 }
@@ -209,7 +210,31 @@ static int put_rows(const pdo_diff *v, bool text, size_t *shown, pd_writer *w)
 			text ? put_labels(v, w) : put_perf_header(w);
 		/* "[unknown]" alone says nothing: which dso it is in does */
 		bool unknown = r->symbol && strcmp(r->symbol, "[unknown]") == 0;
-		rc = put_row(v, r, (dup && dup[i]) || (text && unknown), text, text, w);
+		rc = put_row(v, r, (dup && dup[i]) || (text && unknown), text && v->all, text, w);
+		pdo_putc(w, '\n');
+	}
+	free(dup);
+	return rc;
+}
+
+/* Nothing significant: the largest changes all the same, each marked,
+ * under the table's labels; *shown counts them.  -1 without memory. */
+static int put_largest(const pdo_diff *v, size_t *shown, pd_writer *w)
+{
+	size_t top[PDO_LARGEST];
+	*shown = pdo_largest_changes(v, top, PDO_LARGEST);
+	if (*shown == 0)
+		return 0;
+	bool *dup = shared_keys(v->d);
+	if (!dup)
+		return -1;
+	pdo_puts(w, "no significant change; the largest changes, none significant:\n");
+	put_labels(v, w);
+	int rc = 0;
+	for (size_t k = 0; k < *shown && rc == 0; k++) {
+		const pd_diff_row *r = pd_diff_row_at(v->d, top[k]);
+		bool unknown = r->symbol && strcmp(r->symbol, "[unknown]") == 0;
+		rc = put_row(v, r, dup[top[k]] || unknown, true, true, w);
 		pdo_putc(w, '\n');
 	}
 	free(dup);
@@ -489,6 +514,8 @@ int pdo_diff_text(const pdo_diff *v)
 	pd_writer *w = v->w;
 	size_t shown, listed, explained;
 	if (put_relations(v, &listed, &explained, w) < 0 || put_rows(v, true, &shown, w) < 0)
+		return pdo_nomem(v->err);
+	if (shown == 0 && !listed && put_largest(v, &shown, w) < 0)
 		return pdo_nomem(v->err);
 	if (shown == 0)
 		pdo_puts(w, listed ? "no other significant change\n" : "no significant change\n");

@@ -174,8 +174,17 @@ typedef struct pdo_diff {
 	pdo_facts facts[2];            /* what each side's numbers rest on */
 	bool json_no_tree;             /* json: tree rows not written (the HTML page's
 	                                  #pd-flame has their values) */
+	bool json_largest;             /* json: "largest", the rows of the largest
+	                                  changes when nothing is significant
+	                                  (pdo_largest_changes; the HTML page) */
 	pd_error *err;
 } pdo_diff;
+
+/* A side's runs in a title, into `buf` (`n` bytes): its one file as
+ * given; "3 runs: a.data, b.data, c.data", the directories the files all
+ * share left out, cut short as "..., b.data and 9 more" to fit; "base" or
+ * "new" without files. */
+void pdo_side_name(const pdo_diff *v, int side, char *buf, size_t n);
 
 /* `o` (NULL: the defaults) checked and copied over the defaults. */
 int pdo_diff_options(pd_diff_write_options *out, const pd_diff_write_options *o,
@@ -207,6 +216,20 @@ bool pdo_row_kept(const pdo_diff *v, const pd_diff_row *r);
  * rows are shown, its net change is significant, or a row it explains
  * changed significantly on its own (a rename's -X and +X rows). */
 bool pdo_rel_listed(const pdo_diff *v, const pd_diff_relation *rel);
+
+/* How many of the largest changes are shown when nothing is significant. */
+#define PDO_LARGEST 10
+
+/*
+ * When nothing is significant (no row shown, no shift listed, not
+ * `all`): the rows of the largest changes, as perf diff shows its delta
+ * column whatever the noise, so that a quiet comparison still says what
+ * moved most.  Up to `max` row indices (pd_diff_row_at()) into `out`, by
+ * |change| from the largest, in the written order among equals; flat
+ * rows only (no shift or tree rows), kept by the percent limit, with a
+ * change that shows at the text's 0.1 points.  0 otherwise.
+ */
+size_t pdo_largest_changes(const pdo_diff *v, size_t *out, size_t max);
 
 /* Whether a row is written: kept, and significant, explained by a shift
  * that is listed (its halves and its shift row), or all rows shown. */

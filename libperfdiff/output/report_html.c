@@ -25,11 +25,12 @@ static double pct(uint64_t v, uint64_t total)
 	return total ? 100.0 * (double)v / (double)total : 0;
 }
 
-/* The tree's columns, preorder: parent, name, dso, total %, self %,
+/* The tree's columns, preorder: parent, sym (the node's name; not
+ * "name", which the event object holds already), dso, total %, self %,
  * flags (1 kernel, 2 inlined). */
 static void tree_columns(report_data *rd, size_t ev, pd_writer *w, uint64_t total)
 {
-	static const char *const cols[] = { "parent", "name", "dso", "total", "self", "flags" };
+	static const char *const cols[] = { "parent", "sym", "dso", "total", "self", "flags" };
 	for (int c = 0; c < 6 && !w->failed; c++) {
 		pdo_json_key(w, cols[c]);
 		pdo_json_open(w, '[');

@@ -183,10 +183,13 @@ static void svg_head(pd_writer *w, const svg_layout *L, const pdo_diff *v)
 		    "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
 		    "<rect width=\"2\" height=\"6\" fill=\"rgba(0,0,0,0.25)\"/></pattern></defs>\n"
 		    "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
+	char side[2][160];
+	pdo_side_name(v, 0, side[0], sizeof side[0]);
+	pdo_side_name(v, 1, side[1], sizeof side[1]);
 	pdo_puts(w, "<text x=\"4\" y=\"16\" font-size=\"14\">");
-	pdo_html_text(w, v->nfiles[0] ? v->files[0][0] : "base");
+	pdo_html_text(w, side[0]);
 	pdo_puts(w, " \xE2\x86\x92 ");
-	pdo_html_text(w, v->nfiles[1] ? v->files[1][0] : "new");
+	pdo_html_text(w, side[1]);
 	pdo_printf(w, " (%s): width max(base, new), red slower, blue faster, grey not "
 		      "significant, hatched one side only</text>\n", v->event);
 }

@@ -1,12 +1,14 @@
 /*
  * The public calls of perfdiff/pprof.h: options, writing to a FILE or to
- * memory, reading a file or memory, and telling pprof from perf.data by
- * content, so that every command that takes a recording takes either.
+ * memory, reading a file or memory, and reading an input as what its
+ * content says it is (detect.c tells), so that every command that takes
+ * a recording takes either.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "handle.h"
+#include "profile/options.h"
 
 static const size_t write_sizes[] = {
 	0, PD_OPTIONS_END(pd_pprof_write_options, ncomments),
@@ -78,8 +80,10 @@ int pd_profile_add_pprof_buffer(pd_profile *p, const void *buf, size_t len, cons
 		return pd_error_set(err, PD_EINVAL, name, PD_NO_OFFSET, "no profile or data given");
 	/* the handle decodes, indexes and checks the message as dump and
 	 * script see it; the import reads the same tables */
+	pp_caps caps;
+	pp_caps_of(&caps, pd_profile_reader_options(p));
 	pd_pprof *pp;
-	int rc = pd_pprof_open_buffer(&pp, buf, len, name, err);
+	int rc = pp_open(&pp, buf, len, name, &caps, err);
 	if (rc < 0)
 		return rc;
 	rc = pp_import(p, pp->m, &pp->ix, name, err);
@@ -91,9 +95,13 @@ int pd_profile_add_pprof(pd_profile *p, const char *path, pd_error *err)
 {
 	if (!path)
 		return pd_error_set(err, PD_EINVAL, "<null>", PD_NO_OFFSET, "no path given");
+	if (!p)
+		return pd_error_set(err, PD_EINVAL, path, PD_NO_OFFSET, "no profile given");
+	pp_caps caps;
+	pp_caps_of(&caps, pd_profile_reader_options(p));
 	char *data;
 	size_t len;
-	int rc = pp_read_file(path, &data, &len, err);
+	int rc = pp_read_file(path, caps.max_bytes, &data, &len, err);
 	if (rc < 0)
 		return rc;
 	rc = pd_profile_add_pprof_buffer(p, data, len, path, err);
@@ -101,43 +109,12 @@ int pd_profile_add_pprof(pd_profile *p, const char *path, pd_error *err)
 	return rc;
 }
 
-/* A first byte that opens a field of Profile (1 to 15) with its wire type. */
-static bool profile_tag(uint8_t b)
-{
-	unsigned field = b >> 3, wire = b & 7;
-	if (field < 1 || field > 15)
-		return false;
-	bool bytes = field <= 6 || field == 11 || field == 13; /* messages, strings, packed */
-	return wire == (bytes ? 2u : 0u) || (field == 13 && wire == 0);
-}
-
-bool pd_pprof_detect(const void *head, size_t n)
-{
-	const uint8_t *p = head;
-	if (n == 0 || !p)
-		return false;
-	if (pp_is_gzip(p, n))
-		return true;
-	/* perf.data's "PERFILE2" opens with 'P', which reads as field 10 */
-	if (n >= 7 && memcmp(p, "PERFILE", 7) == 0)
-		return false;
-	return profile_tag(p[0]);
-}
-
 int pd_profile_add_input(pd_profile *p, const char *path, pd_error *err)
 {
-	if (!path || strcmp(path, "-") == 0)
-		return pd_profile_add_file(p, path, err);
-	uint8_t head[8];
-	size_t n = 0;
-	FILE *f = fopen(path, "rb");
-	if (f) {
-		n = fread(head, 1, sizeof head, f);
-		fclose(f);
-	}
-	/* a directory (perf record --threads) or an unreadable file: the
-	 * perf.data reader says what is wrong */
-	if (n > 0 && pd_pprof_detect(head, n))
-		return pd_profile_add_pprof(p, path, err);
-	return pd_profile_add_file(p, path, err);
+	pd_input_kind kind;
+	int rc = pd_input_detect(path, &kind, err);
+	if (rc < 0)
+		return rc;
+	return kind == PD_INPUT_PPROF ? pd_profile_add_pprof(p, path, err)
+				      : pd_profile_add_file(p, path, err);
 }

@@ -50,12 +50,14 @@ static int gunzip_loop(z_stream *z, size_t cap, pd_buf *b, size_t n, const char 
 {
 	for (;;) {
 		int rc = grow_out(b, cap);
+		if (rc < 0 && rc != PD_ELIMIT)
+			return pd_error_set(err, rc, name, PD_NO_OFFSET, "out of memory");
+		int zrc = rc == 0 ? step(z, b) : Z_OK;
+		/* the byte past the cap, which the buffer has room for */
 		if (rc == PD_ELIMIT || b->len > cap)
 			return pd_error_set(err, PD_ELIMIT, name, PD_NO_OFFSET,
-					    "pprof: inflates to more than %zu bytes", cap);
-		if (rc < 0)
-			return pd_error_set(err, rc, name, PD_NO_OFFSET, "out of memory");
-		int zrc = step(z, b);
+					    "pprof: inflates to more than %zu bytes "
+					    "(pd_reader_options.max_pprof_bytes)", cap);
 		if (zrc == Z_STREAM_END && z->avail_in == 0)
 			return 0;
 		/* gzip members may follow one another (concatenated files) */
@@ -94,6 +96,22 @@ int pp_gunzip(const uint8_t *in, size_t n, size_t cap, uint8_t **out, size_t *ou
 	*out = b.data;
 	*outn = b.len;
 	return 0;
+}
+
+size_t pp_gunzip_head(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (n > UINT32_MAX || cap > UINT32_MAX || inflateInit2(&z, 16 + 15) != Z_OK)
+		return SIZE_MAX;
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)n;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	int zrc = inflate(&z, Z_SYNC_FLUSH);
+	size_t got = cap - z.avail_out;
+	inflateEnd(&z);
+	return zrc == Z_OK || zrc == Z_STREAM_END || zrc == Z_BUF_ERROR ? got : SIZE_MAX;
 }
 
 int pp_gzip(const uint8_t *in, size_t n, pd_buf *b)

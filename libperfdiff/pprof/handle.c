@@ -7,11 +7,12 @@
  * accessors and walk.c follow is known good.
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "handle.h"
 
-int pd_pprof_open_buffer(pd_pprof **out, const void *buf, size_t len, const char *name,
-			 pd_error *err)
+int pp_open(pd_pprof **out, const void *buf, size_t len, const char *name,
+	    const pp_caps *caps, pd_error *err)
 {
 	if (!name)
 		name = "<pprof>";
@@ -24,7 +25,7 @@ int pd_pprof_open_buffer(pd_pprof **out, const void *buf, size_t len, const char
 	pd_pprof *pp = calloc(1, sizeof *pp);
 	if (!pp)
 		return pd_error_set(err, PD_ENOMEM, name, PD_NO_OFFSET, "out of memory");
-	int rc = pp_decode(buf, len, name, &pp->m, err);
+	int rc = pp_decode(buf, len, name, caps, &pp->m, err);
 	if (rc == 0 && (rc = pp_index_build(&pp->ix, pp->m, name, err)) == 0) {
 		pp->indexed = true;
 		rc = pp_check(pp->m, &pp->ix, name, err);
@@ -37,16 +38,48 @@ int pd_pprof_open_buffer(pd_pprof **out, const void *buf, size_t len, const char
 	return 0;
 }
 
-int pp_read_file(const char *path, char **data, size_t *len, pd_error *err)
+int pd_pprof_open_buffer(pd_pprof **out, const void *buf, size_t len, const char *name,
+			 pd_error *err)
+{
+	pp_caps caps;
+	pp_caps_of(&caps, NULL);
+	return pp_open(out, buf, len, name, &caps, err);
+}
+
+/* The reason `why` of a failed util call (it starts with the path), or
+ * "out of memory" under the path when there is none. */
+static int read_failed(int rc, const char *path, const pd_error *why, pd_error *err)
+{
+	if (!why->message[0])  /* PD_ENOMEM may come without a reason */
+		return pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
+	if (err)
+		*err = *why;
+	return rc;
+}
+
+int pp_read_file(const char *path, size_t cap, char **data, size_t *len, pd_error *err)
 {
 	pd_error why;
 	why.message[0] = '\0';
-	/* the compressed input may not exceed what it may inflate to */
-	int rc = pd_read_file(path, PP_MAX_INFLATED, data, len, &why);
-	if (rc < 0 && !why.message[0])  /* PD_ENOMEM may come without a reason */
-		return pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
-	if (rc < 0 && err)  /* the reason names the path */
-		*err = why;
+	int fd;
+	uint64_t size;
+	/* a FIFO or a device is refused before it can block or stream
+	 * forever: a pprof file is read whole */
+	int rc = pd_open_regular(path, &fd, &size, &why);
+	if (rc < 0)
+		return read_failed(rc, path, &why, err);
+	uint8_t head[8];
+	ssize_t got = pread(fd, head, sizeof head, 0);
+	if (size > cap)
+		rc = pd_error_set(err, PD_ELIMIT, path, PD_NO_OFFSET,
+				  "pprof: %llu bytes, more than %zu (pd_reader_options.max_pprof_bytes)",
+				  (unsigned long long)size, cap);
+	else if (got <= 0 || !pd_pprof_detect(head, (size_t)got))
+		rc = pd_error_set(err, PD_ENOTPERF, path, 0,
+				  "not a pprof profile (neither gzip nor protobuf)");
+	else if ((rc = pd_read_fd(fd, path, cap, data, len, &why)) < 0)
+		rc = read_failed(rc, path, &why, err);
+	close(fd);
 	return rc;
 }
 
@@ -54,12 +87,15 @@ int pd_pprof_open(pd_pprof **out, const char *path, pd_error *err)
 {
 	if (!path || !out)
 		return pd_error_set(err, PD_EINVAL, "<null>", PD_NO_OFFSET, "no path given");
+	pp_caps caps;
+	pp_caps_of(&caps, NULL);
 	char *data;
 	size_t len;
-	int rc = pp_read_file(path, &data, &len, err);
+	*out = NULL;
+	int rc = pp_read_file(path, caps.max_bytes, &data, &len, err);
 	if (rc < 0)
 		return rc;
-	rc = pd_pprof_open_buffer(out, data, len, path, err);
+	rc = pp_open(out, data, len, path, &caps, err);
 	free(data);
 	return rc;
 }

@@ -19,8 +19,13 @@ struct pd_pprof {
 	uint64_t *values;            /* its values, one per sample type */
 };
 
-/* Read a pprof file whole, refusing one larger than a message may inflate
- * to; the error names the path.  Shared by import and the handle. */
-int pp_read_file(const char *path, char **data, size_t *len, pd_error *err);
+/* Read the pprof file `path` whole: a regular file of at most `cap`
+ * bytes (what a message may inflate to) that starts as pprof does, else
+ * an error naming the path before more than its first bytes are read.
+ * Shared by import and the handle. */
+int pp_read_file(const char *path, size_t cap, char **data, size_t *len, pd_error *err);
+/* pd_pprof_open_buffer() within `caps`. */
+int pp_open(pd_pprof **out, const void *buf, size_t len, const char *name,
+	    const pp_caps *caps, pd_error *err);
 
 #endif

@@ -3,6 +3,8 @@
  *
  *   profile.proto  pprof's messages; protoc-c makes profile.pb-c.[ch]
  *   gzip.c      inflating (capped) and deflating with zlib
+ *   prescan.c   the message's wire format counted and its decoded size
+ *               estimated, before protobuf-c allocates anything
  *   decode.c    bytes → the Profile message, memory capped
  *   check.c     the message's ids and string indexes, all checked first
  *   lookup.c    id → entry maps of a checked message
@@ -29,6 +31,7 @@
 #include <string.h>
 
 #include "perfdiff/pprof.h"
+#include "perfdiff/reader.h"
 #include "profile.pb-c.h"
 #include "profile/builder.h"
 #include "profile/sites.h"
@@ -45,9 +48,9 @@ typedef Perftools__Profiles__Label pp_label;
 typedef Perftools__Profiles__Line pp_line;
 
 /* Caps on one input (docs/pprof.md): a hostile file is refused before it
- * can make the reader allocate or walk more. */
-#define PP_MAX_INFLATED ((size_t)1 << 28)   /* protobuf bytes after gunzip */
-#define PP_MAX_MEMORY ((size_t)3 << 30)     /* the decoded message in all */
+ * can make the reader allocate or walk more.  The byte caps are the
+ * reader options' (pd_reader_options.max_pprof_bytes, max_pprof_memory);
+ * the counts are the format's. */
 #define PP_MAX_STRINGS ((size_t)1 << 24)
 #define PP_MAX_ENTRIES ((size_t)1 << 26)    /* samples, locations, ... each */
 #define PP_MAX_DEPTH 4096                    /* locations of a sample */
@@ -64,6 +67,14 @@ static inline bool pp_is_addr_name(const char *s)
 	       strspn(s + 2, "0123456789abcdef") == 16;
 }
 
+/* The byte caps of one input, from the reader options. */
+typedef struct pp_caps {
+	size_t max_bytes;            /* protobuf after gunzip, and the file */
+	size_t max_memory;           /* the message decoded */
+} pp_caps;
+/* `o`'s caps (NULL: pd_reader_options_init()'s). */
+void pp_caps_of(pp_caps *c, const pd_reader_options *o);
+
 /* gzip.c.  Whether `p` starts with gzip's magic. */
 bool pp_is_gzip(const uint8_t *p, size_t n);
 /* Inflate a gzip stream (members one after another) of at most `cap`
@@ -71,14 +82,40 @@ bool pp_is_gzip(const uint8_t *p, size_t n);
  * its input offset), PD_ELIMIT (beyond `cap`) or PD_ENOMEM, under `name`. */
 int pp_gunzip(const uint8_t *in, size_t n, size_t cap, uint8_t **out, size_t *outn,
 	      const char *name, pd_error *err);
+/* The first bytes (at most `cap`) that the start of a gzip stream, `n`
+ * bytes at `in`, inflates to, for a look at what it holds; SIZE_MAX when
+ * they cannot be inflated (not gzip, bad data: the full read says why). */
+size_t pp_gunzip_head(const uint8_t *in, size_t n, uint8_t *out, size_t cap);
 /* Deflate `in` as one gzip member into `b`.  0 or PD_ENOMEM. */
 int pp_gzip(const uint8_t *in, size_t n, pd_buf *b);
 
-/* decode.c.  The Profile in `data` (gzip or raw), memory capped: free with
+/* decode.c.  The Profile in `data` (gzip or raw) within `caps`: free with
  * pp_profile_free().  0, PD_ECORRUPT, PD_ELIMIT or PD_ENOMEM. */
-int pp_decode(const uint8_t *data, size_t n, const char *name, pp_profile **out,
-	      pd_error *err);
+int pp_decode(const uint8_t *data, size_t n, const char *name, const pp_caps *caps,
+	      pp_profile **out, pd_error *err);
 void pp_profile_free(pp_profile *m);
+/* decode.c's counting allocator puts this many bytes in front of a block. */
+#define PP_ALLOC_HDR 16
+/* What an allocation of `n` bytes costs, as decode.c's counting
+ * allocator charges it and prescan.c estimates it: the bytes, the
+ * allocator's header and malloc's own (glibc: 8 bytes of size, 16-byte
+ * steps, 32 at least). */
+static inline size_t pp_alloc_cost(size_t n)
+{
+	if (n > SIZE_MAX / 2)
+		return SIZE_MAX;
+	size_t c = (n + PP_ALLOC_HDR + 8 + 15) & ~(size_t)15;
+	return c < 32 ? 32 : c;
+}
+
+/* prescan.c.  Walk the Profile of `n` bytes at `buf` over its wire format
+ * without allocating: the entries of each repeated field counted against
+ * their caps, and what protobuf-c takes to decode it (pp_alloc_cost() of
+ * each of its allocations) against `max_memory`.  0 with the estimate in
+ * *need, or PD_ECORRUPT (malformed) / PD_ELIMIT (a cap) with the bare
+ * reason in `err` and in *at the byte offset of the field at fault. */
+int pp_prescan(const uint8_t *buf, size_t n, size_t max_memory, size_t *need, size_t *at,
+	       pd_error *err);
 
 /* lookup.c.  Entries by id, of a message pp_check() passed. */
 typedef struct pp_index {

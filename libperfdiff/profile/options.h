@@ -5,7 +5,8 @@
  * defaults into structs of the current layout that point at one another.
  * The profile keeps one for all its runs; pd_report_write() reads the
  * options a profile was built with through one, and takes the slot of
- * its chain builder from the profile's thread budget.  Part of the
+ * its chain builder from the profile's thread budget, and a pprof import
+ * reads its caps in the reader options.  Part of the
  * profile stage's interface (docs/architecture.md).
  */
 #ifndef PD_PROFILE_OPTIONS_H
@@ -33,5 +34,9 @@ int pd_profile_opts_import(pd_profile_opts *dst, const pd_profile_options *src,
  * its runs and by what reads it on threads of its own
  * (pd_report_write()'s chain builder). */
 pd_threads *pd_profile_threads(const pd_profile *p);
+
+/* The reader options the profile reads its inputs with (its session
+ * options'), whose pprof caps an import of pprof keeps to. */
+const pd_reader_options *pd_profile_reader_options(const pd_profile *p);
 
 #endif

@@ -377,6 +377,11 @@ pd_threads *pd_profile_threads(const pd_profile *p)
 	return (pd_threads *)&p->threads;
 }
 
+const pd_reader_options *pd_profile_reader_options(const pd_profile *p)
+{
+	return &p->options.reader;
+}
+
 pd_warning_kind pd_profile_warning_kind(const pd_profile *p, size_t i)
 {
 	return p ? pd_warnings_kind_of(&p->warnings, i) : PD_WARN_OTHER;

@@ -245,6 +245,38 @@ static void read_features(pd_reader *r, pd_stream *st, uint64_t index_off)
 	}
 }
 
+/*
+ * Version 1 ("PERFFILE", perf until Linux 2.6.3x) spells its magic as
+ * text, so the magic gives no byte order.  perf takes it from the header
+ * size of a pipe (16) and otherwise from attr_size, a known
+ * perf_event_attr size + 16 (its id section) in one order only.
+ */
+static int v1_byte_order(pd_reader *r, pd_stream *st, pd_error *err)
+{
+	const uint8_t *h;
+	uint64_t hs = 0;
+	if (pd_source_get(&st->src, 0, 16, &h) == 16)
+		hs = pd_ld64(h + 8, false);
+	if (hs == PD_PIPE_HEADER_SIZE || __builtin_bswap64(hs) == PD_PIPE_HEADER_SIZE) {
+		r->swap = hs != PD_PIPE_HEADER_SIZE;
+		return 0;
+	}
+	if (pd_source_get(&st->src, 0, 24, &h) < 24)
+		return pd_error_set(err, PD_ECORRUPT, st->path, 16,
+				    "perf.data v1 (PERFFILE): input ends inside the file header");
+	uint64_t nat = pd_ld64(h + 16, false), sw = pd_ld64(h + 16, true);
+	if (nat >= 16 && is_known_attr_size(nat - 16))
+		r->swap = false;
+	else if (sw >= 16 && is_known_attr_size(sw - 16))
+		r->swap = true;
+	else
+		return pd_error_set(err, PD_EUNSUPPORTED, st->path, 16,
+				    "perf.data v1 (PERFFILE) with attr_size %llu: "
+				    "byte order cannot be determined",
+				    (unsigned long long)nat);
+	return 0;
+}
+
 /* Header, attrs and features of a file-mode file whose first 16 bytes are read. */
 static int open_file_mode(pd_reader *r, pd_stream *st, uint64_t hsize, bool v1,
 			  pd_error *err)
@@ -261,21 +293,7 @@ static int open_file_mode(pd_reader *r, pd_stream *st, uint64_t hsize, bool v1,
 				    "file ends inside the %llu-byte file header",
 				    (unsigned long long)hsize);
 	uint64_t attr_size = pd_ld64(h + 16, r->swap);
-	if (v1) {
-		/* v1: the byte order is the one in which attr_size is a known size + 16 */
-		uint64_t nat = pd_ld64(h + 16, false), sw = pd_ld64(h + 16, true);
-		if (nat >= 16 && is_known_attr_size(nat - 16))
-			r->swap = false;
-		else if (sw >= 16 && is_known_attr_size(sw - 16))
-			r->swap = true;
-		else
-			return pd_error_set(err, PD_EUNSUPPORTED, path, 16,
-					    "perf.data v1 (PERFFILE) with attr_size %llu: "
-					    "byte order cannot be determined",
-					    (unsigned long long)nat);
-		r->meta.info.v1 = true;
-		attr_size = pd_ld64(h + 16, r->swap);
-	}
+	r->meta.info.v1 = v1;
 	uint64_t attrs_off = pd_ld64(h + 24, r->swap), attrs_len = pd_ld64(h + 32, r->swap);
 	uint64_t data_off = pd_ld64(h + 40, r->swap), data_len = pd_ld64(h + 48, r->swap);
 	r->meta.info.data_offset = data_off;
@@ -407,7 +425,7 @@ static int add_directory_streams(pd_reader *r, const char *dir, pd_error *err)
 		pd_stream *st;
 		rc = add_stream(r, path, nums[i] + 1, err, &st);
 		if (rc == 0)
-			rc = pd_source_open(&st->src, path, no_mmap, err);
+			rc = pd_source_open(&st->src, path, no_mmap, true, err);
 		if (rc == 0) {
 			st->pos = 0;
 			st->end = pd_source_size(&st->src);
@@ -429,11 +447,11 @@ int pd_reader_setup(pd_reader *r, const char *path, int fd, pd_error *err)
 		struct stat sb;
 		if (stat(path, &sb) < 0)
 			return pd_error_set(err, PD_EIO, path, PD_NO_OFFSET, "cannot open: %s",
-					    strerror(errno));
+					    pd_open_strerror(errno));
 		if (S_ISDIR(sb.st_mode)) {
 			directory = true;
 			snprintf(mainpath, sizeof mainpath, "%s/data", path);
-			if (stat(mainpath, &sb) < 0)
+			if (stat(mainpath, &sb) < 0 && errno == ENOENT)
 				return pd_error_set(err, PD_ENOTPERF, path, PD_NO_OFFSET,
 						    "a directory without a `data` file is not a "
 						    "perf.data directory");
@@ -445,7 +463,7 @@ int pd_reader_setup(pd_reader *r, const char *path, int fd, pd_error *err)
 	if (fd >= 0)
 		rc = pd_source_open_fd(&st->src, fd, false, no_mmap, path, err);
 	else
-		rc = pd_source_open(&st->src, st->path, no_mmap, err);
+		rc = pd_source_open(&st->src, st->path, no_mmap, directory, err);
 	if (rc < 0)
 		return rc;
 
@@ -466,12 +484,14 @@ int pd_reader_setup(pd_reader *r, const char *path, int fd, pd_error *err)
 	else
 		return pd_error_set(err, PD_ENOTPERF, st->path, 0,
 				    "not a perf.data file (no PERFILE2 magic)");
+	if (v1 && (rc = v1_byte_order(r, st, err)) < 0)
+		return rc;
+	if (v1)  /* its look-ups may have moved the window */
+		pd_source_get(&st->src, 0, 16, &h);
 	r->meta.info.swapped = r->swap;
 	uint64_t hsize = pd_ld64(h + 8, r->swap);
-	if (v1 && hsize != PD_FILE_HEADER_SIZE)
-		hsize = pd_ld64(h + 8, true);
 
-	if (hsize == PD_PIPE_HEADER_SIZE && !v1) {
+	if (hsize == PD_PIPE_HEADER_SIZE) {
 		if (directory)
 			return pd_error_set(err, PD_ECORRUPT, st->path, 8,
 					    "directory data file has a pipe header");

@@ -41,11 +41,13 @@ int pd_reader_fail(pd_reader *r, int code, const char *file, uint64_t offset,
 }
 
 /* How far each version of pd_reader_options went: version 1 ended at
- * max_decompressed, version 2 at max_branches. */
+ * max_decompressed, version 2 at max_branches, version 3 at
+ * progress_payload. */
 static const size_t reader_sizes[] = {
 	0, PD_OPTIONS_END(pd_reader_options, max_decompressed),
 	PD_OPTIONS_END(pd_reader_options, max_branches),
 	PD_OPTIONS_END(pd_reader_options, progress_payload),
+	PD_OPTIONS_END(pd_reader_options, max_pprof_memory),
 };
 
 int pd_reader_options_import(pd_reader_options *dst, const pd_reader_options *src,

@@ -1,7 +1,15 @@
+/*
+ * Opening and reading one input stream (source.h): a regular file is
+ * mapped, a pipe is read forward into a buffer.  Opening never blocks on
+ * a file it then refuses: a FIFO in a `perf record --threads` directory
+ * or a device named as the input would otherwise hang or be read forever
+ * before a single byte was checked.
+ */
 #include "source.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -43,18 +51,64 @@ int pd_source_open_fd(pd_source *s, int fd, bool own, bool no_mmap, const char *
 	return 0;
 }
 
-int pd_source_open(pd_source *s, const char *path, bool no_mmap, pd_error *err)
+/* Whether a file of this kind may be read: a regular file always; a
+ * FIFO or socket as a pipe-mode stream unless `regular_only`; a directory
+ * is pd_source_open_fd()'s to refuse.  Devices never: /dev/zero and
+ * /dev/urandom would be read forever, a tty waits for typing. */
+static int check_kind(const struct stat *st, bool regular_only, const char *path,
+		      pd_error *err)
+{
+	mode_t m = st->st_mode;
+	if (S_ISREG(m) || (!regular_only && (S_ISFIFO(m) || S_ISSOCK(m) || S_ISDIR(m))))
+		return 0;
+	if (regular_only)
+		return pd_error_set(err, PD_ENOTPERF, path, PD_NO_OFFSET,
+				    "%s, not a regular file: the files of a `perf record "
+				    "--threads` directory are regular files",
+				    pd_file_kind((unsigned)m));
+	return pd_error_set(err, PD_ENOTPERF, path, PD_NO_OFFSET,
+			    "%s is not a perf.data file (nor a pipe: read standard "
+			    "input as `-`)", pd_file_kind((unsigned)m));
+}
+
+/* A FIFO was opened without blocking, so that one that is not wanted
+ * cannot hang the open; one that is read waits for its writer's first
+ * bytes, or its going, as `cat` would.  Not by opening it again: a
+ * writer that came with the first open may be done and gone by then, and
+ * the second open would wait for another.  (Linux: poll() on a FIFO no
+ * writer has opened since the read end was opened reports nothing.) */
+static int wait_for_writer(int fd, const char *path, pd_error *err)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	int n;
+	while ((n = poll(&p, 1, -1)) < 0 && errno == EINTR)
+		;
+	return n < 0 ? pd_error_set(err, PD_EIO, path, PD_NO_OFFSET,
+				    "cannot wait for the pipe's writer: %s", strerror(errno))
+		     : 0;
+}
+
+int pd_source_open(pd_source *s, const char *path, bool no_mmap, bool regular_only,
+		   pd_error *err)
 {
 	if (strcmp(path, "-") == 0)
 		return pd_source_open_fd(s, STDIN_FILENO, false, no_mmap, "<stdin>", err);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		memset(s, 0, sizeof *s);
-		s->fd = -1;
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
 		return pd_error_set(err, PD_EIO, path, PD_NO_OFFSET, "cannot open: %s",
-				    strerror(errno));
-	}
-	int rc = pd_source_open_fd(s, fd, true, no_mmap, path, err);
+				    pd_open_strerror(errno));
+	struct stat st;
+	int rc = fstat(fd, &st) < 0 ? pd_error_set(err, PD_EIO, path, PD_NO_OFFSET,
+						   "cannot stat: %s", strerror(errno))
+				    : check_kind(&st, regular_only, path, err);
+	if (rc == 0 && S_ISFIFO(st.st_mode))
+		rc = wait_for_writer(fd, path, err);
+	if (rc == 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (rc == 0)
+		rc = pd_source_open_fd(s, fd, true, no_mmap, path, err);
 	if (rc < 0) {
 		close(fd);
 		s->fd = -1;

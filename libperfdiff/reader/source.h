@@ -30,8 +30,11 @@ typedef struct pd_source {
 } pd_source;
 
 /* Open `path` (a file, or "-" for standard input); `no_mmap` reads even a
- * regular file as a stream. */
-int pd_source_open(pd_source *s, const char *path, bool no_mmap, pd_error *err);
+ * regular file as a stream.  A FIFO or socket is read as a stream (a FIFO
+ * waits for its writer) unless `regular_only`; a device is refused
+ * (PD_ENOTPERF), and nothing blocks in the open of a file refused. */
+int pd_source_open(pd_source *s, const char *path, bool no_mmap, bool regular_only,
+		   pd_error *err);
 /* Use an open descriptor; the source closes it only when `own` is set. */
 int pd_source_open_fd(pd_source *s, int fd, bool own, bool no_mmap, const char *name,
 		      pd_error *err);

@@ -17,6 +17,21 @@ static bool known_type(uint32_t type)
 	return (type >= 1 && type <= 22) || (type >= 64 && type <= 86);
 }
 
+/* Bytes after the last record: `room` of them up to the end of a stream
+ * whose size is known; a pipe's end is not (UINT64_MAX), so only where
+ * they start is said. */
+static void warn_garbage(pd_reader *r, const pd_stream *st, uint64_t room)
+{
+	if (st->end == UINT64_MAX)
+		pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->pos,
+			       "trailing garbage after the last record; the rest of the "
+			       "stream is not read");
+	else
+		pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->pos,
+			       "%llu bytes of trailing garbage after the last record",
+			       (unsigned long long)room);
+}
+
 /*
  * Copy a record into scratch: for a byte-swapped file (header converted to
  * host order here, the decoders convert the body), and for a record that
@@ -151,9 +166,7 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 		uint64_t len = size; /* bytes the record occupies */
 		if (size < 8) {
 			if (st->end_is_eof && !known_type(type)) {
-				pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->pos,
-					       "%llu bytes of trailing garbage after the last record",
-					       (unsigned long long)room);
+				warn_garbage(r, st, room);
 				stream_finish(r, st);
 				continue;
 			}
@@ -196,9 +209,7 @@ int pd_stream_next_raw(pd_reader *r, pd_raw *raw)
 					       "input is truncated inside a %s record of %llu bytes",
 					       pd_record_type_name(type), (unsigned long long)len);
 			else
-				pd_reader_warn(r, PD_WARN_DATA_LOST, st->path, st->pos,
-					       "%llu bytes of trailing garbage after the last record",
-					       (unsigned long long)room);
+				warn_garbage(r, st, room);
 			stream_finish(r, st);
 			continue;
 		}

@@ -28,19 +28,11 @@ void pd_hex(char *out, const uint8_t *p, size_t n)
 }
 
 /* Only regular files: opening a FIFO or a device named in a recording
- * would block or have side effects. */
+ * would block or have side effects.  -1 otherwise. */
 static int open_regular(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	return fd;
+	int fd;
+	return pd_open_regular(path, &fd, NULL, NULL) < 0 ? -1 : fd;
 }
 
 int pd_elf_file_build_id(const char *path, uint8_t *out, size_t out_size)

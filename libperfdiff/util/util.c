@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 uint64_t pd_bitfield_swap(uint64_t v)
@@ -236,14 +237,56 @@ const char *pd_version(void)
 	return PD_VERSION_STRING;
 }
 
-int pd_read_file(const char *path, size_t max, char **data, size_t *len, pd_error *err)
+const char *pd_open_strerror(int errnum)
+{
+	/* "Too many levels of symbolic links" hides that a link names itself */
+	return errnum == ELOOP ? "symbolic link loop" : strerror(errnum);
+}
+
+const char *pd_file_kind(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	default: return "not a regular file";
+	}
+}
+
+int pd_open_regular(const char *path, int *fd, uint64_t *size, pd_error *err)
+{
+	*fd = -1;
+	/* O_NONBLOCK: opening a FIFO without a writer returns at once */
+	int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (f < 0)
+		return pd_error_reason(err, PD_EIO, "%s: cannot open: %s", path,
+				       pd_open_strerror(errno));
+	struct stat st;
+	if (fstat(f, &st) < 0) {
+		int e = errno;
+		close(f);
+		return pd_error_reason(err, PD_EIO, "%s: cannot stat: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(f);
+		return pd_error_reason(err, PD_EINVAL, "%s: %s, not a regular file", path,
+				       pd_file_kind((unsigned)st.st_mode));
+	}
+	/* reads of a regular file do not care, but a caller may hand it on */
+	fcntl(f, F_SETFL, fcntl(f, F_GETFL) & ~O_NONBLOCK);
+	*fd = f;
+	if (size)
+		*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int pd_read_fd(int fd, const char *path, size_t max, char **data, size_t *len, pd_error *err)
 {
 	*data = NULL;
 	*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		return pd_error_reason(err, PD_EIO, "%s: cannot open: %s", path, strerror(errno));
-	}
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap);
 	int rc = buf ? 0 : PD_ENOMEM;
@@ -274,7 +317,6 @@ int pd_read_file(const char *path, size_t max, char **data, size_t *len, pd_erro
 			n += (size_t)got;
 		}
 	}
-	close(fd);
 	if (rc < 0) {
 		free(buf);
 		return rc;
@@ -282,6 +324,19 @@ int pd_read_file(const char *path, size_t max, char **data, size_t *len, pd_erro
 	*data = buf;
 	*len = n;
 	return 0;
+}
+
+int pd_read_file(const char *path, size_t max, char **data, size_t *len, pd_error *err)
+{
+	*data = NULL;
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pd_error_reason(err, PD_EIO, "%s: cannot open: %s", path,
+				       pd_open_strerror(errno));
+	int rc = pd_read_fd(fd, path, max, data, len, err);
+	close(fd);
+	return rc;
 }
 
 int pd_grow_slow(void *arr, size_t *cap, size_t need, size_t elem)

@@ -145,6 +145,25 @@ void pd_buf_free(pd_buf *b);
  * starts with the path ("<path>: cannot open: ...") in `err`.
  */
 int pd_read_file(const char *path, size_t max, char **data, size_t *len, pd_error *err);
+/* The same from an open descriptor, which stays open; `path` names it in
+ * the reasons. */
+int pd_read_fd(int fd, const char *path, size_t max, char **data, size_t *len, pd_error *err);
+
+/*
+ * Open `path` for reading only if it is a regular file: a FIFO without a
+ * writer would block the open, a device would read forever or act on the
+ * open (the open is O_NONBLOCK, then fstat() decides).  0 with *fd (to
+ * close; O_NONBLOCK cleared) and *size (NULL: not wanted), or PD_EIO (the
+ * open failed) or PD_EINVAL (what it is instead: "<path>: a FIFO, not a
+ * regular file"), the reason starting with the path, *fd -1.
+ */
+int pd_open_regular(const char *path, int *fd, uint64_t *size, pd_error *err);
+/* What a file of st_mode `mode` is, as a noun for an error: "a FIFO",
+ * "a character device", ... */
+const char *pd_file_kind(unsigned mode);
+/* strerror() of a failed open, except that ELOOP says "symbolic link
+ * loop": a link that names itself, or links that name each other. */
+const char *pd_open_strerror(int errnum);
 
 /* ---- options structs ---- */
 

@@ -67,7 +67,9 @@ class Profile(_perfdiff.Profile):
     perf.data file, a `perf record --threads` directory or a pprof file
     (recognised by content), pprof bytes in memory (bytes, bytearray,
     memoryview), or a (name, pprof bytes) pair.  `paths` is one input or a
-    list of them.  The options are the command line's (`perfdiff report`):
+    list of them.  Paths are encoded as os.fsencode() does (a name that is
+    not UTF-8 comes as os.fsdecode() gives it) and handed back decoded
+    that way.  The options are the command line's (`perfdiff report`):
     `inline=False` is --no-inline, `perf_compat` names frames as perf 6.1,
     `lkp=True` builds the profile as the kernel test robot's perf report
     reads the file (what lkp_keys() needs); the filters take a value or a
@@ -109,12 +111,6 @@ class Profile(_perfdiff.Profile):
     def html(self, event=None):
         """`perfdiff report --format=html`: one self-contained page."""
         return self.report("html", event)
-
-    def write_pprof(self, path, run=None, gzip=True):
-        """Write the profile (or run `run`) as pprof's profile.proto to `path`."""
-        data = self.pprof(run=run, gzip=gzip)
-        with open(path, "wb") as f:
-            f.write(data)
 
     def to_pandas(self, metric="children", event=None):
         """rows(metric) as a pandas DataFrame (needs pandas)."""

@@ -96,7 +96,7 @@ static PyObject *relation_record(const pd_diff_relation *r)
 		pdpy_str(pd_diff_relation_kind_name(r->kind)), pdpy_str(r->base_symbol),
 		pdpy_str(r->new_symbol), str_tuple(r->base_symbols, r->nbase_symbols),
 		str_tuple(r->new_symbols, r->nnew_symbols), pdpy_str(r->base_parent),
-		pdpy_str(r->new_parent), pdpy_str(r->dso), PyFloat_FromDouble(r->base_change),
+		pdpy_str(r->new_parent), pdpy_path(r->dso), PyFloat_FromDouble(r->base_change),
 		PyFloat_FromDouble(r->new_change), PyFloat_FromDouble(r->net),
 		PyFloat_FromDouble(r->score), pdpy_str(r->evidence),
 		PyBool_FromLong(row && row->significant),
@@ -111,7 +111,7 @@ static PyObject *row_record(const pd_diff_row *r, PyObject *relation)
 {
 	PyObject *v[13] = {
 		pdpy_str(pd_diff_metric_name(r->metric)), pdpy_str(r->key), pdpy_str(r->symbol),
-		pdpy_str(r->dso), side_record(&r->base), side_record(&r->new),
+		pdpy_path(r->dso), side_record(&r->base), side_record(&r->new),
 		PyFloat_FromDouble(r->change), PyFloat_FromDouble(r->p_value),
 		PyFloat_FromDouble(r->q_value), PyBool_FromLong(r->significant),
 		Py_NewRef(relation ? relation : Py_None), PyBool_FromLong(r->tested),

@@ -208,7 +208,7 @@ void *pdpy_raise(const pd_error *err, const char *path)
 {
 	int code = err->code < 0 && err->code >= -8 ? err->code : PD_EINVAL;
 	PyObject *cls = code <= -2 ? pdpy.errors[-code] : pdpy.error;
-	PyObject *msg = pdpy_str(err->message), *e = NULL;
+	PyObject *msg = pdpy_path(err->message), *e = NULL;
 	if (msg)
 		e = PyObject_CallOneArg(cls, msg);
 	Py_XDECREF(msg);
@@ -218,17 +218,24 @@ void *pdpy_raise(const pd_error *err, const char *path)
 	    set_attr(e, "code_name", pdpy_str(pd_error_code_str(err->code))) == 0 &&
 	    set_attr(e, "offset", err->offset == PD_NO_OFFSET ? Py_NewRef(Py_None)
 			     : PyLong_FromUnsignedLongLong(err->offset)) == 0 &&
-	    set_attr(e, "path", path ? PyUnicode_DecodeFSDefault(path) : Py_NewRef(Py_None)) == 0 &&
-	    set_attr(e, "message", pdpy_str(err->message)) == 0)
+	    set_attr(e, "path", pdpy_path(path)) == 0 &&
+	    set_attr(e, "message", pdpy_path(err->message)) == 0)
 		PyErr_SetObject(cls, e);
 	Py_DECREF(e);
 	return NULL;
 }
 
+/* Not PyErr_WarnEx(), which decodes its text as strict UTF-8 and so
+ * fails on a message naming a file whose name is not UTF-8. */
 int pdpy_warn(pd_warning_kind kind, const char *msg)
 {
 	PyObject *cat = (unsigned)kind < 6 ? pdpy.warnings[kind] : pdpy.warning;
-	return PyErr_WarnEx(cat, msg, 1);
+	PyObject *text = pdpy_path(msg);
+	if (!text)
+		return -1;
+	int rc = PyErr_WarnFormat(cat, 1, "%U", text);
+	Py_DECREF(text);
+	return rc;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -246,6 +253,11 @@ PyObject *pdpy_str(const char *s)
 {
 	return s ? PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape")
 		 : Py_NewRef(Py_None);
+}
+
+PyObject *pdpy_path(const char *s)
+{
+	return s ? PyUnicode_DecodeFSDefault(s) : Py_NewRef(Py_None);
 }
 
 PyObject *pdpy_u64_tuple(const uint64_t *v, size_t n)

@@ -58,6 +58,10 @@ int pdpy_warn(pd_warning_kind kind, const char *msg);
 void pdpy_lock(PyThread_type_lock lock);
 /* A str from UTF-8 (NULL: None). */
 PyObject *pdpy_str(const char *s);
+/* A str from a path, or from text that quotes paths (an error's or a
+ * warning's message), decoded as os.fsdecode() does, so that
+ * os.fsencode() gives the bytes back (NULL: None). */
+PyObject *pdpy_path(const char *s);
 /* A tuple of n uint64s / doubles. */
 PyObject *pdpy_u64_tuple(const uint64_t *v, size_t n);
 PyObject *pdpy_double_tuple(const double *v, size_t n);

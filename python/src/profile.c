@@ -254,7 +254,7 @@ static PyObject *run_record(pd_profile *p, size_t r)
 {
 	const pd_run_info *ri = pd_profile_run_info(p, r);
 	PyObject *v[8] = {
-		PyUnicode_DecodeFSDefault(pd_profile_run_path(p, r)),
+		pdpy_path(pd_profile_run_path(p, r)),
 		PyLong_FromUnsignedLongLong(pd_profile_run_samples_read(p, r)),
 		PyLong_FromUnsignedLongLong(pd_profile_lost(p, r)),
 		PyBool_FromLong(pd_profile_run_truncated(p, r)),
@@ -351,6 +351,7 @@ PyObject *pdpy_profile_chains(pdpy_profile *self, PyObject *args, PyObject *kw);
 PyObject *pdpy_profile_tree(pdpy_profile *self, PyObject *args, PyObject *kw);
 PyObject *pdpy_profile_lkp_keys(pdpy_profile *self, PyObject *args, PyObject *kw);
 PyObject *pdpy_profile_pprof(pdpy_profile *self, PyObject *args, PyObject *kw);
+PyObject *pdpy_profile_write_pprof(pdpy_profile *self, PyObject *args, PyObject *kw);
 PyObject *pdpy_profile_report(pdpy_profile *self, PyObject *args, PyObject *kw);
 
 #define KW(f) ((PyCFunction)(void (*)(void))(f)), METH_VARARGS | METH_KEYWORDS
@@ -368,6 +369,9 @@ static PyMethodDef profile_methods[] = {
 	  "robot's perf-profile keys (build the profile with lkp=True for the robot's)" },
 	{ "pprof", KW(pdpy_profile_pprof),
 	  "pprof(run=None, gzip=True) -> bytes: the profile (or one run) as pprof" },
+	{ "write_pprof", KW(pdpy_profile_write_pprof),
+	  "write_pprof(path, run=None, gzip=True): pprof() to the file `path`, whole or "
+	  "not at all; refused when `path` is one of the runs" },
 	{ "report", KW(pdpy_profile_report),
 	  "report(format='text', event=None, ...) -> str: what `perfdiff report` prints" },
 	{ 0 } };

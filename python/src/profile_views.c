@@ -5,7 +5,8 @@
  *
  * Each view comes from one call of the public API (pd_profile_flat(),
  * pd_profile_chains(), pd_cct_*, pd_lkp_keys(), pd_profile_write_pprof_buffer(),
- * pd_report_write()) made under the object's lock with the GIL released
+ * pd_report_write(); a pprof file through pd_outfile, written whole or not
+ * at all) made under the object's lock with the GIL released
  * where the library may take long, then copied into Python records while
  * the lock is still held (the library's arrays are valid until the profile
  * changes, which under the lock it cannot).
@@ -19,7 +20,7 @@ static PyObject *entry_record(const pd_flat_entry *e, size_t runs, double total)
 {
 	double scale = total > 0 ? 100.0 / total : 0;
 	PyObject *v[11] = {
-		pdpy_str(e->symbol), pdpy_str(e->dso), PyBool_FromLong(e->kernel),
+		pdpy_str(e->symbol), pdpy_path(e->dso), PyBool_FromLong(e->kernel),
 		PyBool_FromLong(e->inlined), PyBool_FromLong(e->unresolved),
 		PyLong_FromUnsignedLongLong(e->children), PyLong_FromUnsignedLongLong(e->self),
 		PyFloat_FromDouble((double)e->children * scale),
@@ -92,7 +93,7 @@ static PyObject *chain_record(const pd_chain_tree *t, size_t i, double scale)
 			PyTuple_SET_ITEM(path, (Py_ssize_t)--d, s);
 	}
 	PyObject *v[5] = {
-		path, pdpy_str(c->dso), PyLong_FromUnsignedLongLong(c->total),
+		path, pdpy_path(c->dso), PyLong_FromUnsignedLongLong(c->total),
 		PyLong_FromUnsignedLongLong(c->self), PyFloat_FromDouble((double)c->total * scale),
 	};
 	return pdpy_struct(pdpy.chain, v, 5);
@@ -160,7 +161,7 @@ static PyObject *node_record(const pd_cct_node *n, size_t id, size_t parent, siz
 	PyObject *v[13] = {
 		PyLong_FromSize_t(id),
 		parent == SIZE_MAX ? Py_NewRef(Py_None) : PyLong_FromSize_t(parent),
-		pdpy_str(pd_cct_symbol(n)), pdpy_str(pd_cct_dso(n)), pdpy_str(pd_cct_unit(n)),
+		pdpy_str(pd_cct_symbol(n)), pdpy_path(pd_cct_dso(n)), pdpy_path(pd_cct_unit(n)),
 		PyBool_FromLong(pd_cct_kernel(n)), PyBool_FromLong(pd_cct_inlined(n)),
 		PyBool_FromLong(pd_cct_unresolved(n)), PyLong_FromSize_t(pd_cct_depth(n)),
 		PyLong_FromUnsignedLongLong(pd_cct_self(n, SIZE_MAX)),
@@ -273,24 +274,33 @@ PyObject *pdpy_profile_lkp_keys(pdpy_profile *self, PyObject *args, PyObject *kw
 
 /* ------------------------------------------------------------ exports */
 
+/* pprof()'s and write_pprof()'s `run` and `gzip` into `o`: 0, or -1 with
+ * the exception set. */
+static int pprof_options(pdpy_profile *self, PyObject *run, int gzip, pd_pprof_write_options *o)
+{
+	pd_pprof_write_options_init(o);
+	o->gzip = gzip;
+	if (!run || run == Py_None)
+		return 0;
+	Py_ssize_t x = PyLong_AsSsize_t(run);
+	if (x < 0 || (size_t)x >= pd_profile_run_count(self->p)) {
+		if (!PyErr_Occurred())
+			PyErr_Format(PyExc_IndexError, "run %zd", x);
+		return -1;
+	}
+	o->run = (size_t)x;
+	return 0;
+}
+
 PyObject *pdpy_profile_pprof(pdpy_profile *self, PyObject *args, PyObject *kw)
 {
 	static char *kws[] = { "run", "gzip", NULL };
 	PyObject *run = NULL;
 	int gzip = 1;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op", kws, &run, &gzip) ||
-	    pdpy_profile_ready(self) < 0)
-		return NULL;
 	pd_pprof_write_options o;
-	pd_pprof_write_options_init(&o);
-	o.gzip = gzip;
-	if (run && run != Py_None) {
-		Py_ssize_t x = PyLong_AsSsize_t(run);
-		if (x < 0 || (size_t)x >= pd_profile_run_count(self->p))
-			return PyErr_Occurred() ? NULL
-						: PyErr_Format(PyExc_IndexError, "run %zd", x);
-		o.run = (size_t)x;
-	}
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op", kws, &run, &gzip) ||
+	    pdpy_profile_ready(self) < 0 || pprof_options(self, run, gzip, &o) < 0)
+		return NULL;
 	void *buf = NULL;
 	size_t len = 0;
 	pd_error err;
@@ -304,6 +314,59 @@ PyObject *pdpy_profile_pprof(pdpy_profile *self, PyObject *args, PyObject *kw)
 			     : PyBytes_FromStringAndSize(buf, (Py_ssize_t)len);
 	free(buf);
 	return b;
+}
+
+/* The export of `p` to `path` through the library's whole-or-nothing
+ * file (pd_outfile), refused when `path` is one of the profile's runs. */
+static int write_pprof_file(pd_profile *p, const char *path, const pd_pprof_write_options *o,
+			    pd_error *err)
+{
+	size_t n = pd_profile_run_count(p);
+	const char **runs = calloc(n ? n : 1, sizeof *runs);
+	if (!runs) {
+		*err = (pd_error){ .code = PD_ENOMEM, .offset = PD_NO_OFFSET };
+		snprintf(err->message, sizeof err->message, "%s: out of memory", path);
+		return PD_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		runs[i] = pd_profile_run_path(p, i);
+	pd_outfile *f = NULL;
+	int rc = pd_outfile_check(path, runs, n, err);
+	free(runs);
+	if (rc == 0)
+		rc = pd_outfile_open(&f, path, err);
+	if (rc == 0)
+		rc = pd_profile_write_pprof(p, pd_outfile_stream(f), o, err);
+	if (rc == 0)
+		return pd_outfile_commit(f, err);
+	pd_outfile_abort(f);
+	return rc;
+}
+
+PyObject *pdpy_profile_write_pprof(pdpy_profile *self, PyObject *args, PyObject *kw)
+{
+	static char *kws[] = { "path", "run", "gzip", NULL };
+	PyObject *path = NULL, *run = NULL;
+	int gzip = 1;
+	pd_pprof_write_options o;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|Op", kws, PyUnicode_FSConverter, &path,
+					 &run, &gzip))
+		return NULL;
+	if (pdpy_profile_ready(self) < 0 || pprof_options(self, run, gzip, &o) < 0) {
+		Py_DECREF(path);
+		return NULL;
+	}
+	const char *cpath = PyBytes_AS_STRING(path);
+	pd_error err;
+	int rc;
+	pdpy_lock(self->lock);
+	Py_BEGIN_ALLOW_THREADS
+	rc = write_pprof_file(self->p, cpath, &o, &err);
+	Py_END_ALLOW_THREADS
+	PyThread_release_lock(self->lock);
+	PyObject *r = rc < 0 ? pdpy_raise(&err, cpath) : (Py_INCREF(Py_None), Py_None);
+	Py_DECREF(path);
+	return r;
 }
 
 static int parse_format(const char *name, pd_format *out)

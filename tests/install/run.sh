@@ -9,7 +9,9 @@
 # The command's manual pages render with man (when man is installed and
 # scdoc built them), `perfdiff help diff` shows the installed page, and
 # the bash completion is installed and completes from the installed
-# program.
+# program.  The installed program runs from its prefix, not a system one,
+# without LD_LIBRARY_PATH: it finds libperfdiff.so.N by its RUNPATH,
+# relative to itself ($ORIGIN), and reads the fixture as the consumers do.
 #
 #   run.sh BUILD_DIR SOURCE_DIR
 set -eu
@@ -44,7 +46,29 @@ cmake --build "$work/cm" >/dev/null
 status=0
 prefix=$work/prefix
 bin=$prefix/bin/perfdiff
-export LD_LIBRARY_PATH="$libdir"
+unset LD_LIBRARY_PATH
+
+# the program alone: its library by RUNPATH ($ORIGIN-relative), none
+# given; and so from a copy of the prefix moved elsewhere
+rpath=$(readelf -d "$bin" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p; s/.*(RPATH).*\[\(.*\)\]/\1/p')
+case $rpath in
+'$ORIGIN'/*) ;;
+*) echo "$bin: RUNPATH [$rpath], not relative to \$ORIGIN" >&2; status=1 ;;
+esac
+cp -a "$prefix" "$work/moved"
+for b in "$bin" "$work/moved/bin/perfdiff"; do
+	if ! "$b" dump --stats --format=json "$data" >"$work/dump.json" 2>"$work/dump.err"; then
+		echo "$b without LD_LIBRARY_PATH:" >&2
+		cat "$work/dump.err" >&2
+		status=1
+		continue
+	fi
+	awk '/^[^ ].* stats:$/ && !/^Aggregated/ { ev = $1 } /SAMPLE events:/ && ev { print ev, $3; ev = "" }' \
+		"$src/tests/data/two.stats" | awk '{ s += $2 } END { print s }' >"$work/want_samples"
+	grep -q "\"samples\":$(cat "$work/want_samples")," "$work/dump.json" ||
+		{ echo "$b: samples differ from perf's: $(head -c 300 "$work/dump.json")" >&2; status=1; }
+done
+[ $status -eq 0 ] && echo "installed perfdiff: runs without LD_LIBRARY_PATH (RUNPATH $rpath), moved too"
 
 # manual pages: built when scdoc was there, installed to share/man
 if [ -d "$build/man" ]; then

@@ -6,6 +6,7 @@ profile carries no symbol tables), and its text and HTML outputs."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -45,3 +46,68 @@ def test_fleet_diff_local_cluster(recordings, work, cli_out):
     text = open(out["txt"]).read()
     assert "hash_chunk -> hash_block" in text or "hash_chunk" in text and "renamed" in text
     assert open(out["html"]).read().startswith("<!DOCTYPE html>")
+
+
+def fleet(args, timeout=300, cwd=None):
+    return subprocess.run([sys.executable, os.path.join(SRC, "examples", "fleet_diff.py"),
+                           "--workers", "1", "-q"] + args,
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def test_fleet_colon_in_local_path(recordings, work):
+    """Without --scheduler a colon is part of the file name: x:1.data, a
+    relative path, is read here (it used to wait for a worker on host
+    "x")."""
+    pytest.importorskip("dask.distributed", reason="needs Dask (python3-distributed)")
+    base, new = "x:1.data", "y:2.data"
+    shutil.copyfile(recordings["base"][0], os.path.join(work, base))
+    shutil.copyfile(recordings["new"][0], os.path.join(work, new))
+    out = os.path.join(work, "colon.json")
+    try:
+        r = fleet(["--json", out, "--base", base, "--new", new], timeout=120, cwd=work)
+    except subprocess.TimeoutExpired:
+        pytest.fail("fleet_diff waited for a host named after the file's name")
+    assert r.returncode == 0, r.stderr
+    got = json.load(open(out))
+    assert got["base"]["files"] == [base] and got["new"]["files"] == [new]
+
+
+@pytest.mark.parametrize("kind", ["missing", "text", "empty"])
+def test_fleet_bad_input_one_line(recordings, work, kind):
+    """A recording that cannot be read: one line naming it, exit 2, no
+    traceback (a missing file before any worker starts; a text file and an
+    empty one as the worker's reader says)."""
+    pytest.importorskip("dask.distributed", reason="needs Dask (python3-distributed)")
+    bad = os.path.join(work, f"bad-{kind}.data")
+    if kind == "text":
+        open(bad, "w").write("this is not a recording\n")
+    elif kind == "empty":
+        open(bad, "w").close()
+    r = fleet(["--base", recordings["base"][0], "--new", bad])
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2, r.stderr
+    assert len(lines) == 1 and lines[0].startswith(f"fleet_diff: {bad}: "), r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_fleet_hosts_with_scheduler(recordings, work):
+    """With --scheduler: a local file named with a colon is that file;
+    HOST:PATH runs on HOST's workers (127.0.0.1 here); a host with no
+    worker is one line naming the argument, at once."""
+    distributed = pytest.importorskip("dask.distributed", reason="needs Dask (python3-distributed)")
+    colon = "z:3.data"
+    shutil.copyfile(recordings["base"][1], os.path.join(work, colon))
+    out = os.path.join(work, "sched.json")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        sched = ["--scheduler", cluster.scheduler_address]
+        new = "127.0.0.1:" + recordings["new"][0]
+        r = fleet(sched + ["--json", out, "--base", colon, "--new", new], timeout=120, cwd=work)
+        assert r.returncode == 0, r.stderr
+        got = json.load(open(out))
+        assert got["base"]["files"] == [colon] and got["new"]["files"] == [new]
+        r = fleet(sched + ["--base", colon, "--new", "nohost.invalid:/x.data"], timeout=60,
+                  cwd=work)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1, r.stderr
+        assert lines[0].startswith("fleet_diff: nohost.invalid:/x.data: no worker runs on host"), r.stderr

@@ -223,3 +223,31 @@ def test_to_pandas(base):
     assert list(df["symbol"]) == [e.symbol for e in p.rows()]
     assert list(df["children"]) == [e.children for e in p.rows()]
     assert len(p.to_pandas("calltrace")) == len(p.rows("calltrace"))
+
+
+def test_write_pprof_whole_or_refused(base, work):
+    """write_pprof() never writes over a run (by name, hard link or
+    symlink: the same inode), and replaces a file whole, keeping its mode,
+    through a temporary file that does not stay behind."""
+    p = perfdiff.Profile(base)
+    before = open(base[0], "rb").read()
+    d = os.path.join(work, "write_pprof")
+    os.makedirs(d)
+    hard, soft = os.path.join(d, "hard.data"), os.path.join(d, "soft.data")
+    os.link(base[0], hard)
+    os.symlink(os.path.abspath(base[0]), soft)
+    for target in (base[0], hard, soft, os.fsencode(soft)):
+        with pytest.raises(perfdiff.Error) as e:
+            p.write_pprof(target)
+        assert "not overwriting" in str(e.value)
+    assert open(base[0], "rb").read() == before
+    out = os.path.join(d, "out.pb.gz")
+    with open(out, "w") as f:
+        f.write("old\n")
+    os.chmod(out, 0o640)
+    p.write_pprof(out, run=1)
+    assert open(out, "rb").read() == p.pprof(run=1)
+    assert os.stat(out).st_mode & 0o777 == 0o640
+    with pytest.raises(perfdiff.Error):
+        p.write_pprof(os.path.join(d, "no", "such", "dir.pb.gz"))
+    assert sorted(os.listdir(d)) == ["hard.data", "out.pb.gz", "soft.data"]

@@ -33,6 +33,14 @@ void cli_warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void cli_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -133,12 +141,9 @@ const char *cli_mode_name(pd_input_mode m)
 
 bool cli_is_pprof(const char *path)
 {
-	unsigned char head[16];
-	FILE *f = path && strcmp(path, "-") != 0 ? fopen(path, "rb") : NULL;
-	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
-	if (f)
-		fclose(f);
-	return n > 0 && pd_pprof_detect(head, n);
+	pd_input_kind kind;
+	pd_error err;
+	return pd_input_detect(path, &kind, &err) == 0 && kind == PD_INPUT_PPROF;
 }
 
 void cli_print_pd_error(const char *path, const pd_error *err)

@@ -24,6 +24,9 @@ enum cli_exit {
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "perfdiff: warning: <message>\n" on stderr. */
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "perfdiff: <message>\n" on stderr: a fact that is neither an error nor
+ * a warning (what -v would list). */
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Print a usage error and the hint "Try 'perfdiff <cmd> --help'."; returns
  * CLI_EXIT_ERROR.  `cmd` may be NULL for the top level. */

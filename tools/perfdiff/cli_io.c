@@ -1,6 +1,7 @@
 /*
  * The options every command shares about its output and its messages
- * (cli_io.h): -o FILE, -q, -v, --strict, --[no-]progress and --color.  Colour follows git
+ * (cli_io.h): -o FILE (opened and finished here, written by
+ * cli_outfile.c), -q, -v, --strict, --[no-]progress and --color.  Colour follows git
  * and perf: on a terminal only unless asked for, never for a terminal
  * that says it cannot (TERM=dumb), never when NO_COLOR is set
  * (https://no-color.org) unless --color=always asks for it.
@@ -75,17 +76,18 @@ int cli_io_parse(cli_io *io, int argc, char **argv, int *i)
 	return m;
 }
 
-int cli_io_open(cli_io *io)
+int cli_io_open(cli_io *io, const char *const *inputs, size_t n)
 {
 	if (!io->out_path) {
 		io->out = stdout;
 		return 0;
 	}
-	io->out = fopen(io->out_path, "w");
-	if (!io->out) {
-		cli_error("%s: cannot write: %s", io->out_path, strerror(errno));
+	if (cli_out_check(io->out_path, inputs, n) < 0)
 		return -1;
-	}
+	io->file = cli_out_open(io->out_path, io->out_path);
+	if (!io->file)
+		return -1;
+	io->out = pd_outfile_stream(io->file);
 	return 0;
 }
 
@@ -101,16 +103,28 @@ bool cli_io_colored(const cli_io *io, pd_format f)
 	return io->out && isatty(fileno(io->out));
 }
 
-int cli_io_close(cli_io *io)
+/* Standard output flushed: 0, or -1 after the error. */
+static int close_stdout(void)
 {
-	if (!io->out)
+	if (fflush(stdout) == 0 && !ferror(stdout))
 		return 0;
-	bool bad = fflush(io->out) != 0 || ferror(io->out);
-	if (io->out != stdout && fclose(io->out) != 0)
-		bad = true;
+	cli_error("standard output: cannot write: %s", strerror(errno));
+	return -1;
+}
+
+int cli_io_close(cli_io *io, int status)
+{
+	pd_outfile *f = io->file;
+	bool open = io->out != NULL;
 	io->out = NULL;
-	if (bad)
-		cli_error("%s: cannot write: %s", io->out_path ? io->out_path : "standard output",
-			  strerror(errno));
-	return bad ? -1 : 0;
+	io->file = NULL;
+	if (!open)
+		return status;
+	if (!f)
+		return close_stdout() < 0 ? CLI_EXIT_ERROR : status;
+	if (status == CLI_EXIT_ERROR) {
+		cli_out_abort(f, io->out_path);
+		return status;
+	}
+	return cli_out_commit(f) < 0 ? CLI_EXIT_ERROR : status;
 }

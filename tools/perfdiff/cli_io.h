@@ -1,6 +1,6 @@
 /*
  * What every command does alike around its work: where its output goes
- * (-o FILE), how much it says on standard error (-q, -v), whether a
+ * (-o FILE, written whole or not at all: cli_outfile.c), how much it says on standard error (-q, -v), whether a
  * symbolizer warning fails it (--strict), whether its text is coloured
  * (--color, NO_COLOR), and how the warnings of the files it read are
  * summed up and turned into its exit status (cli_warn.c).  Each command
@@ -9,10 +9,10 @@
  *     cli_io io;
  *     cli_io_init(&io, "report", true);
  *     ...in the option loop: m = cli_io_parse(&io, argc, argv, &i)...
- *     if (cli_io_open(&io) < 0) return CLI_EXIT_ERROR;
+ *     if (cli_io_open(&io, paths, npaths) < 0) return CLI_EXIT_ERROR;
  *     ...write to io.out, cli_warns_add() every warning...
  *     cli_warns_print(&warns, &io);
- *     st = cli_io_close(&io) < 0 ? CLI_EXIT_ERROR : cli_warns_status(&warns, &io);
+ *     st = cli_io_close(&io, failed ? CLI_EXIT_ERROR : cli_warns_status(&warns, &io));
  */
 #ifndef PERFDIFF_CLI_IO_H
 #define PERFDIFF_CLI_IO_H
@@ -40,6 +40,7 @@ typedef struct cli_io {
 	bool takes_color;       /* the command has --color */
 	cli_color color;
 	int progress;           /* --progress 1, --no-progress -1, else 0 */
+	pd_outfile *file;       /* -o FILE while it is written (cli_outfile.c) */
 } cli_io;
 
 void cli_io_init(cli_io *io, const char *cmd, bool takes_color);
@@ -52,18 +53,51 @@ void cli_io_init(cli_io *io, const char *cmd, bool takes_color);
  */
 int cli_io_parse(cli_io *io, int argc, char **argv, int *i);
 
-/* Open the output (-o FILE, or standard output).  0, or -1 after the
- * error is printed. */
-int cli_io_open(cli_io *io);
+/*
+ * Open the output: standard output, or -o FILE unless FILE is one of the
+ * `n` `inputs` (the same file, by device and inode: refused before
+ * anything is opened).  FILE is written through a temporary file and
+ * changes only in cli_io_close().  0, or -1 after the error is printed.
+ */
+int cli_io_open(cli_io *io, const char *const *inputs, size_t n);
 
 /* Whether output in format `f` is coloured: text only, --color=always,
  * or auto on a terminal without NO_COLOR (any value but empty) and not
  * TERM=dumb. */
 bool cli_io_colored(const cli_io *io, pd_format f);
 
-/* Flush the output and close it when it is a file.  0, or -1 after the
- * error is printed (a full disk, a closed pipe). */
-int cli_io_close(cli_io *io);
+/*
+ * Finish the output of a command that ends with exit status `status`:
+ * -o FILE is renamed into place, unless `status` is CLI_EXIT_ERROR, when
+ * FILE is left as it was and a line says it was not written.  Returns
+ * `status`, or CLI_EXIT_ERROR after printing why the output could not be
+ * written (a full disk, a closed pipe).
+ */
+int cli_io_close(cli_io *io, int status);
+
+/* ---- cli_outfile.c: output files a failure or a signal cannot hurt ---- */
+
+/* 0 when writing `path` replaces none of the `n` `inputs` ("-" is
+ * standard input); else -1 after a line naming both. */
+int cli_out_check(const char *path, const char *const *inputs, size_t n);
+
+/*
+ * Start writing `path` through a temporary file (pd_outfile_open()),
+ * removed if SIGINT, SIGTERM or SIGHUP ends the process, when the line
+ * "perfdiff: NOTE: output not written (interrupted)" is printed (`note`
+ * NULL: none, for the files of one output whose first file says it).
+ * The first call sets that up: call it before starting threads.  NULL
+ * after printing the error.
+ */
+pd_outfile *cli_out_open(const char *path, const char *note);
+
+/* Rename `f` into place and free it: 0, or -1 after printing the error
+ * (its target is then as it was). */
+int cli_out_commit(pd_outfile *f);
+
+/* Remove `f`'s temporary file and free it, its target as it was; with a
+ * `note`, "perfdiff: NOTE: output not written".  NULL `f` is allowed. */
+void cli_out_abort(pd_outfile *f, const char *note);
 
 /* ---- cli_warn.c: the warnings of the files a command read ---- */
 
@@ -76,7 +110,8 @@ typedef struct cli_warn_entry cli_warn_entry;
 typedef struct cli_warns {
 	cli_warn_entry *v;
 	size_t n, cap;
-	size_t count;           /* warnings added, each file's counted */
+	size_t count;           /* warnings added, each file's counted (not
+	                           those of files used unverified) */
 	bool data_lost;         /* a PD_WARN_DATA_LOST warning was added */
 } cli_warns;
 
@@ -96,12 +131,15 @@ void cli_warns_lost(cli_warns *w, const char *file, uint64_t lost, uint64_t samp
 
 /*
  * Print the warnings held (nothing with -q; all with -v; else the first
- * few of each kind and a line counting them by kind) and forget them.
+ * few of each kind and a line counting them by kind, and of the files
+ * used without a build-id check only a line counting them) and forget
+ * them.
  */
 void cli_warns_print(cli_warns *w, const cli_io *io);
 
 /* The exit status the warnings give: CLI_EXIT_WARNINGS when data was
- * lost, or with --strict when there was any; else CLI_EXIT_OK. */
+ * lost, or with --strict when there was any (files used without a
+ * build-id check are none); else CLI_EXIT_OK. */
 int cli_warns_status(const cli_warns *w, const cli_io *io);
 
 void cli_warns_free(cli_warns *w);

@@ -12,6 +12,16 @@
  * that counts them by kind when some were left out (-v prints them all,
  * -q none).  The kinds also give the exit status:
  * 1 when data was lost, or with --strict when there was any warning.
+ *
+ * Files used without a build-id check (PD_WARN_UNVERIFIED) are no
+ * warnings of that kind: every `perf record -N` recording has them (ld.so,
+ * libc, the kernel), perf says nothing of them, and a line each would
+ * bury the warnings that matter.  They are counted in one line,
+ *
+ *   perfdiff: 3 binaries read without a recorded build-id (unverified); -v lists them
+ *
+ * listed only with -v, and do not count for --strict, which would
+ * otherwise fail every -N recording and so say nothing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +46,7 @@ static const char *const kind_words[NKINDS] = {
 	[PD_WARN_OTHER] = "others",
 	[PD_WARN_DATA_LOST] = "about lost records",
 	[PD_WARN_METADATA] = "about skipped header sections",
-	[PD_WARN_UNVERIFIED] = "about files used without a build-id check",
+	[PD_WARN_UNVERIFIED] = "about files used without a build-id check",  /* -v only */
 	[PD_WARN_NOT_FOUND] = "about files not found ([unknown] frames)",
 	[PD_WARN_MISMATCH] = "about build-id mismatches ([unknown] frames)",
 };
@@ -110,7 +120,8 @@ void cli_warns_add(cli_warns *w, const char *file, pd_warning_kind kind, const c
 		text += flen + 2;
 	if (kind == PD_WARN_DATA_LOST)
 		w->data_lost = true;
-	w->count++;
+	if (kind != PD_WARN_UNVERIFIED)
+		w->count++;
 	cli_warn_entry *e = entry(w, text, kind);
 	if (!e || (file && !add_file(e, file))) {
 		/* no memory to hold it: at once, as it is */
@@ -160,15 +171,18 @@ static void print_one(const cli_warn_entry *e)
 	}
 }
 
-/* "12 warnings: 9 about files used without a build-id check, 3 others;
- * 6 not shown (-v shows them)" */
-static void print_summary(const cli_warns *w, const size_t *per_kind, size_t hidden)
+/* "12 warnings: 9 about files not found ([unknown] frames), 3 others;
+ * 6 not shown (-v shows them)"; files used unverified have their own line. */
+static void print_summary(const size_t *per_kind, size_t hidden)
 {
 	char line[1024];
-	int at = snprintf(line, sizeof line, "%zu warnings:", w->n);
+	size_t n = 0;
+	for (unsigned k = 0; k < NKINDS; k++)
+		n += k == PD_WARN_UNVERIFIED ? 0 : per_kind[k];
+	int at = snprintf(line, sizeof line, "%zu warnings:", n);
 	bool first = true;
 	for (unsigned k = 0; k < NKINDS && at > 0 && (size_t)at < sizeof line; k++) {
-		if (!per_kind[k])
+		if (!per_kind[k] || k == PD_WARN_UNVERIFIED)
 			continue;
 		at += snprintf(line + at, sizeof line - (size_t)at, "%s %zu %s", first ? "" : ",",
 			       per_kind[k], kind_words[k]);
@@ -177,23 +191,34 @@ static void print_summary(const cli_warns *w, const size_t *per_kind, size_t hid
 	cli_warning("%s; %zu not shown (-v shows them)", line, hidden);
 }
 
+/* "3 binaries read without a recorded build-id (unverified); -v lists them" */
+static void print_unverified(size_t n)
+{
+	cli_note("%zu %s read without a recorded build-id (unverified); -v lists them", n,
+		 n == 1 ? "binary" : "binaries");
+}
+
 void cli_warns_print(cli_warns *w, const cli_io *io)
 {
 	size_t per_kind[NKINDS] = { 0 }, hidden = 0;
+	bool verbose = io->verbosity == CLI_VERBOSE;
 	for (size_t i = 0; i < w->n; i++) {
 		cli_warn_entry *e = &w->v[i];
 		unsigned k = kind_index(e->kind);
-		bool show = io->verbosity == CLI_VERBOSE || per_kind[k] < SHOWN_PER_KIND;
+		bool show = verbose || (per_kind[k] < SHOWN_PER_KIND && k != PD_WARN_UNVERIFIED);
 		per_kind[k]++;
 		if (io->verbosity == CLI_QUIET)
 			continue;
 		if (show)
 			print_one(e);
-		else
+		else if (k != PD_WARN_UNVERIFIED)
 			hidden++;
 	}
 	if (hidden)
-		print_summary(w, per_kind, hidden);
+		print_summary(per_kind, hidden);
+	/* one per binary: its text names it, whatever files used it */
+	if (per_kind[PD_WARN_UNVERIFIED] && !verbose && io->verbosity != CLI_QUIET)
+		print_unverified(per_kind[PD_WARN_UNVERIFIED]);
 	size_t count = w->count;
 	bool lost = w->data_lost;
 	cli_warns_free(w);

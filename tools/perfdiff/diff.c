@@ -598,15 +598,14 @@ int cmd_diff(int argc, char **argv)
 	cli_io_init(&c.io, CMD, true);
 	cli_warns_init(&c.warns);
 	int st = parse_args(argc, argv, &c);
-	if (st < 0 && cli_io_open(&c.io) < 0)
+	/* the sides' files follow each other in paths[0] (split_files) */
+	if (st < 0 && cli_io_open(&c.io, c.paths[0], c.npaths[0] + c.npaths[1]) < 0)
 		st = CLI_EXIT_ERROR;
 	if (st < 0) {
 		cli_profile_opts_share_symbols(&c.po);
 		for (int s = 0; s < 2; s++)
 			c.side[s].sopts.symcache = c.po.sopts.symcache;
-		st = run(&c);
-		if (cli_io_close(&c.io) < 0)
-			st = CLI_EXIT_ERROR;
+		st = cli_io_close(&c.io, run(&c));
 	}
 	cli_warns_free(&c.warns);
 	for (int s = 0; s < 2; s++) {

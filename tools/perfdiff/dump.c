@@ -150,7 +150,7 @@ static int report(dump_opts *o, const pd_reader *r,
 	if (out_failed || read_error)
 		return CLI_EXIT_ERROR;
 	/* --stats lists the symbolizer's warnings; --strict fails on them */
-	if (o->io.strict && sym && sym->nwarnings)
+	if (o->io.strict && sym && sym->nwarnings > sym->nunverified)
 		return CLI_EXIT_WARNINGS;
 	return cli_warns_status(&o->warns, &o->io);
 }
@@ -168,13 +168,15 @@ static int open_failed(dump_opts *o, const pd_error *err)
 /*
  * The path a second, symbolizing pass can read the input from, or NULL
  * when it can be read only once: standard input that is not a regular
- * file.  Regular standard input is opened again through /dev/stdin.
+ * file, or a named pipe.  Regular standard input is opened again through
+ * /dev/stdin.
  */
 static const char *reread_path(const char *path)
 {
-	if (strcmp(path, "-") != 0)
-		return path;
 	struct stat sb;
+	/* a named pipe (mkfifo, bash's <(...)) is read once, as stdin is */
+	if (strcmp(path, "-") != 0)
+		return stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode) ? NULL : path;
 	if (fstat(STDIN_FILENO, &sb) == 0 && S_ISREG(sb.st_mode))
 		return "/dev/stdin";
 	return NULL;
@@ -281,7 +283,11 @@ static int run_pprof(dump_opts *o)
 
 static int run(dump_opts *o)
 {
-	if (cli_is_pprof(o->path))
+	pd_input_kind kind;
+	pd_error derr;
+	if (pd_input_detect(o->path, &kind, &derr) < 0)
+		return open_failed(o, &derr);  /* neither perf.data nor pprof */
+	if (kind == PD_INPUT_PPROF)
 		return run_pprof(o);
 	bool symbols = o->stats && !o->no_symbols;
 	const char *again = symbols ? reread_path(o->path) : NULL;
@@ -335,18 +341,16 @@ int cmd_dump(int argc, char **argv)
 	int st = parse_args(argc, argv, &o);
 	if (st >= 0)
 		return st;
-	if (cli_io_open(&o.io) < 0)
+	if (cli_io_open(&o.io, &o.path, 1) < 0)
 		return CLI_EXIT_ERROR;
 	pd_error err;
 	if (pd_writer_new_file(&o.out, o.io.out, &err) < 0) {
 		cli_error("%s", err.message);
-		cli_io_close(&o.io);
-		return CLI_EXIT_ERROR;
+		return cli_io_close(&o.io, CLI_EXIT_ERROR);
 	}
 	st = run(&o);
 	pd_writer_free(o.out);
-	if (cli_io_close(&o.io) < 0)
-		st = CLI_EXIT_ERROR;
+	st = cli_io_close(&o.io, st);
 	cli_warns_free(&o.warns);
 	return st;
 }

@@ -75,6 +75,8 @@ typedef struct stats_symbols {
 	                                kept; most samples first */
 	size_t nwarnings;
 	char **warnings;             /* the symbolizer's (missing files, ...) */
+	size_t nunverified;          /* of those, files used without a build-id
+	                                check: not for --strict (cli_warn.c) */
 	char *error;                 /* what stopped symbolizing, or NULL */
 } stats_symbols;
 

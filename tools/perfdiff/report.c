@@ -379,14 +379,12 @@ int cmd_report(int argc, char **argv)
 	cli_warns_init(&c.warns);
 	int st = parse_args(argc, argv, &c);
 	/* pprof opens its own outputs: -o may be a directory */
-	if (st < 0 && !c.pprof && cli_io_open(&c.io) < 0)
+	if (st < 0 && !c.pprof && cli_io_open(&c.io, c.paths, c.npaths) < 0)
 		st = CLI_EXIT_ERROR;
 	if (st < 0) {
 		if (c.npaths > 1)
 			cli_profile_opts_share_symbols(&c.po);
-		st = run(&c);
-		if (cli_io_close(&c.io) < 0)
-			st = CLI_EXIT_ERROR;
+		st = cli_io_close(&c.io, run(&c));
 	}
 	cli_warns_free(&c.warns);
 	cli_profile_opts_free(&c.po);

@@ -347,12 +347,17 @@ static int run_pprof(script_opts *o)
 
 static int run(script_opts *o)
 {
-	if (cli_is_pprof(o->path))
-		return run_pprof(o);
 	pd_session *s = NULL;
 	pd_error err, werr;
 	memset(&err, 0, sizeof err);
 	memset(&werr, 0, sizeof werr);
+	pd_input_kind kind;
+	if (pd_input_detect(o->path, &kind, &err) < 0) {
+		cli_print_pd_error(o->path, &err);  /* neither perf.data nor pprof */
+		return CLI_EXIT_ERROR;
+	}
+	if (kind == PD_INPUT_PPROF)
+		return run_pprof(o);
 	if (pd_session_open(&s, o->path, &o->session, &err) < 0) {
 		cli_print_pd_error(o->path, &err);
 		return CLI_EXIT_ERROR;
@@ -377,13 +382,10 @@ int cmd_script(int argc, char **argv)
 	cli_io_init(&o.io, CMD, false);
 	cli_warns_init(&o.warns);
 	int st = parse_args(argc, argv, &o);
-	if (st < 0 && cli_io_open(&o.io) < 0)
+	if (st < 0 && cli_io_open(&o.io, &o.path, 1) < 0)
 		st = CLI_EXIT_ERROR;
-	if (st < 0) {
-		st = run(&o);
-		if (cli_io_close(&o.io) < 0)
-			st = CLI_EXIT_ERROR;
-	}
+	if (st < 0)
+		st = cli_io_close(&o.io, run(&o));
 	cli_warns_free(&o.warns);
 	free_lists(&o);
 	return st;

@@ -111,6 +111,7 @@ static int copy_warnings(const pd_session *s, stats_symbols *out)
 		if (!out->warnings[i])
 			return -1;
 		out->nwarnings++;
+		out->nunverified += pd_session_warning_kind(s, i) == PD_WARN_UNVERIFIED;
 	}
 	return 0;
 }

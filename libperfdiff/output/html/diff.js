@@ -319,7 +319,8 @@
 	function rowCells(r) {
 		var tr = PD.el("tr", { "class": r.significant ? "pd-sig" : "pd-ns" });
 		var cells = [r.metric, fmt(r.base.mean, 2) + sdPct(r.base), sign(r.change, 2),
-			fmt(r.new.mean, 2) + sdPct(r.new), r.q_value === null ? "–" : r.q_value.toPrecision(2),
+			fmt(r.new.mean, 2) + sdPct(r.new),
+			(r.q_value === null ? "–" : r.q_value.toPrecision(2)) + (r.significant ? "" : " (n.s.)"),
 			r.key + (r.relation ? "  [" + r.relation.kind + "]" : "")];
 		cells.forEach(function (c, k) { tr.appendChild(PD.el("td", k === 5 ? { "class": "pd-key" } : {}, c)); });
 		tr.className += r.change > 0 ? " pd-up" : r.change < 0 ? " pd-down" : "";
@@ -344,10 +345,15 @@
 		}
 		return out;
 	}
+	/* The document's rows; when nothing is significant, the largest
+	 * changes, so that a quiet comparison still says what moved most. */
+	function flatRows() {
+		return D.rows.length || !D.largest ? D.rows : D.largest;
+	}
 	function fillTable(body, note) {
 		var text = document.getElementById("pd-filter").value, metric = document.getElementById("pd-metric").value;
 		if (metric === "tree" && !treeRows) treeRows = makeTreeRows();
-		var rows = (metric === "tree" ? treeRows : D.rows).filter(function (r) {
+		var rows = (metric === "tree" ? treeRows : flatRows()).filter(function (r) {
 			return (metric === "all" ? r.metric !== "tree" : r.metric === metric) &&
 				(!text || r.key.indexOf(text) >= 0);
 		}).sort(rowOrder);
@@ -368,6 +374,9 @@
 		});
 		var note = PD.el("span", { id: "pd-note" });
 		bar.appendChild(f); bar.appendChild(m); bar.appendChild(note);
+		if (!D.rows.length && D.largest && D.largest.length)
+			s.appendChild(PD.el("p", { id: "pd-largest" }, "No significant change; the " +
+				D.largest.length + " largest changes, none significant (n.s.):"));
 		s.appendChild(bar);
 		var t = PD.el("table", { "class": "pd-table", id: "pd-rows" }), head = PD.el("tr"), body = PD.el("tbody");
 		cols.forEach(function (c, k) {

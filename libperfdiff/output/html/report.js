@@ -22,12 +22,12 @@
 	function model() {
 		return {
 			parent: E.parent,
-			names: function (i) { var n = name(E.name[i]); return [n, n]; },
+			names: function (i) { var n = name(E.sym[i]); return [n, n]; },
 			size: function (i) { return E.total[i]; },
-			label: function (i) { return i === 0 ? "all" : name(E.name[i]) || "[unknown]"; },
+			label: function (i) { return i === 0 ? "all" : name(E.sym[i]) || "[unknown]"; },
 			hatched: function () { return false; },
 			color: function (i) {
-				var h = hue(name(E.name[i]) || ""), k = E.flags[i] & 1;
+				var h = hue(name(E.sym[i]) || ""), k = E.flags[i] & 1;
 				return k ? "rgb(" + (200 + h % 40) + "," + (130 + h % 50) + ",60)"
 					: "rgb(" + (205 + h % 50) + "," + (80 + (h >> 8) % 120) + "," + (40 + (h >> 16) % 40) + ")";
 			},
@@ -98,7 +98,7 @@
 			tabs.appendChild(b);
 		});
 		h.appendChild(tabs);
-		h.appendChild(PD.el("p", {}, E.name + ": " + E.samples + " samples, period " + E.period +
+		h.appendChild(PD.el("p", { id: "pd-summary" }, E.name + ": " + E.samples + " samples, period " + E.period +
 			(R.runs.length > 1 ? ", " + R.runs.length + " runs summed" : "")));
 		app.appendChild(h);
 		var s = PD.el("section", { "class": "pd-graph" }), bar = PD.el("div", { "class": "pd-bar" });
