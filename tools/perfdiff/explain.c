@@ -258,7 +258,7 @@ static int compare(const cli_explain *c, const pd_lkp_tables *t, pd_diff ***out,
 static int write_out(cli_explain *c, const pd_lkp_tables *t, pd_diff **d, size_t n,
 		     pd_error *err)
 {
-	if (cli_io_open(&c->io) < 0)
+	if (cli_io_open(&c->io, c->paths, c->npaths) < 0)
 		return CLI_EXIT_ERROR;
 	pd_diff_write_options wo;
 	pd_diff_write_options_init(&wo);
@@ -278,7 +278,7 @@ static int write_out(cli_explain *c, const pd_lkp_tables *t, pd_diff **d, size_t
 	if (n == 0 && c->io.verbosity >= CLI_NORMAL)
 		cli_warning("%s: no perf-profile rows (%zu rows of other metrics)",
 			    pd_lkp_tables_source(t), pd_lkp_tables_other_rows(t));
-	return cli_io_close(&c->io) < 0 || rc < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+	return cli_io_close(&c->io, rc < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK);
 }
 
 int cmd_explain(int argc, char **argv)
