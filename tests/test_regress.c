@@ -263,14 +263,16 @@ static void by_hand_teardown(void)
  * decoded can stop them; the error gives where, in the inflated bytes. */
 START_TEST(hostile_pprof)
 {
+	/* fields Profile has not are not pprof to the detection (its first
+	 * bytes are no Profile field), which says so before any decoding */
 	static const struct {
-		const char *shape, *count;
+		const char *shape, *count, *what, *what2;
 	} shapes[] = {
-		{ "strings", "100000000" },  /* 100 M empty strings, 195 KB */
-		{ "samples", "127000000" },  /* 127 M empty samples */
-		{ "unknown", "85000000" },   /* fields Profile has not */
-		{ "locids", "127000000" },   /* one sample, 127 M location ids */
-		{ "period", "60000000" },    /* one message given again and again */
+		{ "strings", "100000000", "max_pprof_memory", "of the gunzipped protobuf" },
+		{ "samples", "127000000", "max_pprof_memory", "of the gunzipped protobuf" },
+		{ "unknown", "85000000", "neither perf.data nor pprof", NULL },
+		{ "locids", "127000000", "max_pprof_memory", "of the gunzipped protobuf" },
+		{ "period", "60000000", "max_pprof_memory", "of the gunzipped protobuf" },
 	};
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
 		char path[PD_TEST_PATHMAX], cmd[3 * PD_TEST_PATHMAX];
@@ -278,7 +280,7 @@ START_TEST(hostile_pprof)
 		snprintf(cmd, sizeof cmd, "'%s' %s %s '%s'", PD_HOSTILE_PATH, shapes[i].shape,
 			 shapes[i].count, path);
 		ck_assert_msg(pd_test_sh_ok(cmd), "%s failed", cmd);
-		both_commands(path, path, "max_pprof_memory", "of the gunzipped protobuf");
+		both_commands(path, path, shapes[i].what, shapes[i].what2);
 		unlink(path);
 	}
 }

@@ -197,10 +197,12 @@ void cli_out_abort(pd_outfile *f, const char *note)
 {
 	if (!f)
 		return;
+	/* a target written in place (/dev/null, a FIFO) had nothing to keep */
+	bool kept = pd_outfile_temp_path(f) != NULL;
 	pthread_mutex_lock(&held_lock);
 	release(f);
 	pd_outfile_abort(f);
 	pthread_mutex_unlock(&held_lock);
-	if (note)
+	if (note && kept)
 		cli_error("%s: output not written", note);
 }

@@ -170,14 +170,16 @@ static int write_all(const report_pprof_args *a, export *e, size_t n, const char
 		done++;
 	}
 	int rc = done == n ? 0 : -1;
+	bool kept = false;  /* a file that the failure leaves as it was */
 	for (size_t i = 0; i < n; i++) {
+		kept |= e[i].file && pd_outfile_temp_path(e[i].file);
 		if (rc == 0 && e[i].file)
 			rc = cli_out_commit(e[i].file);
 		else
 			cli_out_abort(e[i].file, NULL);
 		e[i].file = NULL;
 	}
-	if (rc < 0 && shown)
+	if (rc < 0 && shown && kept)
 		cli_error("%s: output not written", shown);
 	return rc;
 }
