@@ -29,32 +29,56 @@
 
 /* ------------------------------------------------------------ facts */
 
-/* Row `r` is of function `name`: its children or self row, or a
- * calltrace whose innermost frame it is. */
-static bool row_names(const pd_lkp_row *r, const char *name)
+/* The facts' index: per side, the hash of a function's name → its
+ * fact + 1 (DT_FACT_NO, or DT_FACT_YES once some run had one of its rows). */
+typedef struct key_facts {
+	const pd_diff *d;
+	pd_u64map fact[2];
+} key_facts;
+
+/* The function row `r` is of: its name, or a calltrace's first frame. */
+static uint64_t function_hash(const pd_lkp_row *r)
 {
-	size_t n = strlen(name);
-	if (r->metric != PD_LKP_CALLTRACE)
-		return strcmp(r->name, name) == 0;
-	return strncmp(r->name, name, n) == 0 && (r->name[n] == '\0' || r->name[n] == '.');
+	size_t n = r->metric == PD_LKP_CALLTRACE ? strcspn(r->name, ".") : strlen(r->name);
+	return pd_hash_bytes(PD_HASH_INIT, r->name, n);
+}
+
+static int key_facts_init(key_facts *f, const pd_diff *d)
+{
+	f->d = d;
+	int rc = 0;
+	for (int s = 0; s < 2; s++)
+		pd_u64map_init(&f->fact[s]);
+	for (size_t i = 0; i < d->lkp->nrows && rc == 0; i++) {
+		const pd_lkp_row *r = &d->lkp->rows[i];
+		if (strcmp(r->event, d->event) != 0)
+			continue;
+		uint64_t h = function_hash(r);
+		for (int s = 0; s < 2 && rc == 0; s++) {
+			const pd_lkp_cell *c = &r->cells[d->lkp_col[s]];
+			bool seen = c->mean > 0 || c->stddev_pct >= 0;  /* some run had it */
+			if ((uintptr_t)pd_u64map_get(&f->fact[s], h) == DT_FACT_YES + 1)
+				continue;
+			rc = pd_u64map_put(&f->fact[s], h,
+					   (void *)(uintptr_t)((seen ? DT_FACT_YES : DT_FACT_NO) + 1));
+		}
+	}
+	return rc < 0 ? PD_ENOMEM : 0;
+}
+
+static void key_facts_free(key_facts *f)
+{
+	pd_u64map_free(&f->fact[0]);
+	pd_u64map_free(&f->fact[1]);
 }
 
 static int keys_defined(void *ctx, int side, const char *dso, const char *name)
 {
-	const pd_diff *d = ctx;
+	const key_facts *f = ctx;
 	(void)dso;
-	const pd_lkp_table *t = d->lkp;
-	bool seen = false;
-	for (size_t i = 0; i < t->nrows; i++) {
-		const pd_lkp_row *r = &t->rows[i];
-		if (strcmp(r->event, d->event) != 0 || !row_names(r, name))
-			continue;
-		const pd_lkp_cell *c = &r->cells[d->lkp_col[side]];
-		if (c->mean > 0 || c->stddev_pct >= 0)
-			return DT_FACT_YES;  /* some run had it */
-		seen = true;
-	}
-	return seen ? DT_FACT_NO : DT_FACT_UNKNOWN;
+	uintptr_t v = (uintptr_t)pd_u64map_get(&f->fact[side],
+					       pd_hash_bytes(PD_HASH_INIT, name, strlen(name)));
+	return v ? (int)(v - 1) : DT_FACT_UNKNOWN;
 }
 
 /* Does `text` name `fn` as a word ("fn" or "fn()")? */
@@ -85,7 +109,7 @@ static bool says_inline(const char *subject, bool in)
 static int keys_inlined(void *ctx, int side, const char *dso, const char *callee,
 			const char *caller)
 {
-	const pd_diff *d = ctx;
+	const pd_diff *d = ((const key_facts *)ctx)->d;
 	(void)dso;
 	(void)caller;  /* the subject names the callee; the trees name its caller */
 	const char *subject = d->lkp->subjects[d->lkp_col[1]];
@@ -190,8 +214,12 @@ static int align(pd_diff *d, pd_error *err)
 		if ((from = pd_arena_alloc(&d->arena, n)))
 			snprintf(from, n, "the commit subject \"%s\"", subject);
 	}
-	dt_facts facts = { keys_defined, keys_inlined, d, "keys", { from, from } };
-	int rc = dt_align_run(&d->align, &d->tree[0], &d->tree[1], &d->opts, &facts);
+	key_facts kf;
+	int rc = key_facts_init(&kf, d);
+	dt_facts facts = { keys_defined, keys_inlined, &kf, "keys", { from, from } };
+	if (rc == 0)
+		rc = dt_align_run(&d->align, &d->tree[0], &d->tree[1], &d->opts, &facts);
+	key_facts_free(&kf);
 	if (rc < 0)
 		return pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory while aligning");
 	return 0;

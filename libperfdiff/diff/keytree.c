@@ -222,23 +222,42 @@ static bool continues(const kt_row *i, const kt_row *j)
 	return memcmp(i->f, j->f + 1, (j->nf - 1) * sizeof *j->f) == 0;
 }
 
-/* Each cut row's parent row: the one row it continues, if one only. */
-static void find_parents(kt *k, size_t depth)
+static uint64_t frames_hash(const uint32_t *f, size_t n)
 {
-	for (size_t j = 0; j < k->nct; j++) {
+	uint64_t h = PD_HASH_INIT;
+	for (size_t i = 0; i < n; i++)
+		h = pd_mix64(h ^ (f[i] + 0x9e3779b97f4a7c15ull));
+	return h;
+}
+
+#define KT_MANY ((uintptr_t)-1)  /* two rows or more start so */
+
+/* Each cut row's parent row: the one row it continues, if one only.  The
+ * rows are indexed by their first depth − 1 frames, so that a table of
+ * many rows is joined in one pass. */
+static int find_parents(kt *k, size_t depth)
+{
+	pd_u64map by_start;
+	pd_u64map_init(&by_start);
+	int rc = 0;
+	for (size_t i = 0; i < k->nct && depth >= 2 && rc == 0; i++) {
+		if (k->ct[i].nf < depth - 1)
+			continue;
+		uint64_t h = frames_hash(k->ct[i].f, depth - 1);
+		uintptr_t v = (uintptr_t)pd_u64map_get(&by_start, h);
+		rc = pd_u64map_put(&by_start, h, (void *)(v ? KT_MANY : (uintptr_t)(i + 1)));
+	}
+	for (size_t j = 0; j < k->nct && rc == 0; j++) {
 		kt_row *r = &k->ct[j];
 		r->parent = DT_NONE;
 		if (r->nf < depth || depth < 2)
 			continue;  /* a whole path, from the outermost frame */
-		size_t found = 0;
-		for (size_t i = 0; i < k->nct && found < 2; i++)
-			if (continues(&k->ct[i], r)) {
-				found++;
-				r->parent = (uint32_t)i;
-			}
-		if (found != 1)
-			r->parent = DT_NONE;
+		uintptr_t v = (uintptr_t)pd_u64map_get(&by_start, frames_hash(r->f + 1, depth - 1));
+		if (v && v != KT_MANY && continues(&k->ct[v - 1], r))
+			r->parent = (uint32_t)(v - 1);
 	}
+	pd_u64map_free(&by_start);
+	return rc < 0 ? PD_ENOMEM : 0;
 }
 
 /* The node of row j's leaf, its path joined under its parent's. */
@@ -285,7 +304,8 @@ static int add_paths(kt *k)
 		k->nct++;
 		depth = r->nf > depth ? r->nf : depth;
 	}
-	find_parents(k, depth);
+	if (find_parents(k, depth) < 0)
+		return PD_ENOMEM;
 	for (size_t j = 0; j < k->nct; j++) {
 		uint32_t u = row_node(k, j, 0);
 		if (u == DT_NONE)
@@ -297,33 +317,44 @@ static int add_paths(kt *k)
 
 /* ------------------------------------------------------------ functions */
 
-/* The nodes of key `key` other than the root's child `fn`: one, or DT_NONE. */
-static uint32_t only_path_node(const kt *k, uint32_t key, uint32_t fn)
+#define KT_SEVERAL (DT_NONE - 1)  /* a key with two path nodes or more */
+
+/* Per key of the paths (*n of them): its one path node, DT_NONE (none)
+ * or KT_SEVERAL, into *out. */
+static int path_nodes(const kt *k, uint32_t **out, uint32_t *n)
 {
-	uint32_t found = DT_NONE;
-	for (size_t i = 1; i < k->n; i++) {
-		if (k->v[i].key != key || ((uint32_t)i == fn && !k->v[i].path))
-			continue;
-		if (found != DT_NONE)
-			return DT_NONE;
-		found = (uint32_t)i;
-	}
-	return found;
+	*n = k->keys->n;
+	uint32_t *v = malloc((k->keys->n ? k->keys->n : 1) * sizeof *v);
+	if (!v)
+		return PD_ENOMEM;
+	for (uint32_t i = 0; i < k->keys->n; i++)
+		v[i] = DT_NONE;
+	for (size_t i = 1; i < k->n; i++)
+		if (k->v[i].path)
+			v[k->v[i].key] = v[k->v[i].key] == DT_NONE ? (uint32_t)i : KT_SEVERAL;
+	*out = v;
+	return 0;
 }
 
 static int add_functions(kt *k)
 {
 	const pd_lkp_table *t = k->in->table;
+	uint32_t *pn, npn;
+	if (path_nodes(k, &pn, &npn) < 0)
+		return PD_ENOMEM;
 	for (size_t i = 0; i < t->nrows; i++) {
 		const pd_lkp_row *row = &t->rows[i];
 		if (row->metric == PD_LKP_CALLTRACE || strcmp(row->event, k->in->event) != 0)
 			continue;
 		uint32_t key = dt_keytab_get(k->keys, row->name, NULL, false);
 		uint32_t fn = key == DT_NONE ? DT_NONE : node_child(k, 0, key);
-		if (fn == DT_NONE)
+		if (fn == DT_NONE) {
+			free(pn);
 			return PD_ENOMEM;
+		}
 		bool self = row->metric == PD_LKP_SELF;
-		uint32_t u = only_path_node(k, key, fn);
+		/* a key new here has no path node */
+		uint32_t u = key < npn && pn[key] != KT_SEVERAL ? pn[key] : DT_NONE;
 		if (u != DT_NONE && u != fn && !(self ? k->v[u].self_known[0] : k->v[u].incl_known[0]))
 			put_values(k, u, row, self);
 		/* the function as a whole is a leaf: its inclusive cost is all
@@ -338,36 +369,38 @@ static int add_functions(kt *k)
 			put_values(k, fn, row, self);
 		}
 	}
+	free(pn);
 	return 0;
 }
 
 /* ------------------------------------------------------------ existence */
 
-/* Has function `key` no key with a value on side s (all of its rows 0.00
- * there), while some row names it? */
-static bool known_absent(const kt *k, uint32_t key, int s, uint8_t *memo)
+/* A function's rows on one side: none, all 0.00 (absent), or some seen. */
+enum { KT_UNNAMED = 0, KT_ABSENT = 1, KT_PRESENT = 2 };
+
+static void note_row(uint8_t *state, uint32_t key, const pd_lkp_cell *c)
 {
-	if (memo[key])
-		return memo[key] == 2;
+	if (key == DT_NONE || state[key] == KT_PRESENT)
+		return;
+	state[key] = cell_seen(c) ? KT_PRESENT : KT_ABSENT;
+}
+
+/* Per key and side: what the function's own rows (children, self, the
+ * calltraces it is the callee of) say, in one pass over the table. */
+static void function_states(const kt *k, uint8_t *state[2])
+{
 	const pd_lkp_table *t = k->in->table;
-	const char *name = k->keys->v[key].sym;
-	size_t n = strlen(name);
-	int state = 1;  /* 1 unknown or present, 2 absent */
-	bool named = false, present = false;
-	for (size_t i = 0; i < t->nrows && !present; i++) {
+	for (size_t i = 0; i < t->nrows; i++) {
 		const pd_lkp_row *r = &t->rows[i];
-		bool of = r->metric == PD_LKP_CALLTRACE
-				  ? strncmp(r->name, name, n) == 0 && (!r->name[n] || r->name[n] == '.')
-				  : strcmp(r->name, name) == 0;
-		if (!of || strcmp(r->event, k->in->event) != 0)
+		if (r->metric == PD_LKP_CALLTRACE || strcmp(r->event, k->in->event) != 0)
 			continue;
-		named = true;
-		present = cell_seen(&r->cells[k->in->col[s]]);
+		uint32_t key = dt_keytab_find(k->keys, r->name, "");
+		for (int s = 0; s < 2; s++)
+			note_row(state[s], key, &r->cells[k->in->col[s]]);
 	}
-	if (named && !present)
-		state = 2;
-	memo[key] = (uint8_t)state;
-	return state == 2;
+	for (size_t j = 0; j < k->nct; j++)
+		for (int s = 0; s < 2; s++)
+			note_row(state[s], k->ct[j].f[0], &k->ct[j].row->cells[k->in->col[s]]);
 }
 
 /*
@@ -378,24 +411,25 @@ static bool known_absent(const kt *k, uint32_t key, int s, uint8_t *memo)
  */
 static int settle_existence(kt *k)
 {
-	uint8_t *memo[2];
+	uint8_t *state[2];
 	for (int s = 0; s < 2; s++)
-		memo[s] = calloc(k->keys->n ? k->keys->n : 1, 1);
-	if (!memo[0] || !memo[1]) {
-		free(memo[0]);
-		free(memo[1]);
+		state[s] = calloc(k->keys->n ? k->keys->n : 1, 1);
+	if (!state[0] || !state[1]) {
+		free(state[0]);
+		free(state[1]);
 		return PD_ENOMEM;
 	}
+	function_states(k, state);
 	for (size_t i = 1; i < k->n; i++) {
 		kt_node *v = &k->v[i];
 		for (int s = 0; s < 2; s++) {
 			bool up = v->parent == 0 || k->v[v->parent].exists[s];
 			v->exists[s] = up && (v->seen[s] || (v->path && !v->absent[s] &&
-							     !known_absent(k, v->key, s, memo[s])));
+							     state[s][v->key] != KT_ABSENT));
 		}
 	}
-	free(memo[0]);
-	free(memo[1]);
+	free(state[0]);
+	free(state[1]);
 	return 0;
 }
 
