@@ -944,6 +944,87 @@ START_TEST(test_inline_skipped_caller)
 }
 END_TEST
 
+/* A helper spread over `ncallers` callers of main, `per` samples under
+ * each beside the caller's own `cself`, gone from the new tree, where
+ * each caller's self holds it; "other" keeps the rest of the profile.
+ * The helper's nodes are each within the noise. */
+static void everywhere_case(fixture *f, const tfacts *tf, int ncallers, uint64_t cself,
+			    uint64_t per)
+{
+	static const char *const callers[] = { "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7" };
+	fx_init(f);
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
+	facts.ctx = (void *)tf;
+	f->facts = tf ? &facts : NULL;
+	for (int s = 0; s < 2; s++) {
+		const char *dso = s ? NEW_DSO : BASE_DSO;
+		uint32_t m = add_at(f, s, 0, "main", dso, 0, DT_SEEN_OUTLINE);
+		for (int i = 0; i < ncallers; i++) {
+			uint32_t c = add_at(f, s, m, callers[i], dso, s ? cself + per : cself,
+					    DT_SEEN_OUTLINE);
+			if (!s)
+				add_at(f, s, c, "helper", dso, per, DT_SEEN_OUTLINE);
+		}
+		add_at(f, s, m, "other", dso, 2000, DT_SEEN_OUTLINE);
+	}
+	run_align(f);
+}
+
+START_TEST(test_inlined_everywhere)
+{
+	fixture f;
+	/* the new build's DWARF has helper in each caller: each node is
+	 * within the noise, and the callers' big selves hide their growth
+	 * from the per-caller pass; all four together are inlinings */
+	tfacts dwarf = { .inl_yes = { { { NULL } },
+				      { { "helper", "c0" }, { "helper", "c1" }, { "helper", "c2" },
+					{ "helper", "c3" } } } };
+	everywhere_case(&f, &dwarf, 4, 1000, 6);
+	ck_assert_uint_eq(count_kind(&f, PD_REL_INLINED), 4);
+	ck_assert_uint_eq(f.al.nrels, 4);
+	const dt_rel *r = find_kind(&f, PD_REL_INLINED);
+	ck_assert_msg(strstr(r->evidence, "DWARF of the new build: helper inlined into c") &&
+			      strstr(r->evidence, "through 4 call paths, all gone"),
+		      "%s", r->evidence);
+	fx_free(&f);
+	/* one caller alone: its 6 samples are noise, no claim however sure
+	 * the DWARF is */
+	everywhere_case(&f, &dwarf, 1, 1000, 6);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+	/* DWARF without the instance, helper still defined: not inlined */
+	tfacts refuted = { .yes = { { NULL }, { "helper" } },
+			   .inl_no = { { { NULL } },
+				       { { "helper", "c0" }, { "helper", "c1" }, { "helper", "c2" },
+					 { "helper", "c3" } } } };
+	everywhere_case(&f, &refuted, 4, 1000, 6);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+	/* no DWARF (kallsyms): helper gone from the symbol table and the
+	 * eight callers' self grew by what it cost, together */
+	tfacts gone = { .no = { { NULL }, { "helper" } } };
+	everywhere_case(&f, &gone, 8, 50, 15);
+	ck_assert_uint_eq(count_kind(&f, PD_REL_INLINED), 8);
+	r = find_kind(&f, PD_REL_INLINED);
+	ck_assert_msg(strstr(r->evidence, "gone from the new build's symbol table"), "%s",
+		      r->evidence);
+	fx_free(&f);
+	/* the same, but the callers' self did not grow: the cost went away,
+	 * nothing went anywhere */
+	everywhere_case(&f, &gone, 8, 50, 0);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+	/* helper still in the symbol table, or nothing known: no claim */
+	tfacts kept = { .yes = { { NULL }, { "helper" } } };
+	everywhere_case(&f, &kept, 8, 50, 15);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+	everywhere_case(&f, NULL, 8, 50, 15);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+}
+END_TEST
+
 START_TEST(test_plt_never_renamed)
 {
 	fixture f;
@@ -1421,6 +1502,7 @@ static Suite *suite(void)
 	tcase_add_test(a, test_symbol_tables);
 	tcase_add_test(a, test_inline_facts);
 	tcase_add_test(a, test_inline_skipped_caller);
+	tcase_add_test(a, test_inlined_everywhere);
 	tcase_add_test(a, test_plt_never_renamed);
 	suite_add_tcase(s, a);
 	TCase *st = tcase_create("stats");

@@ -271,6 +271,16 @@ int dt_align_run(dt_align *al, dt_tree *b, dt_tree *n, const pd_diff_options *o,
 	align_pair(&c, 0, 0);
 	drain(&c, &s);
 	if (!(o->flags & PD_DIFF_NO_ALIGN) && !c.err) {
+		/* a wrapper inlined pairs its callees, whose subtrees then
+		 * show the next functions gone: again while that finds more */
+		for (int round = 0; round < DT_GONE_ROUNDS && !c.err; round++) {
+			size_t had = al->nrels;
+			align_gone(&c, true);
+			align_gone(&c, false);
+			drain(&c, &s);
+			if (al->nrels == had)
+				break;
+		}
 		align_moves(&c);
 		drain(&c, &s);
 	}

@@ -157,6 +157,12 @@ void align_inline(ctx *c, bool from_base, uint32_t pf, uint32_t pt, const uint32
 void align_inline_skipped(ctx *c, bool from_base, uint32_t pf, uint32_t pt,
 			  const uint32_t *cand, size_t ncand);
 
+/* Functions gone from the whole other tree, their nodes under each
+ * surviving caller function weighed together: inlined (outlined when
+ * from_base is false) where the build's DWARF or symbol tables say so
+ * (align_gone.c).  After the per-caller passes. */
+void align_gone(ctx *c, bool from_base);
+
 /* align_rename.c */
 void align_stems(ctx *c, uint32_t pb, uint32_t pn, const uint32_t *u, size_t nu,
 		 bool u_is_base);

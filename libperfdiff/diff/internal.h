@@ -313,6 +313,7 @@ static inline double dt_min_pts(const pd_diff_options *o)
 #define DT_AMBIGUITY_MARGIN 0.05  /* a runner-up this close to the best: no pair */
 #define DT_MOVE_DICE 0.5          /* descendant-key Dice a moved subtree needs */
 #define DT_NOISE_SIGMAS 3.0       /* a relation's costs must exceed this much noise */
+#define DT_GONE_ROUNDS 8          /* align_gone passes at most, each under the last's pairs */
 #define DT_SHAPE_FRACTION 0.1    /* descendants below this share of a subtree's cost
                                      are not part of its shape */
 #define DT_RENAME_CAP 64          /* unmatched siblings considered per side (biggest) */
