@@ -1025,6 +1025,42 @@ START_TEST(test_inlined_everywhere)
 }
 END_TEST
 
+/* A timer interrupt lands in the frameless leaf and in the skipped caller
+ * (whose chains rarely show it) in the base, and in the caller in the new
+ * build: the leaf's is aligned with the new caller's by the inlining, and
+ * the base caller's, left over, is never "renamed" to the one taken. */
+START_TEST(test_inline_skipped_caller_same_child)
+{
+	fixture f;
+	fx_init(&f);
+	tfacts dwarf = { .inl_yes = { { { NULL } }, { { "leaf", "caller" } } } };
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
+	facts.ctx = &dwarf;
+	f.facts = &facts;
+	const char *irq = "asm_sysvec_apic_timer_interrupt";
+	uint32_t flags = DT_SEEN_OUTLINE | DT_KERNEL;
+	uint32_t bm = add_at(&f, 0, 0, "main", BASE_DSO, 200, DT_SEEN_OUTLINE);
+	uint32_t bl = add_at(&f, 0, bm, "leaf", BASE_DSO, 8000, DT_SEEN_OUTLINE);
+	uint32_t bli = add_at(&f, 0, bl, irq, "[kernel.kallsyms]", 100, flags);
+	uint32_t bc = add_at(&f, 0, bm, "caller", BASE_DSO, 600, DT_SEEN_OUTLINE);
+	uint32_t bci = add_at(&f, 0, bc, irq, "[kernel.kallsyms]", 12, flags);
+	add_at(&f, 0, bm, "other", BASE_DSO, 3000, DT_SEEN_OUTLINE);
+	uint32_t nm = add_at(&f, 1, 0, "main", NEW_DSO, 200, DT_SEEN_OUTLINE);
+	uint32_t nc = add_at(&f, 1, nm, "caller", NEW_DSO, 8600, DT_SEEN_OUTLINE);
+	uint32_t nci = add_at(&f, 1, nc, irq, "[kernel.kallsyms]", 112, flags);
+	add_at(&f, 1, nm, "other", NEW_DSO, 3000, DT_SEEN_OUTLINE);
+	run_align(&f);
+	ck_assert_uint_eq(count_kind(&f, PD_REL_INLINED), 1);
+	ck_assert_msg(count_kind(&f, PD_REL_RENAMED) == 0, "%s renamed to itself",
+		      f.al.nrels > 1 ? f.al.rels[1].evidence : "");
+	/* one of the base's two is the new one's partner, the other none */
+	uint32_t pb = f.b.n[bli].partner == nci ? bli : bci;
+	ck_assert_uint_eq(f.b.n[pb].partner, nci);
+	ck_assert_uint_eq(f.n.n[nci].partner, pb);
+	fx_free(&f);
+}
+END_TEST
+
 START_TEST(test_plt_never_renamed)
 {
 	fixture f;
@@ -1503,6 +1539,7 @@ static Suite *suite(void)
 	tcase_add_test(a, test_inline_facts);
 	tcase_add_test(a, test_inline_skipped_caller);
 	tcase_add_test(a, test_inlined_everywhere);
+	tcase_add_test(a, test_inline_skipped_caller_same_child);
 	tcase_add_test(a, test_plt_never_renamed);
 	suite_add_tcase(s, a);
 	TCase *st = tcase_create("stats");

@@ -187,7 +187,35 @@ static void check_side(json_t *side, size_t nfiles, const char *dump)
 			 (json_int_t)(total * nfiles));
 }
 
-static void check_row_fields(json_t *row, size_t base_runs, size_t new_runs)
+/* Colour escapes counted and taken out of `text` in place. */
+static void count_colours(char *text, size_t *red, size_t *green, size_t *dim)
+{
+	char *o = text, *w = text;
+	while (*o) {
+		if (*o != '\033') {
+			*w++ = *o++;
+			continue;
+		}
+		*red += strncmp(o, "\033[31m", 5) == 0;
+		*green += strncmp(o, "\033[32m", 5) == 0;
+		*dim += strncmp(o, "\033[2m", 4) == 0;
+		o = strchr(o, 'm') + 1;
+	}
+	*w = '\0';
+}
+
+/* `rates`: --absolute, the change relative in % (the robot's 1e-100 for a
+ * base of 0) */
+static void check_row_values(json_t *row, double bm, double nm, bool rates)
+{
+	double change = json_number_value(json_object_get(row, "change"));
+	if (!rates)
+		ck_assert_double_eq_tol(change, nm - bm, 1e-9);
+	else if (bm != 0)
+		ck_assert_double_eq_tol(change, 100 * (nm - bm) / bm, 1e-6 * fabs(change) + 1e-9);
+}
+
+static void check_row_fields(json_t *row, size_t base_runs, size_t new_runs, bool rates)
 {
 	static const char *metrics[] = { "calltrace", "children", "self", "tree" };
 	const char *m = json_string_value(json_object_get(row, "metric"));
@@ -231,10 +259,9 @@ static void check_row_fields(json_t *row, size_t base_runs, size_t new_runs)
 	ck_assert(json_is_number(qv) || json_is_null(qv));
 	json_t *rel = json_object_get(row, "relation");
 	ck_assert(json_is_null(rel) || json_is_object(rel));
-	double change = json_number_value(json_object_get(row, "change"));
 	double bm = json_number_value(json_object_get(json_object_get(row, "base"), "mean"));
 	double nm = json_number_value(json_object_get(json_object_get(row, "new"), "mean"));
-	ck_assert_double_eq_tol(change, nm - bm, 1e-9);
+	check_row_values(row, bm, nm, rates);
 }
 
 START_TEST(test_identical)
@@ -272,7 +299,7 @@ START_TEST(test_identical)
 	json_t *row;
 	bool metric_seen[3] = { false, false, false };
 	json_array_foreach(rows, i, row) {
-		check_row_fields(row, 1, 1);
+		check_row_fields(row, 1, 1, false);
 		ck_assert(json_is_false(json_object_get(row, "significant")));
 		ck_assert_double_eq_tol(json_number_value(json_object_get(row, "change")), 0, 1e-12);
 		const char *m = json_string_value(json_object_get(row, "metric"));
@@ -369,30 +396,31 @@ END_TEST
 
 START_TEST(test_different)
 {
-	/* the workload alone against the whole system, two runs a side (each
-	 * file twice: runs that agree exactly, so sampling noise is all the
-	 * variation there is): the workload's share drops from 100 % to about
-	 * half, far beyond sampling noise, and its rows' shares of the whole
-	 * show it */
-	res r = run("diff --format=json '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
+	/* the whole system against the workload alone, as rates (--absolute:
+	 * periods per second, no processes to judge within): every other
+	 * process's rate falls to nothing (-100 %) and the workload's moves,
+	 * far beyond sampling noise (the other way round, rows that appear
+	 * from nothing change by 1e100 % and more, the robot's convention) */
+	res r = run("diff --absolute --format=json '%2$s' '%2$s' -- '%1$s' '%1$s'", fp, sys);
 	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
 	json_t *j = parse(r.out);
-	check_side(json_object_get(j, "base"), 2, "fp.samples");
-	check_side(json_object_get(j, "new"), 2, "sys.samples");
+	check_side(json_object_get(j, "base"), 2, "sys.samples");
+	check_side(json_object_get(j, "new"), 2, "fp.samples");
 	json_t *rows = json_object_get(j, "rows");
 	ck_assert(json_array_size(rows) > 0);
 	size_t i;
 	json_t *row;
 	double biggest = 0;
 	json_array_foreach(rows, i, row) {
-		check_row_fields(row, 2, 2);
+		check_row_fields(row, 2, 2, true);
 		ck_assert(json_is_true(json_object_get(row, "significant")));
 		double c = fabs(json_number_value(json_object_get(row, "change")));
 		if (c > biggest)
 			biggest = c;
 	}
-	ck_assert(biggest > 20);
-	res ra = run("diff --all --format=json '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
+	ck_assert_double_eq_tol(biggest, 100, 1e-9);
+	res ra = run("diff --absolute --all --format=json '%2$s' '%2$s' -- '%1$s' '%1$s'", fp,
+		     sys);
 	json_t *all = parse(ra.out);
 	ck_assert_uint_eq(json_array_size(json_object_get(all, "rows")),
 			  json_array_size(rows) +
@@ -403,14 +431,16 @@ START_TEST(test_different)
 	res_free(&r);
 
 	/* --fail-on: above the biggest change passes, below fails */
-	r = run("diff --fail-on=0 '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
+	r = run("diff --absolute --fail-on=0 '%2$s' '%2$s' -- '%1$s' '%1$s'", fp, sys);
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.out, "%stddev"));
 	res_free(&r);
-	r = run("diff --fail-on=%3$.3f '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys, biggest + 0.01);
+	r = run("diff --absolute --fail-on=%3$.3f '%2$s' '%2$s' -- '%1$s' '%1$s'", fp, sys,
+		biggest + 0.01);
 	ck_assert_int_eq(r.status, 0);
 	res_free(&r);
-	r = run("diff --fail-on=%3$.3f '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys, biggest - 0.01);
+	r = run("diff --absolute --fail-on=%3$.3f '%2$s' '%2$s' -- '%1$s' '%1$s'", fp, sys,
+		biggest - 0.01);
 	ck_assert_int_eq(r.status, 1);
 	res_free(&r);
 }
@@ -429,7 +459,7 @@ START_TEST(test_runs)
 	size_t i;
 	json_t *row;
 	json_array_foreach(rows, i, row)
-		check_row_fields(row, 2, 3);
+		check_row_fields(row, 2, 3, false);
 	json_decref(j);
 	res_free(&r);
 	r = run("'%1$s' '%1$s' -- '%2$s' '%2$s'", fp, two);
@@ -1237,32 +1267,29 @@ END_TEST
  * never in JSON, never without a terminal by default. */
 START_TEST(test_color)
 {
-	/* colour: git diff's, on the text only; without escapes the plain text */
-	res plain = run("diff --all '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
-	res col = run("diff --all --color=always '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
+	/* colour: git diff's, on the text only; without escapes the plain
+	 * text.  As rates (--absolute), the whole system's processes appear
+	 * from nothing beside the workload alone (red), and vanish the other
+	 * way round (green). */
+	res plain = run("diff --absolute --all '%1$s' '%1$s' -- '%2$s' '%2$s'", fp, sys);
+	res col = run("diff --absolute --all --color=always '%1$s' '%1$s' -- '%2$s' '%2$s'", fp,
+		      sys);
+	res back = run("diff --absolute --all --color=always '%2$s' '%2$s' -- '%1$s' '%1$s'", fp,
+		       sys);
 	ck_assert_int_eq(col.status, 0);
-	size_t red = 0, green = 0, dim = 0;
-	char *o = col.out, *w = col.out;
-	while (*o) {
-		if (*o != '\033') {
-			*w++ = *o++;
-			continue;
-		}
-		red += strncmp(o, "\033[31m", 5) == 0;
-		green += strncmp(o, "\033[32m", 5) == 0;
-		dim += strncmp(o, "\033[2m", 4) == 0;
-		o = strchr(o, 'm') + 1;
-	}
-	*w = '\0';
+	size_t red = 0, green = 0, dim = 0, red2 = 0, green2 = 0, dim2 = 0;
+	count_colours(col.out, &red, &green, &dim);
+	count_colours(back.out, &red2, &green2, &dim2);
 	ck_assert_str_eq(col.out, plain.out);
 	ck_assert_uint_gt(dim, 0);        /* --all shows rows that are not significant */
-	ck_assert_uint_gt(red, 0);        /* the system's share grew */
-	ck_assert_uint_gt(green, 0);      /* the workload's fell */
+	ck_assert_uint_gt(red, 0);        /* the system's processes appeared */
+	ck_assert_uint_gt(green2, 0);     /* ... and vanished */
 	res_free(&col);
+	res_free(&back);
 	static const char *const never[] = { "--all --color=never", "--all --color=auto",
 					     "--all --format=json --color=always" };
 	for (size_t k = 0; k < 3; k++) {
-		res r = run("diff %1$s '%2$s' '%2$s' -- '%3$s' '%3$s'", never[k], fp, sys);
+		res r = run("diff --absolute %1$s '%2$s' '%2$s' -- '%3$s' '%3$s'", never[k], fp, sys);
 		ck_assert_msg(!strchr(r.out, '\033'), "%s: colour", never[k]);
 		if (k < 2)
 			ck_assert_str_eq(r.out, plain.out);

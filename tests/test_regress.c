@@ -289,7 +289,7 @@ END_TEST
 /* A `perf record --threads` directory: the fixture's data and data.1. */
 static void threads_dir(const char *dir)
 {
-	char src[PD_TEST_PATHMAX], cmd[3 * PD_TEST_PATHMAX];
+	char src[PD_TEST_PATHMAX], cmd[4 * PD_TEST_PATHMAX + 64];
 	pd_test_data(src, sizeof src, "threads.data");
 	snprintf(cmd, sizeof cmd, "mkdir '%s' && cp '%s/data' '%s/data.1' '%s/'", dir, src, src,
 		 dir);

@@ -85,31 +85,70 @@
  * side has about 1 degree of freedom, Cauchy tails, and a 30-sigma change
  * gets p ≈ 0.01 — which the correction for ~200 rows then discards.
  *
- * So with at least 2 runs on each side, a row's p-value comes from a
+ * Processes.  A row belongs to a process: the command with most of its
+ * cost (pd_diff_row.process; a renamed binary's new command is the
+ * base's).  How much of the machine a process got moves with whatever
+ * else ran — another job present in one run and not the next, a build
+ * taking the program's CPU — while a row's share *within* its processes
+ * holds still unless the code changed.  So rows are judged within their
+ * processes, and each process's rows beside each other
+ * (pd_diff_process_at()).
+ *
+ * With at least 2 runs on each side, a row's p-value comes from a
  * moderated t-test (Smyth 2004, the empirical Bayes of limma) on the
  * runs' values:
  *
  *   φ̂    = Σ_side SS_side / v̄_side  /  d,   d = n_base + n_new − 2
  *          (SS: squared deviations of a side's runs from its mean; v̄: the
  *          side's mean sampling variance of one run; E[SS] = (n − 1)·φ·v̄)
- *   prior  (d0, φ0), fitted on the self rows of at least 10 samples a
- *          run (self shares partition the samples: nearly independent)
- *          by limma's method of moments on log φ̂; with fewer than 5 such
- *          rows, their pooled φ̂ (1 without any) with d0 = 4; d0 never
- *          more than the degrees of freedom of the rows behind it
- *   φ̃    = max(1, (d0·φ0 + d·φ̂) / (d0 + d))  — never below sampling noise
+ *   prior  (d0, φ0) per process, fitted on its self rows of at least 10
+ *          samples a run (self shares partition the samples: nearly
+ *          independent) by limma's method of moments on log φ̂; with
+ *          fewer than 5 such rows, their median φ̂ on a log scale (1
+ *          without any) with d0 = 4; d0 never more than the degrees of
+ *          freedom of the rows behind it, φ0 never below 1; rows without
+ *          a process take the prior of all rows
+ *   φ̃    = max(1, (d0·φ0 + d·φ̂) / (d0 + d), the time blocks' φ)
+ *          — never below sampling noise nor the variation within runs
  *   t     = (new mean − base mean) / √(φ̃ · (v̄_base/n_base + v̄_new/n_new))
- *          with d0 + d degrees of freedom.
+ *          with d0 + d degrees of freedom,
  *
- * Every row borrows the run-to-run variation all rows show, so 2 runs a
- * side judge a 30-point change as clearly as they should, while a row
- * whose own runs scatter keeps its wide error.  One φ serves both sides
- * of a row: under "no change" both sides are the same measurement.  With
- * one run on a side, only sampling noise can be judged: a two-proportion
- * z-test on the sample counts the shares imply (pd_diff_test() says which
- * was used).  p-values are corrected for the number of rows tested with
- * Benjamini–Hochberg (q-values).  A row is significant when its q-value is
- * at most `fdr` and its change is at least `min_change`.
+ * on the runs' values standardized to their processes' mean shares (Σ
+ * over the row's processes of its share of the process in the run times
+ * the process's mean share over all runs of both sides): a process's
+ * swings between runs cancel, and so does a process that got more of the
+ * machine on one side — another job's absence cannot be told from it with
+ * a handful of runs, and it moves every row of the process alike.  A row
+ * whose standardized change goes against its plain change is not a change
+ * of its own (p = 1).
+ *
+ * Every row borrows the run-to-run variation its process's rows show, so
+ * 2 runs a side judge a 30-point change as clearly as they should, while
+ * a row whose own runs scatter keeps its wide error, and another job's
+ * swings do not widen the program's.  One φ serves both sides of a row:
+ * under "no change" both sides are the same measurement.
+ *
+ * With one run on a side, the Cochran–Mantel–Haenszel statistic of the
+ * row's samples over one 2×2 table per command (the row, the rest of the
+ * command) × (base, new), its variance raised by the time blocks' φ of
+ * the row within its process (PD_DIFF_TEST_BLOCKS; the statistic alone
+ * without blocks, PD_DIFF_TEST_PROPORTION) and by its process's
+ * inflation (pd_diff_inflation()).  A command that one side lacks informs
+ * nothing; a row whose share within its processes moved against its share
+ * of the whole is not a change of its own.
+ *
+ * Only rows that can be significant are tested together (independent
+ * filtering, Bourgon et al. 2010): a row whose mean over all runs of both
+ * sides, times the runs over those of the smaller side, is below
+ * min_change cannot change by it, and one whose samples, all put on one
+ * side, cannot reach the z the FDR level needs, cannot be significant;
+ * neither depends on which run is on which side.  pd_diff_row.tested
+ * says which rows were tested, pd_diff_tested_count() how many.  Their
+ * p-values are corrected with Benjamini–Hochberg (q-values; 1 for a row
+ * not tested).  A row is significant when its q-value is at most `fdr`
+ * and its change is at least `min_change`.  Without processes (the
+ * robot's keys, PD_DIFF_ABSOLUTE), the plain shares (rates) alone are
+ * tested, and with one run a side their two-proportion or blocks test.
  *
  * Renamed binaries.  Keys use a dso's basename, so /old/app and /new/app
  * match.  A dso that costs more than sampling noise on one side only is
@@ -421,10 +460,11 @@ PD_EXTERN(void) pd_diff_options_get(const pd_diff *d, pd_diff_options *out);
 PD_EXTERN(pd_diff_test_kind) pd_diff_test(const pd_diff *d);
 
 /**
- * The moderated t-test's prior: `phi0` the run-to-run variance as a
- * multiple of sampling variance that the rows show together, `d0` the
- * degrees of freedom it is worth (at most those of the rows), `rows`
- * the self rows it was fitted on (0: the default, φ0 = 1 and d0 = 4).
+ * The moderated t-test's prior of all rows together (each process's own:
+ * pd_diff_process_at()): `phi0` the run-to-run variance as a multiple of
+ * sampling variance that the rows show together, `d0` the degrees of
+ * freedom it is worth (at most those of the rows), `rows` the self rows
+ * it was fitted on (0: the default, φ0 = 1 and d0 = 4).
  * Returns false (outputs untouched) when the proportion test was used.
  * Any output may be NULL.
  */
@@ -471,6 +511,13 @@ typedef struct pd_diff_process {
 	                           when prior_rows > 0, else all rows' */
 	size_t prior_rows;    /**< its self rows the prior was fitted on */
 	double inflation;     /**< one run a side: its rows' factor (1: none) */
+	size_t pids;          /**< the most processes it ran as at once in a run, the
+	                           larger side's (pd_profile_comm_processes()): 1 for a
+	                           program, more for a parallel build's compilers or a
+	                           benchmark's workers, whose composition may say which
+	                           jobs ran as much as what code costs; 0 for runs read
+	                           from pprof, which need not carry pids (and so not in
+	                           the JSON, which an export must read back alike) */
 } pd_diff_process;
 PD_EXTERN(size_t) pd_diff_process_count(const pd_diff *d);
 PD_EXTERN(const pd_diff_process *) pd_diff_process_at(const pd_diff *d, size_t i);

@@ -495,6 +495,14 @@ PD_EXTERN(int) pd_profile_stacks(pd_profile *p, size_t ev, const pd_stack **out,
 PD_EXTERN(size_t) pd_profile_stack_count(const pd_profile *p, size_t ev);
 PD_EXTERN(bool) pd_profile_stack_at(const pd_profile *p, size_t ev, size_t i, pd_stack *out);
 
+/**
+ * The most processes (distinct pids) that ran under command `comm` in one
+ * run: 1 for a program, more for a command run as many processes at once
+ * (a parallel build's compilers); 0 for a command the profile does not
+ * know, or runs read from pprof without pids.
+ */
+PD_EXTERN(size_t) pd_profile_comm_processes(const pd_profile *p, const char *comm);
+
 /* ------------------------------------------------------- filter matches */
 
 /** The list filters of pd_profile_options, in the order of their fields. */

@@ -36,6 +36,25 @@ static uint32_t stem_group(const ctx *c, const dt_tree *t, uint32_t p, uint64_t 
 	return n;
 }
 
+/* Is a node of group v[0..n) aligned with one outside the other side's
+ * group w[0..m)?  It is taken then: an inlined callee's frames are
+ * aligned with its caller's, and a caller that the base's chains show now
+ * and then keeps a twin of one, which is no rename of it.  (foo aligned
+ * with foo while foo.cold appears is a split: both in the groups.) */
+static bool aligned_outside(const dt_tree *t, const uint32_t *v, uint32_t n, const uint32_t *w,
+			    uint32_t m)
+{
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t p = t->n[v[j]].partner;
+		bool inside = p == DT_NONE;
+		for (uint32_t k = 0; k < m && !inside; k++)
+			inside = w[k] == p;
+		if (!inside)
+			return true;
+	}
+	return false;
+}
+
 /* Sum of the group's inclusive costs as shares of the caller p, with
  * their noise; false when one of them is taken already. */
 static bool group_cost(const dt_tree *t, uint32_t p, const uint32_t *v, uint32_t n,
@@ -82,7 +101,8 @@ void align_stems(ctx *c, uint32_t pb, uint32_t pn, const uint32_t *u, size_t nu,
 		uint32_t sb[DT_REL_MAX], sn[DT_REL_MAX];
 		uint32_t nb = stem_group(c, B, pb, k->stem, U->n[x].key, sb);
 		uint32_t nn = stem_group(c, N, pn, k->stem, U->n[x].key, sn);
-		if (nb == 0 || nn == 0 || (nb == nn && nb > 1))
+		if (nb == 0 || nn == 0 || (nb == nn && nb > 1) ||
+		    aligned_outside(B, sb, nb, sn, nn) || aligned_outside(N, sn, nn, sb, nb))
 			continue;
 		double cb, cn, nzb, nzn;
 		bool fresh_b = group_cost(B, pb, sb, nb, &cb, &nzb);

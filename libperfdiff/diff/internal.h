@@ -9,6 +9,9 @@
  *   align.c    aligning the two trees and finding relations
  *   stats.c    moderated t, two-proportion / two-rate z, Benjamini–Hochberg
  *   rows.c     calltrace / children / self / tree rows
+ *   strata.c   each row's process, its values within it, its CMH sums
+ *   blocks.c   each row's variance within a run, from the time blocks
+ *   rowstats.c each row's test: filtering, priors per process, q-values
  *   diff.c     the pd_diff object and its accessors
  *
  * Node ids are 32-bit indices; a child's id is always greater than its
@@ -416,6 +419,8 @@ int pd_stat_bh(const double *p, size_t n, double *q);
 #define DT_PRIOR_MIN_SAMPLES 10.0 /* mean samples per run a self row needs to inform it */
 #define DT_PRIOR_MIN_ROWS 5       /* rows needed to fit it; fewer: their pooled φ̂ ... */
 #define DT_PRIOR_D0 4.0           /* ... held with this many degrees of freedom */
+#define DT_HYPERVARIABLE 0.01     /* a row whose φ̂ is beyond this upper tail of its
+                                     prior's F distribution keeps its own φ̂ */
 #define DT_CHI2_1_Q25 0.101531   /* lower quartile of χ²(1): of z² where nothing changed */
 #define DT_INFLATION_MIN_ROWS 10  /* self rows a process's inflation needs: a program
                                      has few functions, and when one changed, every
@@ -524,6 +529,7 @@ struct pd_diff {
 	const char **procs;          /* command names, in the arena's memory */
 	double *proc_samples;        /* per command: its samples, both sides */
 	double *proc_share;          /* per command: its mean share (points) over all runs */
+	uint32_t *proc_pids;         /* per command: the most processes it ran as in a run */
 	uint32_t *vproc[2];          /* per node of each tree: its command, DT_NONE */
 	size_t nprocs;
 	pd_diff_process *pubprocs;   /* pd_diff_process_at(), by samples (rowstats.c) */

@@ -80,8 +80,7 @@ static double proportion_z(const pd_diff *d, const dt_row *r)
  * the blocks' (bphi on bdf degrees of freedom; 0 of them: none). */
 typedef struct row_in {
 	pd_stat_row s;        /* on the values within the row's processes (svals) */
-	pd_stat_row raw;      /* on its shares of the whole (vals), when they differ */
-	bool runs_ok, raw_ok;
+	bool runs_ok;
 	double bphi, bdf;
 	double stat, df;  /* one run a side: the t (or z, df INFINITY) before inflation */
 } row_in;
@@ -132,10 +131,6 @@ static void row_inputs(const pd_diff *d, const dt_row *r, row_in *in)
 	} else {
 		pd_stat_pooled(vals, d->nruns, unit, share, &pooled, &q, &samples);
 	}
-	if (in->runs_ok && r->svals != r->vals) {
-		const double *raw[2] = { r->vals, r->vals + d->nruns[0] };
-		in->raw_ok = pd_stat_overdispersion(raw, d->nruns, unit, share, &in->raw) == 0;
-	}
 	block_inputs(d, r, pooled, q, in);
 }
 
@@ -152,7 +147,7 @@ typedef struct dt_prior {
 
 typedef struct groups {
 	size_t ng;          /* processes; [ng] is all rows together */
-	dt_prior *runs, *blocks, *raw;
+	dt_prior *runs, *blocks;
 	double *infl;       /* one run a side: each group's inflation */
 	uint32_t *member;   /* rows by their process, those without one last */
 	size_t *at;         /* process k's rows: member[at[k] .. at[k + 1]) */
@@ -168,17 +163,16 @@ static size_t group_of(const pd_diff *d, const groups *g, const dt_prior *pri, s
 	return !pri || pri[p].rows ? p : g->ng;
 }
 
-/* A row's φ̂ and its degrees of freedom for prior `which`: 0 the runs'
- * (within its processes), 1 the time blocks', 2 the runs' of its shares of
- * the whole. */
+/* A row's φ̂ and its degrees of freedom for prior `which`: 0 the runs',
+ * 1 the time blocks'. */
 static double phi_of(const row_in *in, int which)
 {
-	return which == 1 ? in->bphi : which == 2 ? in->raw.phi : in->s.phi;
+	return which ? in->bphi : in->s.phi;
 }
 
 static double df_of(const row_in *in, int which)
 {
-	return which == 1 ? in->bdf : which == 2 ? in->raw.df : in->s.df;
+	return which ? in->bdf : in->s.df;
 }
 
 /* Can row i inform a prior: a self row with enough samples a run to
@@ -187,7 +181,7 @@ static double df_of(const row_in *in, int which)
 static bool informs(const pd_diff *d, const row_in *in, size_t i, int which)
 {
 	double p = phi_of(&in[i], which), f = df_of(&in[i], which);
-	bool ok = which == 1 ? f > 0 : which == 2 ? in[i].raw_ok : in[i].runs_ok;
+	bool ok = which ? f > 0 : in[i].runs_ok;
 	return d->rows[i].pub.metric == PD_DIFF_SELF && ok && isfinite(p) &&
 	       in[i].s.samples >= DT_PRIOR_MIN_SAMPLES;
 }
@@ -225,15 +219,20 @@ static int fit_one(const pd_diff *d, const row_in *in, int which, size_t grp,
 		sum_df += df[n++];
 	}
 	out->rows = n;
+	int rc = 0;
 	if (n >= DT_PRIOR_MIN_ROWS) {
-		int rc = pd_stat_fit_prior(phi, df, n, &out->d0, &out->phi0);
+		rc = pd_stat_fit_prior(phi, df, n, &out->d0, &out->phi0);
 		if (!(out->d0 <= sum_df))
 			out->d0 = sum_df;
-		return rc;
+	} else {
+		out->phi0 = n ? log_median(phi, n) : 1;
+		out->d0 = n && sum_df < DT_PRIOR_D0 ? sum_df : DT_PRIOR_D0;
 	}
-	out->phi0 = n ? log_median(phi, n) : 1;
-	out->d0 = n && sum_df < DT_PRIOR_D0 ? sum_df : DT_PRIOR_D0;
-	return 0;
+	/* no prior below sampling noise: rows that agree run for run (a
+	 * process sampled a handful of times, a periodic sampler on a steady
+	 * loop) must not pull another row's own spread down */
+	out->phi0 = fmax(1, out->phi0);
+	return rc;
 }
 
 /* Every group's prior of kind `which`, into pri[0..ng]. */
@@ -252,12 +251,33 @@ static int fit_priors(const pd_diff *d, const row_in *in, int which, const group
 
 /* The blocks' φ̃ of row i (1 without blocks): its own φ̂ shrunk to its
  * group's prior. */
+/*
+ * The prior's degrees of freedom for a row whose own φ̂ on `df` degrees of
+ * freedom is `phi`: the prior's, unless the row varies far more than the
+ * prior allows (its φ̂/φ0 beyond the F(df, d0) distribution's upper
+ * DT_HYPERVARIABLE tail): such a row is not one of the prior's (another
+ * job's activity that two or three runs happened to catch alike on each
+ * side), and shrinking its variance toward its neighbours' would make its
+ * swings look like a change.  It keeps its own (d0 = 0), as in limma's
+ * robust fit (Phipson et al. 2016), which moves such rows' d0 toward 0.
+ */
+static double prior_df(double phi, double df, const dt_prior *pr)
+{
+	if (!(df > 0) || !(pr->d0 > 0) || !(phi > pr->phi0))
+		return pr->d0;
+	double d0 = isinf(pr->d0) ? 1e7 : pr->d0, f = phi / pr->phi0;
+	double tail = pd_stat_incbeta(d0 / 2, df / 2, d0 / (d0 + df * f));
+	return tail < DT_HYPERVARIABLE ? 0 : pr->d0;
+}
+
 static double block_post(const pd_diff *d, const groups *g, const row_in *in, size_t i)
 {
 	const dt_prior *pr = &g->blocks[group_of(d, g, g->blocks, i)];
 	if (!(in[i].bdf > 0) || !isfinite(in[i].bphi))
 		return d->block_rows ? fmax(1, pr->phi0) : 1;
-	double d0 = pr->d0, s20 = pr->phi0;
+	double d0 = prior_df(in[i].bphi, in[i].bdf, pr), s20 = pr->phi0;
+	if (d0 == 0)
+		return fmax(1, in[i].bphi);
 	double post = isinf(d0) ? s20 : (d0 * s20 + in[i].bdf * in[i].bphi) / (d0 + in[i].bdf);
 	return fmax(1, post);
 }
@@ -351,28 +371,24 @@ static double moderated_p(const pd_diff *d, const groups *g, const row_in *in, s
 			  const pd_stat_row *s, const dt_prior *pri)
 {
 	const dt_prior *pr = &pri[group_of(d, g, pri, i)];
-	return pd_stat_moderated_t_floor(s->diff, s->var, s->phi, s->df, pr->d0, pr->phi0,
+	double d0 = prior_df(s->phi, s->df, pr);
+	return pd_stat_moderated_t_floor(s->diff, s->var, s->phi, s->df, d0, pr->phi0,
 					 block_post(d, g, in, i), NULL, NULL);
 }
 
 /*
- * With runs, a row that knows its processes has two views: its share
- * within them (which other jobs and stolen CPU do not move) and its share
- * of the whole (which a process that really got more of the machine
- * moves).  Either may show a change; the smaller p-value of the two,
- * doubled (Bonferroni), is the row's.  Within its processes the row must
- * move the way its share of the whole moved, or that view says nothing.
+ * With runs, a row that knows its processes is tested on its values
+ * standardized to its processes' mean shares (strata.c): another job's
+ * coming and going, or a build taking the program's CPU in some runs,
+ * moves a process's share of the machine, and would move every row of it.
+ * The standardized change must go the way the row's share moved, or it is
+ * not a change of the row's own.
  */
 static double runs_p(const pd_diff *d, const groups *g, const row_in *in, size_t i)
 {
-	if (!in[i].runs_ok)
+	if (!in[i].runs_ok || in[i].s.diff * d->rows[i].pub.change < 0)
 		return 1;
-	double change = d->rows[i].pub.change;
-	double within = in[i].s.diff * change < 0 ? 1 : moderated_p(d, g, in, i, &in[i].s, g->runs);
-	if (!in[i].raw_ok)
-		return within;
-	double whole = moderated_p(d, g, in, i, &in[i].raw, g->raw);
-	return fmin(1, 2 * fmin(within, whole));
+	return moderated_p(d, g, in, i, &in[i].s, g->runs);
 }
 
 static double row_p(const pd_diff *d, const groups *g, const row_in *in, size_t i)
@@ -504,13 +520,12 @@ static int groups_init(pd_diff *d, groups *g)
 	g->ng = d->strata ? d->nprocs : 0;
 	g->runs = calloc(g->ng + 1, sizeof *g->runs);
 	g->blocks = calloc(g->ng + 1, sizeof *g->blocks);
-	g->raw = calloc(g->ng + 1, sizeof *g->raw);
 	g->infl = calloc(g->ng + 1, sizeof *g->infl);
 	for (size_t k = 0; g->infl && k <= g->ng; k++)
 		g->infl[k] = 1;
 	g->member = malloc((d->nrows ? d->nrows : 1) * sizeof *g->member);
 	g->at = calloc(g->ng + 2, sizeof *g->at);
-	if (!g->runs || !g->blocks || !g->raw || !g->infl || !g->member || !g->at)
+	if (!g->runs || !g->blocks || !g->infl || !g->member || !g->at)
 		return PD_ENOMEM;
 	return sort_members(d, g);
 }
@@ -519,7 +534,6 @@ static void groups_free(groups *g)
 {
 	free(g->runs);
 	free(g->blocks);
-	free(g->raw);
 	free(g->infl);
 	free(g->member);
 	free(g->at);
@@ -548,7 +562,7 @@ static int keep_processes(pd_diff *d, const groups *g)
 		bool prop = d->test == PD_DIFF_TEST_PROPORTION;  /* sampling noise alone */
 		v[k] = (pd_diff_process){ d->procs[k], (uint64_t)d->proc_samples[k], 0,
 					  prop ? 1 : p->phi0, prop ? 0 : p->d0,
-					  prop ? 0 : pri[k].rows, g->infl[k] };
+					  prop ? 0 : pri[k].rows, g->infl[k], d->proc_pids[k] };
 	}
 	for (size_t i = 0; i < d->nrows; i++)
 		if (d->rows[i].proc != DT_NONE && d->rows[i].proc < g->ng)
@@ -583,8 +597,6 @@ int pd_diff_row_stats(pd_diff *d, pd_error *err)
 	}
 	if (rc == 0 && d->test == PD_DIFF_TEST_MODERATED_T)
 		rc = fit_priors(d, in, 0, &g, g.runs);
-	if (rc == 0 && d->test == PD_DIFF_TEST_MODERATED_T && d->strata)
-		rc = fit_priors(d, in, 2, &g, g.raw);
 	if (rc == 0 && d->test != PD_DIFF_TEST_PROPORTION)
 		rc = fit_priors(d, in, 1, &g, g.blocks);
 	if (rc == 0)

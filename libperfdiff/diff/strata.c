@@ -50,6 +50,7 @@ typedef struct strata {
 	double *tot;         /* [command * ncols + col]: its period, current command only */
 	double *acc;         /* [row * ncols + col]: the current command's period */
 	double *share;       /* per command: its mean share (points), the diff's arena */
+	uint32_t *pids;      /* per command: the most processes it ran as (the diff's arena) */
 	double *best;        /* per row: cost in its process so far */
 	uint32_t *seen;      /* per row: the last command (+ 1) that cost it */
 	uint32_t *touched;   /* rows with cost of the current command */
@@ -301,6 +302,24 @@ static void walk_commands(strata *st)
 	}
 }
 
+/* How many processes each command ran as, the larger side's, for
+ * pd_diff_process_at() to say (a parallel build's compilers are several);
+ * the new side's under its own name, which a renamed binary's is not. */
+static int count_pids(strata *st)
+{
+	pd_diff *d = st->d;
+	st->pids = pd_arena_alloc(&d->arena, (st->nnames ? st->nnames : 1) * sizeof *st->pids);
+	if (!st->pids)
+		return PD_ENOMEM;
+	for (size_t c = 0; c < st->nnames; c++) {
+		size_t b = pd_profile_comm_processes(d->tree[0].prof, st->name[c]);
+		size_t n = pd_profile_comm_processes(d->tree[1].prof, st->name[c]);
+		size_t m = b > n ? b : n;
+		st->pids[c] = m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
+	}
+	return 0;
+}
+
 static int alloc_all(strata *st)
 {
 	pd_diff *d = st->d;
@@ -366,6 +385,7 @@ static int keep_names(strata *st)
 	}
 	d->nprocs = st->nnames;
 	d->proc_share = st->share;
+	d->proc_pids = st->pids;
 	d->vproc[0] = st->vproc[0];
 	d->vproc[1] = st->vproc[1];
 	return 0;
@@ -408,6 +428,8 @@ int pd_diff_strata(pd_diff *d)
 	pd_u64map_init(&st.byname);
 	for (int s = 0; s < 2 && rc == 0; s++)
 		rc = node_commands(&st, s);
+	if (rc == 0)
+		rc = count_pids(&st);
 	if (rc == 0)
 		rc = order_nodes(&st);
 	if (rc == 0)

@@ -444,6 +444,9 @@ static int fold_record(run_state *st, const pd_srec *r)
 	uint32_t comm = comm_id(st, tp, r->comm);
 	if (comm == PD_NO_ID || (rc = pd_cct_add_self(t, node, r->period)) < 0)
 		return rc < 0 ? rc : PD_ENOMEM;
+	/* a thread's command changes rarely: count its process then */
+	if (tp->comm != comm && (rc = pd_procs_note(&st->p->procs, st->run, comm, r->pid)) < 0)
+		return rc;
 	if (r->chain_dropped && (rc = pd_cct_add_chainless(t, node, r->period)) < 0)
 		return rc;
 	if (tp->leaf == node && tp->comm == comm && tp->stack != PD_NO_ID) {

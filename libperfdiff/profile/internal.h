@@ -462,6 +462,29 @@ void pd_filters_dso_hits(const pd_filters *f, const char *dso, uint64_t n, uint6
 
 /* ---------------------------------------------------------------- profile */
 
+/* ---------------------------------------------------------------- procs */
+
+/*
+ * How many processes ran under each command (procs.c): a command that
+ * ran as several at once in a run (a parallel build's compilers, several
+ * perf tools) is a mix of jobs, one that ran as one process a program.
+ */
+typedef struct pd_procs {
+	pd_idmap of;        /* command string id → index */
+	pd_idmap seen;      /* command id << 32 | pid → 1, this run's */
+	uint32_t *most;     /* per index: the most pids in one run */
+	uint32_t *now;      /* per index: pids in run `run_of` */
+	uint32_t *run_of;
+	uint32_t n, cap;
+	size_t run;         /* the run `seen` holds */
+} pd_procs;
+
+void pd_procs_init(pd_procs *t);
+void pd_procs_free(pd_procs *t);
+/* Process `pid` ran under command `comm` (a string id) in run `run`.
+ * 0 or PD_ENOMEM. */
+int pd_procs_note(pd_procs *t, size_t run, uint32_t comm, uint32_t pid);
+
 struct pd_profile {
 	pd_profile_opts options;     /* the caller's, imported: options.o, its
 	                              * filter lists pointing at `filters` */
@@ -489,6 +512,7 @@ struct pd_profile {
 	uint32_t nbids, cap_bids;
 	pd_idmap bid_of;              /* run << 32 | dso string id → index */
 	pd_sitemaps sitemaps;         /* PD_PROFILE_KEEP_SITES (sites.c) */
+	pd_procs procs;               /* processes per command (procs.c) */
 	pd_warnings warnings;         /* no cap: a reader's are capped */
 	/* its worker threads: the producer, the release thread, and its
 	 * sessions' (session options' `threads`) */

@@ -74,6 +74,7 @@ int pd_profile_new(pd_profile **out, const pd_profile_options *opts, pd_error *e
 	}
 	pd_strtab_init(&p->strings);
 	pd_frametab_init(&p->frames);
+	pd_procs_init(&p->procs);
 	pd_warnings_init(&p->warnings, 0);
 	pd_threads_init(&p->threads, p->options.session.threads);
 	rc = pd_facts_new(&p->facts, &p->options.o, &p->threads);
@@ -132,6 +133,7 @@ void pd_profile_free(pd_profile *p)
 	free(p->run_blocks);
 	pd_facts_free(p->facts);
 	pd_sitemaps_free(&p->sitemaps);
+	pd_procs_free(&p->procs);
 	pd_profile_runinfo_free(p);
 	pd_warnings_free(&p->warnings);
 	pd_filters_free(&p->filters);
