@@ -846,6 +846,64 @@ START_TEST(test_symbol_tables)
 }
 END_TEST
 
+/* do_select -> __fget_light (500, calling fput) and a near-idle __fdget
+ * (5) in the base, __fdget alone (505, calling fput) in the new kernel:
+ * the regrown rename, with the builds' answers `tf`.  (Without the callee
+ * the base chains' frameless __fget_light reads as inlined into the
+ * __fdget they skip: align_inline.c.) */
+static void regrown_case(fixture *f, const tfacts *tf)
+{
+	fx_init(f);
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
+	facts.ctx = (void *)tf;
+	f->facts = &facts;
+	static const char *const path[] = { "do_syscall_64", "core_sys_select", "do_select" };
+	for (int s = 0; s < 2; s++) {
+		uint32_t ds = chain(f, s, 0, KDSO, path, 3, 20, 200);
+		uint32_t flags = DT_SEEN_OUTLINE | DT_KERNEL, x;
+		if (!s) {
+			x = add_at(f, s, ds, "__fget_light", KDSO, 500, flags);
+			add_at(f, s, x, "fput", KDSO, 100, flags);
+		}
+		x = add_at(f, s, ds, "__fdget", KDSO, s ? 505 : 5, flags);
+		if (s)
+			add_at(f, s, x, "fput", KDSO, 100, flags);
+	}
+	run_align(f);
+}
+
+START_TEST(test_regrown_needs_room)
+{
+	fixture f;
+	/* the old name gone from the new kernel, the new one there before at
+	 * almost nothing: one shift, read as the inlining into the __fdget
+	 * that the base chains skip (or as the rename, align_regrown.c) */
+	tfacts gone = { .yes = { { "__fget_light", "__fdget" }, { "__fdget" } },
+			.no = { { NULL }, { "__fget_light" } } };
+	regrown_case(&f, &gone);
+	ck_assert_uint_eq(f.al.nrels, 1);
+	ck_assert_str_eq(dt_node_sym(&f.b, f.al.rels[0].b[0]), "__fget_light");
+	fx_free(&f);
+	/* the new build's DWARF has __fget_light inlined into __fdget: the
+	 * same */
+	tfacts inl = gone;
+	inl.inl_yes[1][0][0] = "__fget_light";
+	inl.inl_yes[1][0][1] = "__fdget";
+	regrown_case(&f, &inl);
+	ck_assert_uint_eq(f.al.nrels, 1);
+	fx_free(&f);
+	/* its DWARF has __fdget's code and no __fget_light in it: the cost
+	 * that __fdget gained is not __fget_light's, neither inlined nor
+	 * renamed, whatever the numbers */
+	tfacts refuted = gone;
+	refuted.inl_no[1][0][0] = "__fget_light";
+	refuted.inl_no[1][0][1] = "__fdget";
+	regrown_case(&f, &refuted);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+}
+END_TEST
+
 /* inline_case()'s trees (helper inlined into work), with the builds'
  * answers `tf` and every key's dso noted on its side. */
 static void inline_facts_case(fixture *f, const tfacts *tf)
@@ -1536,6 +1594,7 @@ static Suite *suite(void)
 	tcase_add_test(a, test_generic_callee_weak);
 	tcase_add_test(a, test_rename_under_other_load);
 	tcase_add_test(a, test_symbol_tables);
+	tcase_add_test(a, test_regrown_needs_room);
 	tcase_add_test(a, test_inline_facts);
 	tcase_add_test(a, test_inline_skipped_caller);
 	tcase_add_test(a, test_inlined_everywhere);

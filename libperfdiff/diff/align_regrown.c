@@ -12,7 +12,11 @@
  * noise.  The pair must score as a rename does (callees, cost, name;
  * the builds or keys saying X is gone add to it; unlike names raise the
  * bar), no runner-up may come close, and X must be gone from the other
- * build (a name still defined there was not renamed away).
+ * build (a name still defined there was not renamed away).  Y was a
+ * function of its own before, so X's code can only have gone into it by
+ * inlining: where Y's build has DWARF of Y and no instance of X in it
+ * (Go's runtime.acquirem, inlined into mallocgc, against the
+ * heapBitsSetType that newarray now reaches), no rename.
  */
 #include <stdio.h>
 
@@ -34,6 +38,8 @@ static bool regrow_score(ctx *c, bool from_base, uint32_t x, uint32_t y, regrow 
 	uint32_t y0 = T->n[y].partner;
 	double a = rel_cost(F, x), before = rel_cost(F, y0), after = rel_cost(T, y);
 	if (incl(F, y0) > DT_NEAR_ZERO * incl(F, x))
+		return false;
+	if (fact_inlined(c, from_base ? 1 : 0, y, sym(F, x)) == DT_FACT_NO)
 		return false;
 	double name = dt_name_similarity(sym(F, x), sym(T, y));
 	/* the root's children of a tree rebuilt from keys share no caller
