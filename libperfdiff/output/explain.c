@@ -181,7 +181,8 @@ int pd_explain_write(pd_writer *w, const pd_lkp_tables *t, const pd_diff *const 
 				      PDO_BIT(PD_FORMAT_CSV), "an explanation", err);
 	if (rc == 0 && opts.format == PD_FORMAT_HTML && n != 1)
 		rc = pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
-				  "an HTML page shows one comparison, and there are %zu", n);
+				  "an HTML page shows one comparison, and there are %zu: "
+				  "choose one table and column (--table, --column)", n);
 	if (rc < 0)
 		return rc;
 	const char *subject = pd_lkp_tables_subject(t);
