@@ -13,11 +13,13 @@
 #                tests/data made by this build's perfdiff, and hostile
 #                shapes made by tests/tools/pd-hostile: one field repeated
 #                up to 127 M times, 200 to 250 KB gzipped)
+#   robot        a kernel test robot's mail, explained and written as text
+#                and JSON (seeds: the mails of tests/data/robot-mails)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 shift || true
-harnesses=${*:-reader_file reader_pipe kallsyms session debug_inflate pprof}
+harnesses=${*:-reader_file reader_pipe kallsyms session debug_inflate pprof robot}
 build=${PD_FUZZ_BUILD:-$here/build-fuzz}
 work=${PD_FUZZ_WORK:-$build/work}
 cmake -S "$here" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -34,7 +36,13 @@ seeds_pipe=$work/seeds-pipe
 seeds_ksyms=$work/seeds-kallsyms
 seeds_infl=$work/seeds-debug_inflate
 seeds_pprof=$work/seeds-pprof
-mkdir -p "$seeds_file" "$seeds_pipe" "$seeds_ksyms" "$seeds_infl" "$seeds_pprof" "$work/artifacts"
+seeds_robot=$work/seeds-robot
+mkdir -p "$seeds_file" "$seeds_pipe" "$seeds_ksyms" "$seeds_infl" "$seeds_pprof" "$seeds_robot" \
+	"$work/artifacts"
+# robot seeds: the real mails of the explain catalogue, cut to the fuzzer's length
+for f in "$here"/tests/data/robot-mails/*.eml; do
+	head -c 65536 "$f" > "$seeds_robot/$(basename "$f")" || true
+done
 corpus=$here/../shared/corpus
 # file-mode seeds: whole files; pipe seeds: pipe files without their 16-byte header
 while IFS= read -r -d '' f; do
@@ -109,6 +117,7 @@ for h in $harnesses; do
 	reader_pipe) seeds=$seeds_pipe; max_len=262144 ;;
 	kallsyms) seeds=$seeds_ksyms; max_len=65536 ;;
 	debug_inflate) seeds=$seeds_infl; max_len=65536 ;;
+	robot) seeds=$seeds_robot; max_len=65536 ;;
 	*) echo "unknown harness $h"; exit 2 ;;
 	esac
 	echo "fuzz_$h: ${secs}s"

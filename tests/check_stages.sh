@@ -2,7 +2,7 @@
 # The stage rule of docs/architecture.md, checked on every #include in
 # libperfdiff/ and include/perfdiff/.  Data flows one way through the
 # library's folders, util -> reader -> machine -> symbols -> unwind ->
-# session -> profile -> pprof -> report -> diff -> output, and so do
+# session -> profile -> pprof -> report -> robot -> diff -> output, and so do
 # includes:
 #
 #   - a file of a stage includes its own stage's headers, and of an earlier
@@ -23,7 +23,7 @@
 set -u
 cd "${1:-$(dirname "$0")/..}" || exit 2
 
-STAGES='util reader machine symbols unwind session profile pprof report diff output'
+STAGES='util reader machine symbols unwind session profile pprof report robot diff output'
 # What a later stage may include of an earlier one (paths under libperfdiff/).
 INTERFACES='
 	util/util.h util/u64map.h util/threads.h
@@ -37,7 +37,7 @@ INTERFACES='
 # The stage of each public header (include/perfdiff/).
 PUBLIC='
 	common.h=util reader.h=reader symcache.h=symbols unwind.h=unwind
-	session.h=session profile.h=profile pprof.h=pprof report.h=report diff.h=diff
+	session.h=session profile.h=profile pprof.h=pprof report.h=report robot.h=robot diff.h=diff
 	output.h=output
 '
 DOC=docs/architecture.md

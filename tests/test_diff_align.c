@@ -807,7 +807,7 @@ END_TEST
 static void kernel_rename_case(fixture *f, const tfacts *tf)
 {
 	fx_init(f);
-	static dt_facts facts = { tf_defined, tf_inlined, NULL };
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
 	facts.ctx = (void *)tf;
 	f->facts = tf ? &facts : NULL;
 	static const char *const path[] = { "do_syscall_64", "core_sys_select", "do_select" };
@@ -846,12 +846,70 @@ START_TEST(test_symbol_tables)
 }
 END_TEST
 
+/* do_select -> __fget_light (500, calling fput) and a near-idle __fdget
+ * (5) in the base, __fdget alone (505, calling fput) in the new kernel:
+ * the regrown rename, with the builds' answers `tf`.  (Without the callee
+ * the base chains' frameless __fget_light reads as inlined into the
+ * __fdget they skip: align_inline.c.) */
+static void regrown_case(fixture *f, const tfacts *tf)
+{
+	fx_init(f);
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
+	facts.ctx = (void *)tf;
+	f->facts = &facts;
+	static const char *const path[] = { "do_syscall_64", "core_sys_select", "do_select" };
+	for (int s = 0; s < 2; s++) {
+		uint32_t ds = chain(f, s, 0, KDSO, path, 3, 20, 200);
+		uint32_t flags = DT_SEEN_OUTLINE | DT_KERNEL, x;
+		if (!s) {
+			x = add_at(f, s, ds, "__fget_light", KDSO, 500, flags);
+			add_at(f, s, x, "fput", KDSO, 100, flags);
+		}
+		x = add_at(f, s, ds, "__fdget", KDSO, s ? 505 : 5, flags);
+		if (s)
+			add_at(f, s, x, "fput", KDSO, 100, flags);
+	}
+	run_align(f);
+}
+
+START_TEST(test_regrown_needs_room)
+{
+	fixture f;
+	/* the old name gone from the new kernel, the new one there before at
+	 * almost nothing: one shift, read as the inlining into the __fdget
+	 * that the base chains skip (or as the rename, align_regrown.c) */
+	tfacts gone = { .yes = { { "__fget_light", "__fdget" }, { "__fdget" } },
+			.no = { { NULL }, { "__fget_light" } } };
+	regrown_case(&f, &gone);
+	ck_assert_uint_eq(f.al.nrels, 1);
+	ck_assert_str_eq(dt_node_sym(&f.b, f.al.rels[0].b[0]), "__fget_light");
+	fx_free(&f);
+	/* the new build's DWARF has __fget_light inlined into __fdget: the
+	 * same */
+	tfacts inl = gone;
+	inl.inl_yes[1][0][0] = "__fget_light";
+	inl.inl_yes[1][0][1] = "__fdget";
+	regrown_case(&f, &inl);
+	ck_assert_uint_eq(f.al.nrels, 1);
+	fx_free(&f);
+	/* its DWARF has __fdget's code and no __fget_light in it: the cost
+	 * that __fdget gained is not __fget_light's, neither inlined nor
+	 * renamed, whatever the numbers */
+	tfacts refuted = gone;
+	refuted.inl_no[1][0][0] = "__fget_light";
+	refuted.inl_no[1][0][1] = "__fdget";
+	regrown_case(&f, &refuted);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+}
+END_TEST
+
 /* inline_case()'s trees (helper inlined into work), with the builds'
  * answers `tf` and every key's dso noted on its side. */
 static void inline_facts_case(fixture *f, const tfacts *tf)
 {
 	fx_init(f);
-	static dt_facts facts = { tf_defined, tf_inlined, NULL };
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
 	facts.ctx = (void *)tf;
 	f->facts = &facts;
 	uint32_t bm = addb(f, 0, "main", 0), bw = addb(f, bm, "work", 200);
@@ -905,7 +963,7 @@ END_TEST
 static void skipped_case(fixture *f, const tfacts *tf, uint32_t *bl, uint32_t *nc)
 {
 	fx_init(f);
-	static dt_facts facts = { tf_defined, tf_inlined, NULL };
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
 	facts.ctx = (void *)tf;
 	f->facts = tf ? &facts : NULL;
 	uint32_t bm = add_at(f, 0, 0, "main", BASE_DSO, 20, DT_SEEN_OUTLINE);
@@ -944,6 +1002,87 @@ START_TEST(test_inline_skipped_caller)
 }
 END_TEST
 
+/* A helper spread over `ncallers` callers of main, `per` samples under
+ * each beside the caller's own `cself`, gone from the new tree, where
+ * each caller's self holds it; "other" keeps the rest of the profile.
+ * The helper's nodes are each within the noise. */
+static void everywhere_case(fixture *f, const tfacts *tf, int ncallers, uint64_t cself,
+			    uint64_t per)
+{
+	static const char *const callers[] = { "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7" };
+	fx_init(f);
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
+	facts.ctx = (void *)tf;
+	f->facts = tf ? &facts : NULL;
+	for (int s = 0; s < 2; s++) {
+		const char *dso = s ? NEW_DSO : BASE_DSO;
+		uint32_t m = add_at(f, s, 0, "main", dso, 0, DT_SEEN_OUTLINE);
+		for (int i = 0; i < ncallers; i++) {
+			uint32_t c = add_at(f, s, m, callers[i], dso, s ? cself + per : cself,
+					    DT_SEEN_OUTLINE);
+			if (!s)
+				add_at(f, s, c, "helper", dso, per, DT_SEEN_OUTLINE);
+		}
+		add_at(f, s, m, "other", dso, 2000, DT_SEEN_OUTLINE);
+	}
+	run_align(f);
+}
+
+START_TEST(test_inlined_everywhere)
+{
+	fixture f;
+	/* the new build's DWARF has helper in each caller: each node is
+	 * within the noise, and the callers' big selves hide their growth
+	 * from the per-caller pass; all four together are inlinings */
+	tfacts dwarf = { .inl_yes = { { { NULL } },
+				      { { "helper", "c0" }, { "helper", "c1" }, { "helper", "c2" },
+					{ "helper", "c3" } } } };
+	everywhere_case(&f, &dwarf, 4, 1000, 6);
+	ck_assert_uint_eq(count_kind(&f, PD_REL_INLINED), 4);
+	ck_assert_uint_eq(f.al.nrels, 4);
+	const dt_rel *r = find_kind(&f, PD_REL_INLINED);
+	ck_assert_msg(strstr(r->evidence, "DWARF of the new build: helper inlined into c") &&
+			      strstr(r->evidence, "through 4 call paths, all gone"),
+		      "%s", r->evidence);
+	fx_free(&f);
+	/* one caller alone: its 6 samples are noise, no claim however sure
+	 * the DWARF is */
+	everywhere_case(&f, &dwarf, 1, 1000, 6);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+	/* DWARF without the instance, helper still defined: not inlined */
+	tfacts refuted = { .yes = { { NULL }, { "helper" } },
+			   .inl_no = { { { NULL } },
+				       { { "helper", "c0" }, { "helper", "c1" }, { "helper", "c2" },
+					 { "helper", "c3" } } } };
+	everywhere_case(&f, &refuted, 4, 1000, 6);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+	/* no DWARF (kallsyms): helper gone from the symbol table and the
+	 * eight callers' self grew by what it cost, together */
+	tfacts gone = { .no = { { NULL }, { "helper" } } };
+	everywhere_case(&f, &gone, 8, 50, 15);
+	ck_assert_uint_eq(count_kind(&f, PD_REL_INLINED), 8);
+	r = find_kind(&f, PD_REL_INLINED);
+	ck_assert_msg(strstr(r->evidence, "gone from the new build's symbol table"), "%s",
+		      r->evidence);
+	fx_free(&f);
+	/* the same, but the callers' self did not grow: the cost went away,
+	 * nothing went anywhere */
+	everywhere_case(&f, &gone, 8, 50, 0);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+	/* helper still in the symbol table, or nothing known: no claim */
+	tfacts kept = { .yes = { { NULL }, { "helper" } } };
+	everywhere_case(&f, &kept, 8, 50, 15);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+	everywhere_case(&f, NULL, 8, 50, 15);
+	ck_assert_uint_eq(f.al.nrels, 0);
+	fx_free(&f);
+}
+END_TEST
+
 /* A timer interrupt lands in the frameless leaf and in the skipped caller
  * (whose chains rarely show it) in the base, and in the caller in the new
  * build: the leaf's is aligned with the new caller's by the inlining, and
@@ -953,7 +1092,7 @@ START_TEST(test_inline_skipped_caller_same_child)
 	fixture f;
 	fx_init(&f);
 	tfacts dwarf = { .inl_yes = { { { NULL } }, { { "leaf", "caller" } } } };
-	static dt_facts facts = { tf_defined, tf_inlined, NULL };
+	static dt_facts facts = { tf_defined, tf_inlined, NULL, NULL, { NULL, NULL } };
 	facts.ctx = &dwarf;
 	f.facts = &facts;
 	const char *irq = "asm_sysvec_apic_timer_interrupt";
@@ -1455,8 +1594,10 @@ static Suite *suite(void)
 	tcase_add_test(a, test_generic_callee_weak);
 	tcase_add_test(a, test_rename_under_other_load);
 	tcase_add_test(a, test_symbol_tables);
+	tcase_add_test(a, test_regrown_needs_room);
 	tcase_add_test(a, test_inline_facts);
 	tcase_add_test(a, test_inline_skipped_caller);
+	tcase_add_test(a, test_inlined_everywhere);
 	tcase_add_test(a, test_inline_skipped_caller_same_child);
 	tcase_add_test(a, test_plt_never_renamed);
 	suite_add_tcase(s, a);

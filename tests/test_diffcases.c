@@ -22,6 +22,11 @@
  * kept, its recordings reused on the next run; PD_DIFFCASES_KEEP=1 keeps
  * the temporary one).
  *
+ * A Go case (`build: go`) is built with the Go toolchain, its compiler's
+ * inlining decisions (-m) kept beside the build: they are the oracle that
+ * an inlined relation's callee really was inlined, and perf script's
+ * samples the one for which functions vanished (`inlined-share`).
+ *
  * Skips: the whole suite without perf or cc; system-wide cases where
  * `perf record -a` is refused (perf_event_paranoid, not root), taskset is
  * missing or there is a single CPU; a case whose own requirement is
@@ -126,6 +131,9 @@ typedef struct dcase {
 	double fail_on[MAXLABELS];
 	int fail_on_status[MAXLABELS];
 	bool has_source, has_runs, has_recorder;
+	bool go;                         /* build: go (cflags are the Go compiler's) */
+	double inl_min, inl_pct;         /* inlined-share: vanished above MIN, PCT explained */
+	bool has_inl;
 } dcase;
 
 static struct lab {
@@ -536,6 +544,25 @@ static const char *k_change(dcase *c, int side, char *val, const char *comment)
 	return usage;
 }
 
+static const char *k_build(dcase *c, int side, char *val, const char *comment)
+{
+	(void)side, (void)comment;
+	c->go = strcmp(val, "go") == 0;
+	return c->go || strcmp(val, "cc") == 0 ? NULL : "build: cc or go";
+}
+
+/* inlined-share: MIN PCT */
+static const char *k_inlined_share(dcase *c, int side, char *val, const char *comment)
+{
+	(void)side, (void)comment;
+	char extra;
+	c->has_inl = true;
+	return sscanf(val, "%lf %lf %c", &c->inl_min, &c->inl_pct, &extra) == 2 &&
+			       c->inl_min > 0 && c->inl_pct >= 0 && c->inl_pct <= 100
+		       ? NULL
+		       : "inlined-share: MIN_PERCENT SHARE_PERCENT";
+}
+
 static const char *k_sigmax(dcase *c, int side, char *val, const char *comment)
 {
 	(void)side, (void)comment;
@@ -576,6 +603,7 @@ static const struct {
 	{ "allow", k_allow, false },         { "significant-max", k_sigmax, false },
 	{ "change", k_change, false },
 	{ "fail-on", k_fail_on, false },
+	{ "build", k_build, false },         { "inlined-share", k_inlined_share, false },
 };
 
 /* "base-KEY" / "new-KEY": the side, and the key without its prefix. */
@@ -645,6 +673,12 @@ static const char *case_check(dcase *c)
 		return "load: only with recorder syswide (a user recording would record it)";
 	if (c->fifo && !c->syswide)
 		return "priority: only with recorder syswide";
+	if (c->go && c->syswide)
+		return "build: go only with recorder user";
+	if (c->go && strcmp(c->cflags, DEFAULT_CFLAGS) == 0)
+		c->cflags[0] = '\0';  /* cc's defaults mean nothing to the Go compiler */
+	if (c->go && strcmp(c->side[1].cflags, "-DPD_NEW") == 0)
+		c->side[1].cflags[0] = '\0';
 	if (c->nfail_on && (c->side[0].pflags != c->side[1].pflags ||
 			    c->side[0].sflags != c->side[1].sflags))
 		return "fail-on: the CLI names frames alike on both sides";
@@ -778,6 +812,27 @@ static bool load_cmd(const dcase *c, int side, size_t run, char *out, size_t n)
 	return true;
 }
 
+/*
+ * A Go build of `src` into `out`: `flags` go to the compiler of every
+ * package (-gcflags=all=...), with -m, whose inlining decisions are kept
+ * in out.log (the oracle of compiler_inlined).  Go writes no GNU build-id
+ * of its own: one unique to this build is given to the linker (-B), as
+ * the build-id cache needs.  The standard library only, offline
+ * (GO111MODULE=off, GOPROXY=off), its cache in the lab.
+ */
+static bool go_build(int side, const char *flags, const char *out, const char *src)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	char cmd[4 * PATHMAX];
+	fmt(cmd, sizeof cmd,
+	    "GOCACHE='%s/gocache' GO111MODULE=off GOPROXY=off GOFLAGS= go build "
+	    "-gcflags='all=-m %s' -ldflags='-B 0x%016llx%08x' -o '%s' '%s' >'%s.log' 2>&1",
+	    L.dir, flags, (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec,
+	    (unsigned)side + 1, out, src, out);
+	return pd_test_sh_ok(cmd);
+}
+
 /* build.0 and build.1 in the owner's folder, both in its build-id cache:
  * each side's build is copied to the binary's path before its runs, so a
  * program rebuilt at the same path is read through the cache, as
@@ -790,7 +845,8 @@ static bool build_sides(const dcase *c)
 	for (int s = 0; s < (c->same_build ? 1 : 2); s++) {
 		snprintf(flags, sizeof flags, "%s %s", c->cflags, c->side[s].cflags);
 		case_file(c, s ? "build.1" : "build.0", out);
-		if (!pd_test_compile("cc", flags, out, src) || !pd_test_buildid_cache_add(cache, out))
+		if (!(c->go ? go_build(s, flags, out, src) : pd_test_compile("cc", flags, out, src)) ||
+		    !pd_test_buildid_cache_add(cache, out))
 			return false;
 	}
 	return true;
@@ -1353,6 +1409,8 @@ static const char *record_skip(const dcase *c)
 		return L.sys_skip;
 	if (c->fifo && !pd_test_sh_ok("chrt -f 1 true"))
 		return "chrt -f refused (no util-linux chrt, or no CAP_SYS_NICE)";
+	if (c->go && !pd_test_sh_ok("command -v go >/dev/null"))
+		return "go is not installed (golang-go)";
 	char burner[PATHMAX];
 	if (uses_burner(c) && !ensure_burner(burner))
 		return "cannot build the background load (burner.c)";
@@ -1453,6 +1511,8 @@ static pd_profile *side_profile(const dcase *c, int side)
 static bool same_syms(const char (*want)[NAMEMAX], size_t nwant, const char *const *have,
 		      size_t nhave)
 {
+	if (nwant == 1 && strcmp(want[0], "*") == 0)  /* any symbols */
+		return true;
 	if (nwant != nhave)
 		return false;
 	for (size_t i = 0; i < nwant; i++) {
@@ -1558,11 +1618,51 @@ static int match_must(const dcase *c, const pd_diff_relation *r)
 	return -1;
 }
 
+/* Go's -m log: does a line say "inlining call to NAME" for perf's `sym`
+ * ("compress/flate.(*compressor).deflate")?  -m names a callee of the
+ * same package without it ("(*compressor).deflate", "heapBits.next") and
+ * one of another package by its package name ("flate.NewWriter"): either
+ * matches, the import path dropped. */
+static bool compiler_inlined(const char *log, const char *sym)
+{
+	static const char said[] = "inlining call to ";
+	const char *slash = strrchr(sym, '/'), *qual = slash ? slash + 1 : sym;
+	const char *dot = strchr(qual, '.'), *local = dot ? dot + 1 : qual;
+	for (const char *p = log; p && (p = strstr(p, said)); p++) {
+		const char *name = p + sizeof said - 1, *end = strchr(name, '\n');
+		size_t len = end ? (size_t)(end - name) : strlen(name);
+		if ((strlen(qual) == len && strncmp(name, qual, len) == 0) ||
+		    (strlen(local) == len && strncmp(name, local, len) == 0))
+			return true;
+	}
+	return false;
+}
+
+/* A Go case's inlined (outlined) relation whose callee the compiler of
+ * the build it went into (out of) never inlined: false, whatever the
+ * labels allow.  `logs` per side of the case, NULL when not Go. */
+static bool against_compiler(char *const logs[2], const pd_diff_relation *r, char *tag,
+			     size_t n)
+{
+	bool in = r->kind == PD_REL_INLINED, out = r->kind == PD_REL_OUTLINED;
+	const char *callee = in ? r->base_symbol : r->new_symbol;
+	const char *log = logs[in ? 1 : 0];
+	if (!(in || out) || !log || !callee || compiler_inlined(log, callee))
+		return false;
+	snprintf(tag, n, "FALSE (the %s build's compiler never inlined %s)", in ? "new" : "base",
+		 callee);
+	return true;
+}
+
 /* How relation `r` counts; `hit` marks the musts already matched (a
  * second report of one is false). */
 static bool classify(const dcase *c, const pd_diff_relation *r, bool *hit, result *res,
-		     char *tag, size_t n)
+		     char *const logs[2], char *tag, size_t n)
 {
+	if (against_compiler(logs, r, tag, n)) {
+		res->fp++;
+		return false;
+	}
 	int m = match_must(c, r);
 	if (m >= 0) {
 		bool again = hit[m];
@@ -1610,8 +1710,8 @@ static void print_label_rows(const pd_diff *d, const rel_label *l, FILE *f)
 
 /* Every relation with how it counts (on `out`), the false ones and the
  * missed musts also on `detail` (the summary's lines). */
-static void score_relations(const dcase *c, const pd_diff *d, result *res, FILE *out,
-			    FILE *detail)
+static void score_relations(const dcase *c, const pd_diff *d, result *res, char *const logs[2],
+			    FILE *out, FILE *detail)
 {
 	bool hit[MAXLABELS] = { false };
 	res->reported = pd_diff_relation_count(d);
@@ -1620,7 +1720,7 @@ static void score_relations(const dcase *c, const pd_diff *d, result *res, FILE 
 	for (size_t i = 0; i < res->reported; i++) {
 		const pd_diff_relation *r = pd_diff_relation_at(d, i);
 		char tag[LINEMAX + 64];
-		bool good = classify(c, r, hit, res, tag, sizeof tag);
+		bool good = classify(c, r, hit, res, logs, tag, sizeof tag);
 		fprintf(out, "    %s: ", tag);
 		print_relation(out, r);
 		fprintf(out, "\n");
@@ -1705,6 +1805,107 @@ static bool score_changes(const dcase *c, const pd_diff *d, result *res, FILE *o
 	return res->missed_must == 0;
 }
 
+/* One function of the program in one sample of one run (inlined_share). */
+typedef struct seen {
+	const char *sym;
+	int side;
+	size_t run;
+} seen;
+
+static int seen_cmp(const void *a, const void *b)
+{
+	return strcmp(((const seen *)a)->sym, ((const seen *)b)->sym);
+}
+
+/* Every (function of `dso`, sample) of both sides' runs, each function
+ * once per sample: what perf script says the recordings hold. */
+static seen *seen_all(oracle *o, const dcase *c, const char *dso, size_t ns[2][MAXRUNS],
+		      size_t *n)
+{
+	seen *v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (int side = 0; side < 2; side++)
+		for (size_t r = 0; r < o->c->runs; r++) {
+			const orec *rec = oracle_run(o, rec_side(c, side), r);
+			ck_assert_msg(rec != NULL, "perf script of %s run %zu", side_name(side), r);
+			ns[side][r] = rec->ns;
+			for (size_t i = 0; i < rec->ns; i++)
+				for (size_t k = 0; k < rec->s[i].n; k++) {
+					const oframe *f = frame_at(rec, &rec->s[i], k);
+					bool again = false;
+					for (size_t j = 0; j < k && !again; j++)
+						again = strcmp(frame_at(rec, &rec->s[i], j)->sym, f->sym) == 0;
+					if (again || strcmp(f->dso, dso) != 0 || !strcmp(f->sym, "[unknown]"))
+						continue;
+					v = grow(v, &cap, *n, sizeof *v);
+					v[(*n)++] = (seen){ f->sym, side, r };
+				}
+		}
+	qsort(v, *n, sizeof *v, seen_cmp);
+	return v;
+}
+
+/* Whether some inlined relation of `d` has `sym` as its callee. */
+static bool explained_inlined(const pd_diff *d, const char *sym)
+{
+	for (size_t i = 0; i < pd_diff_relation_count(d); i++) {
+		const pd_diff_relation *r = pd_diff_relation_at(d, i);
+		for (size_t k = 0; r->kind == PD_REL_INLINED && k < r->nbase_symbols; k++)
+			if (strcmp(r->base_symbols[k], sym) == 0)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * inlined-share: the functions of the program that vanished -- in at
+ * least MIN % of the base's samples (mean over its runs, perf script) and
+ * in none of the new's -- and how many of them the diff explains as
+ * inlined; at least PCT % must be.
+ */
+static bool score_inlined_share(const dcase *c, const pd_diff *d, FILE *out, FILE *detail)
+{
+	const dcase *owner = owner_of(c);
+	oracle o = { .c = owner };
+	size_t ns[2][MAXRUNS] = { { 0 } }, n, vanished = 0, explained = 0;
+	seen *v = seen_all(&o, c, base_name(owner->side[rec_side(c, 0)].binary), ns, &n);
+	char missed[LINEMAX] = "";
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t cnt[2][MAXRUNS] = { { 0 } };
+		for (j = i; j < n && strcmp(v[j].sym, v[i].sym) == 0; j++)
+			cnt[v[j].side][v[j].run]++;
+		double base = 0;
+		size_t now = 0;
+		for (size_t r = 0; r < owner->runs; r++) {
+			base += ns[0][r] ? 100.0 * (double)cnt[0][r] / (double)ns[0][r] : 0;
+			now += cnt[1][r];
+		}
+		if (base / (double)owner->runs < c->inl_min || now)
+			continue;
+		vanished++;
+		if (explained_inlined(d, v[i].sym))
+			explained++;
+		else if (strlen(missed) + strlen(v[i].sym) + 4 < sizeof missed)
+			snprintf(missed + strlen(missed), sizeof missed - strlen(missed), "%s%s",
+				 missed[0] ? ", " : "", v[i].sym);
+	}
+	free(v);
+	oracle_free(&o);
+	double share = vanished ? 100.0 * (double)explained / (double)vanished : 0;
+	bool ok = vanished && share >= c->inl_pct;
+	char line[2 * LINEMAX];
+	snprintf(line, sizeof line,
+		 "inlined-share: %zu of the %zu functions that vanished (>= %g %% of the base's "
+		 "samples, in none of the new's) explained as inlined: %.1f %% (at least %g %%)%s%s"
+		 "%s\n",
+		 explained, vanished, c->inl_min, share, c->inl_pct, ok ? "" : "  TOO FEW",
+		 missed[0] ? "; not: " : "", missed);
+	fprintf(out, "  %s", line);
+	fprintf(detail, "    %s", line);
+	return ok;
+}
+
 /* The CLI options that read a side as the case's options do. */
 static void cli_options(const side_spec *s, char *out, size_t n)
 {
@@ -1765,9 +1966,24 @@ static bool diff_case(const dcase *c, result *res, FILE *out, FILE *detail)
 	for (int s = 0; s < 2; s++)
 		fprintf(out, "  %s: %zu runs, %" PRIu64 " samples\n", side_name(s),
 			pd_profile_run_count(p[s]), pd_diff_samples(d, s, SIZE_MAX));
-	score_relations(c, d, res, out, detail);
+	char *logs[2] = { NULL, NULL };
+	for (int s = 0; s < 2 && owner_of(c)->go; s++) {
+		char log[PATHMAX];
+		case_file(owner_of(c), rec_side(c, s) && !owner_of(c)->same_build ? "build.1.log"
+										   : "build.0.log",
+			  log);
+		size_t len;
+		logs[s] = (char *)pd_test_read_file(log, &len);
+		ck_assert_msg(logs[s] != NULL, "cannot read %s", log);
+		logs[s][len] = '\0';  /* the buffer always has a byte past the text */
+	}
+	score_relations(c, d, res, logs, out, detail);
+	free(logs[0]);
+	free(logs[1]);
 	bool ok = score_rows(c, d, res, out, detail);
 	ok &= score_changes(c, d, res, out, detail);
+	if (c->has_inl)
+		ok &= score_inlined_share(c, d, out, detail);
 	res->aa = owner_of(c)->same_build;
 	pd_diff_free(d);
 	pd_profile_free(p[0]);

@@ -192,6 +192,7 @@
 #define PERFDIFF_DIFF_H
 
 #include "profile.h"
+#include "robot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -282,8 +283,10 @@ typedef struct pd_diff_relation {
 	                            the distinct symbols of both sides; inlined: the
 	                            caller's children change (new_change), outlined:
 	                            the caller's (base_change) — the caller's inclusive
-	                            cost holds the callee's either way; moved: the
-	                            symbol's children change (flat views ignore moves) */
+	                            cost holds the callee's either way — but where one
+	                            side's chains skip the caller, both summed, as a
+	                            rename's; moved: the symbol's children change (flat
+	                            views ignore moves) */
 	double score;          /**< evidence, 0..1 (1 for structural kinds that conserve cost exactly) */
 	const char *evidence;  /**< what made the pair, in words ("symbol tables: __fget_light
 	                            only in the base build, __fdget only in the new; 96 % vs
@@ -350,6 +353,9 @@ typedef enum pd_diff_test_kind {
 	                                   time blocks (variation within the run) */
 	PD_DIFF_TEST_WELCH = PD_DIFF_TEST_MODERATED_T, /**< former name of the value, kept
 	                                                    for sources written against it */
+	PD_DIFF_TEST_TABLE = 3,       /**< a diff of a robot's table (pd_diff_new_lkp()):
+	                                   Welch's t on each side's mean, standard
+	                                   deviation and runs as the table gives them */
 } pd_diff_test_kind;
 
 typedef struct pd_diff pd_diff;
@@ -376,6 +382,61 @@ PD_EXTERN(int) pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profi
  */
 PD_EXTERN(int) pd_diff_events(const pd_profile *base, const pd_profile *new_, const char *event,
 			      size_t ev[2], pd_error *err);
+
+/**
+ * Compare two columns of a kernel test robot's table (robot.h): column
+ * `base_col` (usually 0, the parent commit) with `new_col`, for the rows
+ * of event `event` (the robot's name, "cycles-pp"; NULL: the table's
+ * first).  The same alignment as pd_diff_new(), on trees rebuilt from
+ * the keys: each side's partial calling-context tree, the calltrace keys
+ * (caller paths cut to five frames) joined where one continues another,
+ * each function with a children or self key a node of its own under the
+ * root, the shares the keys give attached to the nodes they describe,
+ * and what the table does not list (a caller whose cost did not change)
+ * estimated as the same on both sides and never a relation's evidence.
+ * What makes a relation, beyond the trees:
+ *   - a name that vanishes (0.00 in every run, the robot's print of a key
+ *     absent from all runs) while another appears, or grows from near
+ *     nothing by about its cost, under the same callers ("keys: X only in
+ *     the base runs, Y only in the new");
+ *   - two functions with no caller in common (the root's children) pair
+ *     only with names alike;
+ *   - the new commit's subject line naming a callee and inlining it
+ *     ("entry: Inline syscall_exit_to_user_mode()") confirms an inlining
+ *     into its caller whose own cost the table does not list; a subject
+ *     that un-inlines ("noinline", "out of line") confirms an outlining.
+ * The rows are the table's perf-profile rows of the event (metric
+ * calltrace, children, self; keys without "perf-profile.<metric>.<event>."
+ * as with PD_DIFF_LKP_KEYS, which the diff takes; dso NULL) and a shift row
+ * per relation.  Each side of a row has the table's mean and standard
+ * deviation, and its runs' values when the table has them (result
+ * directories; a mail's rows have none: `runs` NULL, `nruns` 0).  Each
+ * row is tested with Welch's t on the two means, their standard
+ * deviations and the columns' runs (PD_DIFF_TEST_TABLE), a shift row on
+ * its members' summed means with their variances summed (or, with per-run
+ * values, the runs' sums); Benjamini–Hochberg over the rows whose larger
+ * mean could change by min_change.  PD_DIFF_ABSOLUTE does not apply.
+ * The diff points into `table`, which must outlive it.
+ * @return 0, PD_EINVAL (no such column or event, the same column twice,
+ *         PD_DIFF_ABSOLUTE, bad options) or PD_ENOMEM.
+ */
+PD_EXTERN(int) pd_diff_new_lkp(pd_diff **out, const pd_lkp_table *table, size_t base_col,
+			       size_t new_col, const char *event, const pd_diff_options *opts,
+			       pd_error *err);
+
+/**
+ * The table and columns a diff compares (pd_diff_new_lkp()); NULL for a
+ * diff of profiles.  Either output may be NULL.
+ */
+PD_EXTERN(const pd_lkp_table *) pd_diff_lkp_table(const pd_diff *d, size_t *base_col,
+						  size_t *new_col);
+
+/**
+ * The runs of a side (`side` 0 base, 1 new): its profile's runs, or the
+ * runs of its table's column (which a mail states or implies, robot.h).
+ * 0 for another side.
+ */
+PD_EXTERN(size_t) pd_diff_run_count(const pd_diff *d, int side);
 
 /** Free a diff.  NULL is allowed. */
 PD_EXTERN(void) pd_diff_free(pd_diff *d);
@@ -510,9 +571,10 @@ PD_EXTERN(const char *) pd_diff_base_comm(const pd_diff *d, const char *comm, ch
  * has several; moved: "SYMBOL:FROM->TO"), its symbol the base's, and its
  * run values those whose change is the relation's `net`: for renamed,
  * split and merged the children values of all its symbols summed, for
- * inlined and outlined the caller's children values, for moved the
- * symbol's.  So a pure rename (−62.3 and +62.4 children rows, net +0.1)
- * is tested once, on +0.1.
+ * inlined and outlined the caller's children values (both symbols'
+ * summed where one side's chains skip the caller, which then held none
+ * of the callee's cost there), for moved the symbol's.  So a pure rename
+ * (−62.3 and +62.4 children rows, net +0.1) is tested once, on +0.1.
  */
 PD_EXTERN(size_t) pd_diff_row_count(const pd_diff *d);
 PD_EXTERN(const pd_diff_row *) pd_diff_row_at(const pd_diff *d, size_t i);
@@ -565,7 +627,7 @@ PD_EXTERN(size_t) pd_diff_node_of(const pd_diff *d, int side, const pd_cct_node 
 /**
  * Total period, samples and recording span (ns, pd_profile_run_span(); 0
  * unknown) of the event on a side (`side` 0 = base, 1 = new), for run
- * `run` (SIZE_MAX: all runs).
+ * `run` (SIZE_MAX: all runs).  0 for a diff of a table, which has none.
  */
 PD_EXTERN(uint64_t) pd_diff_total(const pd_diff *d, int side, size_t run);
 PD_EXTERN(uint64_t) pd_diff_samples(const pd_diff *d, int side, size_t run);

@@ -471,6 +471,31 @@ PD_EXTERN(int) pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write
 			     pd_error *err);
 
 /**
+ * Write the explanation of a robot's mail or result directories `t`
+ * (robot.h): the comparisons `diffs[0..n)`, each made from a table of `t`
+ * by pd_diff_new_lkp() (usually each column against the base, table after
+ * table), in `o->format`:
+ *   text  the mail's name and subject, then per comparison its table
+ *         (test machine, parameters) and commits (subjects, runs), and
+ *         what pd_diff_write() writes of it: the explained shifts, each
+ *         with its raw rows under it, then the robot's table of the other
+ *         shown rows, then what the numbers rest on (the columns' runs and
+ *         where their number comes from, the test); a last line counts
+ *         the comparisons and the rows of other metrics ignored, or says
+ *         that there were no perf-profile rows (n 0)
+ *   json  one "perfdiff.diff/1" document a line per comparison
+ *         (docs/diff-json.md), with a "table" object naming its table
+ *         and commits; nothing for n 0
+ *   lkp, csv  pd_diff_write()'s, one after the other
+ *   html  pd_diff_write()'s page, for exactly one comparison
+ * `o->files` is not used: the sides are named by their commits.
+ * @return 0, PD_EINVAL (bad options, another format, HTML of n != 1, a
+ *         diff of profiles) or the writer's sticky error
+ */
+PD_EXTERN(int) pd_explain_write(pd_writer *w, const pd_lkp_tables *t, const pd_diff *const *diffs,
+				size_t n, const pd_diff_write_options *o, pd_error *err);
+
+/**
  * The collapsed stacks of a differential flame graph, as FlameGraph's
  * difffolded.pl writes them: "comm;root;...;leaf BASE NEW", one line per
  * distinct stack of either side of `o->event`, each value the mean of the

@@ -22,6 +22,7 @@
 #include "profile.h"
 #include "pprof.h"
 #include "report.h"
+#include "robot.h"
 #include "diff.h"
 #include "output.h"
 

@@ -102,6 +102,12 @@ uint32_t align_add_rel(ctx *c, pd_diff_relation_kind kind, const uint32_t *bs, u
 	r->score = score < 0 ? 0 : score > 1 ? 1 : score;
 	snprintf(r->evidence, sizeof r->evidence, "%s", evidence);
 	mark_rel(c, r, id);
+	if (kind == PD_REL_RENAMED) {
+		for (uint32_t i = 0; i < r->nb; i++)
+			c->renamed[c->b->n[r->b[i]].key] = 1;
+		for (uint32_t i = 0; i < r->nn; i++)
+			c->renamed[c->n->n[r->n[i]].key] = 1;
+	}
 	return id;
 }
 
@@ -227,6 +233,8 @@ static void align_children(ctx *c, scratch *s, uint32_t pb, uint32_t pn)
 	align_stems(c, pb, pn, s->ub, nb, true);
 	align_stems(c, pb, pn, s->un, nn, false);
 	align_renames(c, pb, pn, s->ub, nb, s->un, nn);
+	align_regrown(c, pb, pn, true);
+	align_regrown(c, pb, pn, false);
 }
 
 static void drain(ctx *c, scratch *s)
@@ -251,8 +259,10 @@ int dt_align_run(dt_align *al, dt_tree *b, dt_tree *n, const pd_diff_options *o,
 	c.tol = o->cost_tolerance;
 	c.min_pts = dt_min_pts(o);
 	c.mark = calloc(b->keys->n ? b->keys->n : 1, sizeof *c.mark);
-	if (!c.mark || evidence_init(&c) < 0) {
+	c.renamed = calloc(b->keys->n ? b->keys->n : 1, sizeof *c.renamed);
+	if (!c.mark || !c.renamed || evidence_init(&c) < 0) {
 		free(c.mark);
+		free(c.renamed);
 		evidence_free(&c);
 		return PD_ENOMEM;
 	}
@@ -261,6 +271,16 @@ int dt_align_run(dt_align *al, dt_tree *b, dt_tree *n, const pd_diff_options *o,
 	align_pair(&c, 0, 0);
 	drain(&c, &s);
 	if (!(o->flags & PD_DIFF_NO_ALIGN) && !c.err) {
+		/* a wrapper inlined pairs its callees, whose subtrees then
+		 * show the next functions gone: again while that finds more */
+		for (int round = 0; round < DT_GONE_ROUNDS && !c.err; round++) {
+			size_t had = al->nrels;
+			align_gone(&c, true);
+			align_gone(&c, false);
+			drain(&c, &s);
+			if (al->nrels == had)
+				break;
+		}
 		align_moves(&c);
 		drain(&c, &s);
 	}
@@ -268,6 +288,7 @@ int dt_align_run(dt_align *al, dt_tree *b, dt_tree *n, const pd_diff_options *o,
 	free(s.un);
 	free(c.q);
 	free(c.mark);
+	free(c.renamed);
 	evidence_free(&c);
 	return c.err;
 }

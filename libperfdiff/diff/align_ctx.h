@@ -33,6 +33,7 @@ typedef struct ctx {
 	uint32_t *mark;       /* per key: stamp, for descendant sets */
 	uint32_t stamp;
 	double *ktotal[2];    /* per side and key: summed inclusive cost of its nodes */
+	uint8_t *renamed;     /* per key: taking part in a rename already */
 	int err;
 } ctx;
 
@@ -156,11 +157,21 @@ void align_inline(ctx *c, bool from_base, uint32_t pf, uint32_t pt, const uint32
 void align_inline_skipped(ctx *c, bool from_base, uint32_t pf, uint32_t pt,
 			  const uint32_t *cand, size_t ncand);
 
+/* Functions gone from the whole other tree, their nodes under each
+ * surviving caller function weighed together: inlined (outlined when
+ * from_base is false) where the build's DWARF or symbol tables say so
+ * (align_gone.c).  After the per-caller passes. */
+void align_gone(ctx *c, bool from_base);
+
 /* align_rename.c */
 void align_stems(ctx *c, uint32_t pb, uint32_t pn, const uint32_t *u, size_t nu,
 		 bool u_is_base);
 void align_renames(ctx *c, uint32_t pb, uint32_t pn, uint32_t *ub, uint32_t nb, uint32_t *un,
 		   uint32_t nn);
+/* A callee of one side gone while a sibling that the other side had at
+ * almost nothing grew by its cost: renamed to that name (align_regrown.c).
+ * `from_base`: the one gone is the base's. */
+void align_regrown(ctx *c, uint32_t pb, uint32_t pn, bool from_base);
 
 /* align_move.c */
 void align_moves(ctx *c);

@@ -24,6 +24,7 @@
  * build it was inlined in.  Without any of that (profiles from elsewhere)
  * the trees decide alone.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "align_ctx.h"
@@ -34,10 +35,14 @@
 static int inline_facts(const ctx *c, int side, uint32_t into, const char *x, evbuf *why)
 {
 	const char *build = side ? "new" : "base";
+	const char *from = c->facts ? c->facts->inlined_from[side] : NULL;
 	int dw = fact_inlined(c, side, into, x);
 	if (dw == DT_FACT_YES) {
-		ev_add(why, "DWARF of the %s build: %s inlined into %s; ", build, x,
-		       sym(side_tree(c, side), into));
+		if (from)
+			ev_add(why, "%s names %s; ", from, x);
+		else
+			ev_add(why, "DWARF of the %s build: %s inlined into %s; ", build, x,
+			       sym(side_tree(c, side), into));
 		return 1;
 	}
 	if (dw == DT_FACT_NO)
@@ -46,7 +51,11 @@ static int inline_facts(const ctx *c, int side, uint32_t into, const char *x, ev
 	if (def == DT_FACT_YES)
 		return -1;
 	if (def == DT_FACT_NO) {
-		ev_add(why, "%s gone from the %s build's symbol table; ", x, build);
+		if (c->facts && c->facts->defined_from)
+			ev_add(why, "%s: %s 0.00 in every %s run; ", c->facts->defined_from, x,
+			       build);
+		else
+			ev_add(why, "%s gone from the %s build's symbol table; ", x, build);
 		return 1;
 	}
 	return 0;
@@ -85,6 +94,10 @@ static void pair_callees(ctx *c, bool from_base, uint32_t x, uint32_t at)
  * not was inlined in both). */
 static bool free_callee(const ctx *c, const dt_tree *F, uint32_t x)
 {
+	/* in a tree rebuilt from keys a function's nodes are its rows: one
+	 * found renamed at one place was renamed, not inlined, at another */
+	if (F->from_keys && c->renamed[F->n[x].key])
+		return false;
 	return F->n[x].partner == DT_NONE && F->n[x].rel == DT_NONE && !unresolved(F, x) &&
 	       !plt_stub(F, x) && (F->n[x].flags & DT_SEEN_OUTLINE) && substantial(c, F, x);
 }
@@ -121,6 +134,12 @@ static double self_growth(const ctx *c, bool from_base, uint32_t into, uint32_t 
 {
 	dt_tree *F = from_base ? c->b : c->n, *T = from_base ? c->n : c->b;
 	uint32_t was = into == tp ? fp : T->n[into].partner;
+	/* a self the table does not give: its growth is not known */
+	if ((T->n[into].flags & DT_SELF_UNKNOWN) ||
+	    (was != DT_NONE && (F->n[was].flags & DT_SELF_UNKNOWN))) {
+		*noise = 0;
+		return NAN;
+	}
 	double now = self(T, into), before = was != DT_NONE ? self(F, was) : 0;
 	*noise = hypot(up_share(T, dt_share_noise(T, now), tp),
 		       up_share(F, dt_share_noise(F, before), fp));
@@ -161,11 +180,48 @@ static uint32_t inline_candidates(ctx *c, bool from_base, uint32_t pf, uint32_t 
  * tree.  All candidates together when their selves sum to the growth,
  * else the one that fits best alone.
  */
+/*
+ * The caller's self is not measured (a tree rebuilt from keys that lists
+ * no self row for it): its growth cannot carry the callee's cost across,
+ * so only a confirming fact makes an inlining -- the commit's subject
+ * naming the callee and inlining, as DWARF would for a build.  The table
+ * still says what it can: the callee gone, its callees called by the
+ * caller, and (the caller's row not listed) the caller's cost level.
+ */
+static void inline_unmeasured(ctx *c, bool from_base, uint32_t pf, uint32_t pt,
+			      const uint32_t *cand, size_t ncand)
+{
+	dt_tree *F = from_base ? c->b : c->n, *T = from_base ? c->n : c->b;
+	for (size_t i = 0; i < ncand; i++) {
+		uint32_t x = cand[i];
+		if (!free_callee(c, F, x) || !callees_follow(c, F, x, T, pt))
+			continue;
+		/* a name gone is no inlining: only a confirming fact is */
+		int side = from_base ? 1 : 0;
+		if (fact_inlined(c, side, pt, sym(F, x)) != DT_FACT_YES)
+			continue;
+		evbuf why = { .n = 0 };
+		why.s[0] = '\0';
+		inline_facts(c, side, pt, sym(F, x), &why);
+		ev_add(&why, "%s %s %.0f %% under %s, whose own cost the table does not list",
+		       sym(F, x), from_base ? "took" : "takes", incl(F, x), sym(T, pt));
+		if (from_base)
+			align_add_rel(c, PD_REL_INLINED, &x, 1, &pt, 1, pf, pt, 0.9, why.s);
+		else
+			align_add_rel(c, PD_REL_OUTLINED, &pt, 1, &x, 1, pt, pf, 0.9, why.s);
+		pair_callees(c, from_base, x, pt);
+	}
+}
+
 void align_inline(ctx *c, bool from_base, uint32_t pf, uint32_t pt, const uint32_t *cand,
 		  size_t ncand)
 {
 	dt_tree *F = from_base ? c->b : c->n;
 	double noise, g = self_growth(c, from_base, pt, pt, pf, &noise);
+	if (isnan(g)) {
+		inline_unmeasured(c, from_base, pf, pt, cand, ncand);
+		return;
+	}
 	/* the caller's self must have grown beyond its noise: a small
 	 * subtree's noise would let any cost "reappear" in nothing */
 	if (!(g > DT_NOISE_SIGMAS * noise))

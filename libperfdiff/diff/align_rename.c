@@ -188,6 +188,11 @@ static void rename_score(ctx *c, uint32_t x, uint32_t y, rscore *r)
 	r->agree = deep_agreement(c, x, y, &r->deep);
 	if (r->deep && r->agree < DT_AGREE_MIN)
 		r->veto = "the subtrees differ below their first level";
+	/* rebuilt from keys, the root's children are functions whose callers
+	 * the table does not give: two of them share no caller, and only
+	 * names alike say they may be one */
+	if (c->b->from_keys && c->b->n[x].parent == 0 && r->name < DT_NAME_ALIKE)
+		r->veto = "no caller in common, and names not alike";
 	rename_facts(c, x, y, r);
 	if (r->kx + ky == 0) {
 		/* two leaves: no callee evidence either way */
@@ -218,7 +223,10 @@ static const char *first_common(const ctx *c, uint32_t x, uint32_t y)
 
 static void rename_evidence(const ctx *c, uint32_t x, uint32_t y, const rscore *r, evbuf *e)
 {
-	if (r->fx == DT_FACT_NO && r->fy == DT_FACT_NO)
+	if (r->fx == DT_FACT_NO && r->fy == DT_FACT_NO && c->facts && c->facts->defined_from)
+		ev_add(e, "%s: %s only in the base runs, %s only in the new; ",
+		       c->facts->defined_from, sym(c->b, x), sym(c->n, y));
+	else if (r->fx == DT_FACT_NO && r->fy == DT_FACT_NO)
 		ev_add(e, "symbol tables: %s only in the base build, %s only in the new; ",
 		       sym(c->b, x), sym(c->n, y));
 	if (r->kx)
@@ -227,8 +235,10 @@ static void rename_evidence(const ctx *c, uint32_t x, uint32_t y, const rscore *
 		       r->callees < 0.5 && r->common ? ", common to many callers" : "");
 	if (r->deep)
 		ev_add(e, "the same below them: %.2f; ", r->agree);
-	ev_add(e, "%.0f %% vs %.0f %% of %s's time; names %.2f alike", 100 * rel_cost(c->b, x),
-	       100 * rel_cost(c->n, y), sym(c->b, c->b->n[x].parent), r->name);
+	uint32_t p = c->b->n[x].parent;
+	ev_add(e, "%.0f %% vs %.0f %% of %s%s; names %.2f alike", 100 * rel_cost(c->b, x),
+	       100 * rel_cost(c->n, y), p ? sym(c->b, p) : "the busy time", p ? "'s time" : "",
+	       r->name);
 	if (r->unit > 0)
 		ev_add(e, "; same file %s", dt_basename(dt_tree_unit(c->b, c->b->n[x].key)));
 	else if (r->unit == 0)

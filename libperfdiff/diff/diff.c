@@ -261,6 +261,15 @@ static pd_diff_test_kind choose_test(const pd_diff *d)
 	return PD_DIFF_TEST_BLOCKS;
 }
 
+int pd_diff_publish(pd_diff *d, pd_error *err)
+{
+	int rc;
+	if ((rc = pd_diff_finish_relations(d)) < 0 || (rc = publish_rows(d)) < 0 ||
+	    (rc = pd_diff_build_nodes(d)) < 0)
+		return pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
+	return 0;
+}
+
 static int build_trees_once(pd_diff *d, pd_error *err)
 {
 	for (int s = 0; s < 2; s++) {
@@ -303,6 +312,28 @@ static int build_trees(pd_diff *d, pd_error *err)
 	return build_trees_once(d, err);
 }
 
+int pd_diff_import_options(pd_diff_options *o, const pd_diff_options *opts, pd_error *err)
+{
+	pd_diff_options_init(o);
+	int rc = opts ? pd_options_import(o, opts, diff_sizes, PD_DIFF_OPTIONS_VERSION,
+					  "pd_diff_options", "diff", err) : 0;
+	return rc < 0 ? rc : check_options(o, err);
+}
+
+pd_diff *pd_diff_alloc(const pd_diff_options *o)
+{
+	pd_diff *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	pd_arena_init(&d->arena);
+	dt_keytab_init(&d->keys);
+	pd_u64map_init(&d->row_index);
+	pd_u64map_init(&d->node_of[0]);
+	pd_u64map_init(&d->node_of[1]);
+	d->opts = *o;
+	return d;
+}
+
 int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 		const pd_diff_options *opts, pd_error *err)
 {
@@ -312,25 +343,15 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 	if (!base || !new_)
 		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET, "no profile given");
 	pd_diff_options o;
-	pd_diff_options_init(&o);
-	int rc = opts ? pd_options_import(&o, opts, diff_sizes, PD_DIFF_OPTIONS_VERSION,
-					  "pd_diff_options", "diff", err) : 0;
-	if (rc == 0)
-		rc = check_options(&o, err);
+	int rc = pd_diff_import_options(&o, opts, err);
 	if (rc < 0)
 		return rc;
 	if (pd_profile_run_count(base) == 0 || pd_profile_run_count(new_) == 0)
 		return pd_error_set(err, PD_EINVAL, "diff", PD_NO_OFFSET, "%s profile has no run",
 				    pd_profile_run_count(base) == 0 ? "base" : "new");
-	pd_diff *d = calloc(1, sizeof *d);
+	pd_diff *d = pd_diff_alloc(&o);
 	if (!d)
 		return pd_error_set(err, PD_ENOMEM, "diff", PD_NO_OFFSET, "out of memory");
-	pd_arena_init(&d->arena);
-	dt_keytab_init(&d->keys);
-	pd_u64map_init(&d->row_index);
-	pd_u64map_init(&d->node_of[0]);
-	pd_u64map_init(&d->node_of[1]);
-	d->opts = o;
 	d->prof[0] = base;
 	d->prof[1] = new_;
 	d->nruns[0] = pd_profile_run_count(base);
@@ -349,7 +370,7 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 		goto fail;
 	if ((rc = units(d, err)) < 0)
 		goto fail;
-	dt_facts facts = { facts_defined, facts_inlined, d };
+	dt_facts facts = { facts_defined, facts_inlined, d, NULL, { NULL, NULL } };
 	if ((rc = dt_align_run(&d->align, &d->tree[0], &d->tree[1], &d->opts, &facts)) < 0) {
 		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory while aligning");
 		goto fail;
@@ -362,13 +383,8 @@ int pd_diff_new(pd_diff **out, const pd_profile *base, const pd_profile *new_,
 		goto fail;
 	}
 	d->test = choose_test(d);
-	if ((rc = pd_diff_row_stats(d, err)) < 0)
+	if ((rc = pd_diff_row_stats(d, err)) < 0 || (rc = pd_diff_publish(d, err)) < 0)
 		goto fail;
-	if ((rc = pd_diff_finish_relations(d)) < 0 || (rc = publish_rows(d)) < 0 ||
-	    (rc = pd_diff_build_nodes(d)) < 0) {
-		pd_error_set(err, rc, "diff", PD_NO_OFFSET, "out of memory");
-		goto fail;
-	}
 	*out = d;
 	return 0;
 fail:
@@ -570,23 +586,41 @@ void pd_diff_options_get(const pd_diff *d, pd_diff_options *out)
 		out->min_change = (out->flags & PD_DIFF_ABSOLUTE) ? 5.0 : 0.1;
 }
 
-uint64_t pd_diff_total(const pd_diff *d, int side, size_t run)
+size_t pd_diff_run_count(const pd_diff *d, int side)
 {
 	if (!d || (side != 0 && side != 1))
+		return 0;
+	return d->lkp ? d->lkp_runs[side] : d->nruns[side];
+}
+
+const pd_lkp_table *pd_diff_lkp_table(const pd_diff *d, size_t *base_col, size_t *new_col)
+{
+	if (!d || !d->lkp)
+		return NULL;
+	if (base_col)
+		*base_col = d->lkp_col[0];
+	if (new_col)
+		*new_col = d->lkp_col[1];
+	return d->lkp;
+}
+
+uint64_t pd_diff_total(const pd_diff *d, int side, size_t run)
+{
+	if (!d || d->lkp || (side != 0 && side != 1))
 		return 0;
 	return side_sum(d, side, run, d->tree[side].total);
 }
 
 uint64_t pd_diff_samples(const pd_diff *d, int side, size_t run)
 {
-	if (!d || (side != 0 && side != 1))
+	if (!d || d->lkp || (side != 0 && side != 1))
 		return 0;
 	return side_sum(d, side, run, d->tree[side].samples);
 }
 
 uint64_t pd_diff_span(const pd_diff *d, int side, size_t run)
 {
-	if (!d || (side != 0 && side != 1))
+	if (!d || d->lkp || (side != 0 && side != 1))
 		return 0;
 	return side_sum(d, side, run, d->tree[side].span);
 }

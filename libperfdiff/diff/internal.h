@@ -81,6 +81,11 @@ enum dt_node_flag {
 	DT_SEEN_INLINED = 1u << 0,   /* some merged frame was an inline frame */
 	DT_SEEN_OUTLINE = 1u << 1,   /* some merged frame was a real call */
 	DT_KERNEL = 1u << 2,
+	/* trees rebuilt from the robot's keys (keytree.c) know only what the
+	 * table lists: a value it does not give is an estimate, which no
+	 * relation may rest on */
+	DT_SELF_UNKNOWN = 1u << 3,   /* self estimated (the table has none for the node) */
+	DT_INCL_UNKNOWN = 1u << 4,   /* inclusive estimated: a caller on a listed path */
 };
 
 typedef struct dt_node {
@@ -121,6 +126,11 @@ typedef struct dt_tree {
 	size_t ev;
 	double idle;          /* mean share (%) of the idle loop's subtrees, after finish */
 	pd_u64map dso_path;   /* hash of a key's dso basename → this side's dso path */
+	/* a tree rebuilt from the robot's keys (keytree.c): its shares vary
+	 * by `rel_noise` of their value (the table's standard deviations of
+	 * the mean), not by the binomial noise of a count of samples */
+	bool from_keys;
+	double rel_noise;
 } dt_tree;
 
 /* An empty tree (root only) of `nruns` runs over the key table `keys`. */
@@ -207,6 +217,11 @@ typedef struct dt_facts {
 	int (*inlined_into)(void *ctx, int side, const char *dso, const char *callee,
 			    const char *caller);
 	void *ctx;
+	/* What the answers come from, for the evidence's words: NULL for the
+	 * builds' symbol tables and DWARF; the robot's keys and the commits'
+	 * subject lines for trees rebuilt from a table (keydiff.c) */
+	const char *defined_from;       /* "keys": "<keys>: A only in the base ..." */
+	const char *inlined_from[2];    /* per side: "the commit subject \"...\"" */
 } dt_facts;
 
 /* ------------------------------------------------------------------ dsos */
@@ -301,6 +316,7 @@ static inline double dt_min_pts(const pd_diff_options *o)
 #define DT_AMBIGUITY_MARGIN 0.05  /* a runner-up this close to the best: no pair */
 #define DT_MOVE_DICE 0.5          /* descendant-key Dice a moved subtree needs */
 #define DT_NOISE_SIGMAS 3.0       /* a relation's costs must exceed this much noise */
+#define DT_GONE_ROUNDS 8          /* align_gone passes at most, each under the last's pairs */
 #define DT_SHAPE_FRACTION 0.1    /* descendants below this share of a subtree's cost
                                      are not part of its shape */
 #define DT_RENAME_CAP 64          /* unmatched siblings considered per side (biggest) */
@@ -309,6 +325,8 @@ static inline double dt_min_pts(const pd_diff_options *o)
 #define DT_BAR_FILE 0.15          /* ... and added to the bar when from two files */
 #define DT_NAME_DISSIMILAR 0.35   /* names less alike than this ... */
 #define DT_BAR_NAME 0.1           /* ... raise the bar a rename must clear by this */
+#define DT_NAME_ALIKE 0.6         /* two functions of a table without a caller in
+                                     common pair only with names this alike */
 #define DT_FACTS_WEIGHT 0.15      /* rename score added when the symbol tables say the
                                      old name is gone and the new one new */
 #define DT_DEEP_FRACTION 0.2      /* a subtree with this share of its cost below its
@@ -463,6 +481,9 @@ typedef struct dt_relinfo {
 	size_t nb, nn;
 	uint32_t pkeys[2];              /* moved: keys of the two callers */
 	size_t npkeys;
+	bool skipped;                   /* inlined/outlined where one side's chains skip
+	                                   the caller: that side's caller held none of
+	                                   the callee's cost */
 	uint32_t row;                   /* its PD_DIFF_SHIFT row */
 } dt_relinfo;
 
@@ -483,6 +504,7 @@ typedef struct dt_row {
 	                         (strata.c); vals itself for rows without commands */
 	double cmh_u, cmh_v;  /* its Cochran–Mantel–Haenszel sums over the commands:
 	                         new samples minus expected, variance (strata.c) */
+	const pd_lkp_row *lkp; /* a diff of a robot's table: the table's row (keydiff.c) */
 } dt_row;
 
 struct pd_diff {
@@ -536,10 +558,41 @@ struct pd_diff {
 	pd_u64map node_of[2]; /* per side: profile node with self cost (its address)
 	                         → its aligned node + 1, as a pointer-sized integer
 	                         (pd_diff_node_of()) */
+	/* a diff of two columns of a robot's table (keydiff.c); NULL for profiles */
+	const pd_lkp_table *lkp;
+	size_t lkp_col[2];
+	size_t lkp_runs[2];   /* the columns' runs, as the table says */
 };
 
 /* The aligned tree's nodes (nodes.c), once rows and relations are
  * published.  0 or PD_ENOMEM. */
 int pd_diff_build_nodes(struct pd_diff *d);
+/* pd_diff_options as given (any version), checked, into *o (diff.c). */
+int pd_diff_import_options(pd_diff_options *o, const pd_diff_options *opts, pd_error *err);
+/* A diff with nothing in it yet but its options; NULL on ENOMEM. */
+struct pd_diff *pd_diff_alloc(const pd_diff_options *o);
+/* diff.c's last steps, shared by both constructors: each relation's
+ * changes and rows, the public rows, the aligned tree. */
+int pd_diff_publish(struct pd_diff *d, pd_error *err);
+
+/* ------------------------------------------------------------ keys */
+
+/* What keytree.c rebuilds the two trees from: a table's columns. */
+typedef struct kt_input {
+	const pd_lkp_table *table;
+	size_t col[2];        /* base and new column */
+	const char *event;    /* the robot's event of the rows taken */
+	size_t R[2];          /* runs per side: the table's per-run values, else 1 (the mean) */
+} kt_input;
+
+#define KT_SCALE 1e6      /* periods per point in trees rebuilt from keys */
+
+/* Both sides' trees (finished, over `keys`, whose frame names go in
+ * `names`, which must live as long as the keys) from the table.  0 or
+ * PD_ENOMEM. */
+int kt_build_trees(const kt_input *in, dt_keytab *keys, pd_arena *names, dt_tree out[2]);
+/* Every row's summaries, p- and q-values and significance from the
+ * table's means, standard deviations and runs (keystats.c). */
+int pd_diff_key_stats(struct pd_diff *d, pd_error *err);
 
 #endif

@@ -112,6 +112,12 @@ static int publish(pd_diff *d, const dt_rel *a, pd_diff_relation *r, dt_relinfo 
 		if (a->nparent != DT_NONE && a->nparent != 0)
 			ri->pkeys[ri->npkeys++] = N->n[a->nparent].key;
 	}
+	/* align_inline.c's skipped callers: the caller aligned with the other
+	 * side's is the callee's caller's caller there */
+	if (a->kind == PD_REL_INLINED && a->bparent != DT_NONE && a->nparent != DT_NONE)
+		ri->skipped = B->n[a->bparent].partner != a->nparent;
+	if (a->kind == PD_REL_OUTLINED && a->bparent != DT_NONE && a->nparent != DT_NONE)
+		ri->skipped = N->n[a->nparent].partner != a->bparent;
 	return r->evidence ? 0 : PD_ENOMEM;
 }
 
@@ -169,12 +175,33 @@ static void add_member(uint32_t *rows, size_t *n, uint32_t row)
 	rows[(*n)++] = row;
 }
 
+/* Whether the function relation i carries into (or out of) its caller
+ * goes into another caller too: its row then holds the cost of both. */
+static bool callee_shared(const pd_diff *d, size_t i)
+{
+	const pd_diff_relation *r = &d->rels[i];
+	size_t at = r->kind == PD_REL_INLINED ? 0 : d->relinfo[i].nb;
+	uint32_t key = d->relinfo[i].keys[at];
+	for (size_t j = 0; j < d->nrels; j++) {
+		const dt_relinfo *o = &d->relinfo[j];
+		size_t oat = r->kind == PD_REL_INLINED ? 0 : o->nb;
+		if (j != i && d->rels[j].kind == r->kind && o->nb + o->nn > oat &&
+		    o->keys[oat] == key)
+			return true;
+	}
+	return false;
+}
+
 size_t pd_diff_shift_members(const pd_diff *d, size_t i, uint32_t *rows)
 {
 	const pd_diff_relation *r = &d->rels[i];
 	const dt_relinfo *ri = &d->relinfo[i];
 	size_t n = 0;
-	switch (r->kind) {
+	/* skipped callers: the callee's row joins the caller's, unless the
+	 * callee went into other callers too (its row holds their share as
+	 * well, which would be counted under each) */
+	bool join = ri->skipped && !callee_shared(d, i);
+	switch (join ? PD_REL_RENAMED : r->kind) {
 	case PD_REL_INLINED:   /* the caller's: its inclusive cost holds the callee's */
 		add_member(rows, &n, key_row(d, ri, ri->nb));
 		break;
@@ -245,12 +272,14 @@ int pd_diff_collect_relations(pd_diff *d)
 			}
 			continue;
 		}
-		d->nrels = n + 1;
-		rc = shift_row(d, n, &b);
 		n++;
 	}
-	pd_buf_free(&b);
+	/* shift rows once all are known: a row's members depend on the
+	 * other relations (pd_diff_shift_members) */
 	d->nrels = n;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = shift_row(d, i, &b);
+	pd_buf_free(&b);
 	return rc;
 }
 

@@ -273,6 +273,8 @@ int dt_tree_finish(dt_tree *t)
 
 double dt_share_noise(const dt_tree *t, double pct)
 {
+	if (t->from_keys)  /* the table's own variation, relative to the value */
+		return t->rel_noise * fabs(pct);
 	double p = pct / 100.0;
 	if (p <= 0 || t->all_samples == 0)
 		return 0;

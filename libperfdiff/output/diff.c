@@ -230,10 +230,18 @@ static void side_files(pdo_diff *v, int side, const pd_diff_write_options *o,
 		       const char **paths)
 {
 	const pd_profile *p = pd_diff_profile(v->d, side);
-	v->nruns[side] = p ? pd_profile_run_count(p) : 0;
+	v->nruns[side] = pd_diff_run_count(v->d, side);
 	if (o->files[side]) {
 		v->files[side] = o->files[side];
 		v->nfiles[side] = o->nfiles[side];
+		return;
+	}
+	size_t col[2];
+	const pd_lkp_table *t = pd_diff_lkp_table(v->d, &col[0], &col[1]);
+	if (t) {  /* a robot's table: its commit */
+		paths[0] = t->commits[col[side]];
+		v->files[side] = paths;
+		v->nfiles[side] = 1;
 		return;
 	}
 	for (size_t r = 0; r < v->nruns[side]; r++)
@@ -297,8 +305,7 @@ static int write_view(pdo_diff *v, const pd_diff_write_options *o)
 	const char **paths[2] = { NULL, NULL };
 	int rc = 0;
 	for (int side = 0; side < 2 && rc == 0; side++) {
-		const pd_profile *p = pd_diff_profile(v->d, side);
-		size_t runs = p ? pd_profile_run_count(p) : 0;
+		size_t runs = pd_diff_run_count(v->d, side);
 		if (!o->files[side] && !(paths[side] = calloc(runs ? runs : 1, sizeof(char *))))
 			rc = pdo_nomem(v->err);
 		else
@@ -325,6 +332,9 @@ int pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write_options *o
 				      PDO_BIT(PD_FORMAT_FOLDED), "a diff", err);
 	if (rc < 0)
 		return rc;
+	if (opts.format == PD_FORMAT_FOLDED && pd_diff_lkp_table(d, NULL, NULL))
+		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
+				    "a robot's table has no stacks to fold");
 	if (opts.format == PD_FORMAT_FOLDED) {
 		rc = pdo_diff_folded(w, d, &opts, err);
 		return rc < 0 ? rc : pdo_done(w, err);

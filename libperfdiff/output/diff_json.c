@@ -278,7 +278,7 @@ static void rows_and_relations(const pdo_diff *v)
 
 int pdo_diff_json(const pdo_diff *v)
 {
-	static const char *const tests[] = { "moderated-t", "proportion", "blocks" };
+	static const char *const tests[] = { "moderated-t", "proportion", "blocks", "table" };
 	pd_writer *w = v->w;
 	pd_diff_test_kind tk = pd_diff_test(v->d);
 	pdo_json_open(w, '{');
@@ -286,13 +286,14 @@ int pdo_diff_json(const pdo_diff *v)
 	key_str(w, "generator", "perfdiff " PD_VERSION_STRING);
 	key_str(w, "event", pd_diff_event(v->d));
 	key_str(w, "lkp_event", v->event);
-	key_str(w, "test", tests[(unsigned)tk < 3 ? tk : 1]);
+	key_str(w, "test", tests[(unsigned)tk < 4 ? tk : 1]);
 	variation_obj(w, v->d);
 	options_obj(v);
 	side_obj(v, "base", 0);
 	side_obj(v, "new", 1);
 	dso_pairs(w, v->d);
 	rows_and_relations(v);
+	pdo_diff_json_table(w, v->d);
 	pdo_json_close(w, '}');
 	pdo_json_end(w);
 	return 0;

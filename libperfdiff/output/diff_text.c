@@ -520,7 +520,10 @@ int pdo_diff_text(const pdo_diff *v)
 	if (shown == 0)
 		pdo_puts(w, listed ? "no other significant change\n" : "no significant change\n");
 	pdo_putc(w, '\n');
-	put_footer(v, shown + explained, pd_diff_relation_count(v->d) - listed, w);
+	if (pd_diff_lkp_table(v->d, NULL, NULL))  /* a robot's table: explain.c */
+		pdo_diff_table_footer(v, shown + explained, pd_diff_relation_count(v->d) - listed, w);
+	else
+		put_footer(v, shown + explained, pd_diff_relation_count(v->d) - listed, w);
 	return 0;
 }
 

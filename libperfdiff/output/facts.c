@@ -59,6 +59,8 @@ int pdo_facts_get(pdo_facts *f, pd_profile *p, size_t ev, const char *const *fil
 		  size_t nfiles)
 {
 	memset(f, 0, sizeof *f);
+	if (!p)
+		return 0;  /* a robot's table: no recordings behind it */
 	size_t runs = pd_profile_run_count(p);
 	f->lost = pd_profile_lost(p, SIZE_MAX);
 	f->read = pd_profile_run_samples_read(p, SIZE_MAX);

@@ -191,6 +191,10 @@ int pdo_diff_options(pd_diff_write_options *out, const pd_diff_write_options *o,
 		     pd_error *err);
 
 int pdo_diff_text(const pdo_diff *v);
+/* A diff of a robot's table (explain.c): the text's footer, what a
+ * table's numbers rest on; JSON's "table" object, nothing for profiles. */
+void pdo_diff_table_footer(const pdo_diff *v, size_t shown, size_t rels_hidden, pd_writer *w);
+void pdo_diff_json_table(pd_writer *w, const pd_diff *d);
 int pdo_diff_lkp(const pdo_diff *v);
 int pdo_diff_json(const pdo_diff *v);
 int pdo_diff_csv(const pdo_diff *v);

@@ -14,6 +14,7 @@ extern const char cli_help_dump[];
 extern const char cli_help_script[];
 extern const char cli_help_report[];
 extern const char cli_help_diff[];
+extern const char cli_help_explain[];
 
 /*
  * Show manual page `page` ("perfdiff-diff") with man(1): the page

@@ -116,6 +116,17 @@ static const cli_optgroup diff_groups[] = {
 	GROUP(side_opts), GROUP(color_opts), GROUP(io_opts),
 };
 
+static const cli_optname explain_opts[] = {
+	{ "--format", "text|json|html|lkp|csv" }, { "--all", NULL }, { "--table", "N" },
+	{ "--column", "N" }, { "--base-column", "N" }, { "--event", "NAME" },
+	{ "--min-change", "POINTS" }, { "--fdr", "Q" }, { "--rename-score", "S" },
+	{ "--no-align", NULL },
+};
+
+static const cli_optgroup explain_groups[] = {
+	GROUP(explain_opts), GROUP(color_opts), GROUP(io_opts),
+};
+
 static const cli_optgroup top_groups[] = {
 	GROUP(top_opts),
 };
@@ -129,6 +140,7 @@ static const struct {
 	{ "script", script_groups, NELEMS(script_groups) },
 	{ "report", report_groups, NELEMS(report_groups) },
 	{ "diff", diff_groups, NELEMS(diff_groups) },
+	{ "explain", explain_groups, NELEMS(explain_groups) },
 };
 
 size_t cli_command_options(const char *cmd, const cli_optgroup **out)

@@ -14,6 +14,7 @@
 #include "cli_help.h"
 #include "diff_cli.h"
 #include "dump.h"
+#include "explain_cli.h"
 #include "report.h"
 #include "script.h"
 
@@ -28,6 +29,7 @@ static const command commands[] = {
 	{ "script", cmd_script, script_usage },
 	{ "report", cmd_report, report_usage },
 	{ "diff", cmd_diff, diff_usage },
+	{ "explain", cmd_explain, explain_usage },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

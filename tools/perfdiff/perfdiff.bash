@@ -15,15 +15,15 @@ _perfdiff_options()
 }
 
 # The command the words before the cursor name: dump, script, report,
-# diff (also for the bare form, whose first word is a file), help, or
-# nothing yet.
+# diff (also for the bare form, whose first word is a file), explain,
+# help, or nothing yet.
 _perfdiff_command()
 {
 	local i w
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		dump | script | report | diff | help) echo "$w"; return ;;
+		dump | script | report | diff | explain | help) echo "$w"; return ;;
 		-* | = ) ;;
 		*) echo diff; return ;;
 		esac
@@ -78,7 +78,7 @@ _perfdiff()
 		opt=$prev
 	fi
 	if [ "$cmd" = help ]; then
-		COMPREPLY=($(compgen -W "dump script report diff" -- "$cur"))
+		COMPREPLY=($(compgen -W "dump script report diff explain" -- "$cur"))
 		return
 	fi
 	if [ -n "$opt" ] && _perfdiff_value "$prog" "$opt" "${cmd:-diff}"; then
@@ -91,7 +91,7 @@ _perfdiff()
 	fi
 	compopt -o filenames
 	COMPREPLY=($(compgen -f -- "$cur"))
-	[ -z "$cmd" ] && COMPREPLY+=($(compgen -W "dump script report diff help" -- "$cur"))
+	[ -z "$cmd" ] && COMPREPLY+=($(compgen -W "dump script report diff explain help" -- "$cur"))
 }
 
 complete -F _perfdiff perfdiff
