@@ -425,6 +425,18 @@ START_TEST(test_bad_input)
 	ck_assert_msg(strstr(err.message, "bad.eml") && strstr(err.message, "line 4"), "%s",
 		      err.message);
 	ck_assert_ptr_null(t);
+	/* a perf-profile row whose numbers are garbage: named, not skipped
+	 * (it ended the table, and its row was lost without a word) */
+	const char *garbage = "aaaa bbbb\n"
+			      "---------------- --------------------------- \n"
+			      "      1.27 \xc2\xb1  5%      +0.8        2.11  perf-profile.self.cycles-pp.a\n"
+			      "      1e999x      +0.8        2.11  perf-profile.self.cycles-pp.b\n"
+			      "      1.00        +0.1        1.10  perf-profile.self.cycles-pp.c\n";
+	ck_assert_int_eq(pd_lkp_tables_read_mail_mem(&t, "bad.eml", garbage, strlen(garbage), &err),
+			 PD_ECORRUPT);
+	ck_assert_msg(strstr(err.message, "bad.eml: line 4: a perf-profile row whose numbers"),
+		      "%s", err.message);
+	ck_assert_ptr_null(t);
 	/* no perf-profile rows: no error, no table, the others counted */
 	const char *none = "    228481            -4.6%     217900        meminfo.DirectMap4k\n";
 	ck_assert_int_eq(pd_lkp_tables_read_mail_mem(&t, "none", none, strlen(none), &err), 0);

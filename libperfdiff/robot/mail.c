@@ -373,6 +373,11 @@ static int line(parser *p, size_t i)
 		p->have_pending = false;
 		return add_row(p, &p->pending, p->pending_line);
 	}
+	if (p->cur && p->st == ROWS && memmem(s, n, "perf-profile.", 13) &&
+	    !lt_lone_key(s, n))
+		return pd_error_set(p->err, PD_ECORRUPT, p->name, PD_NO_OFFSET,
+				    "line %zu: a perf-profile row whose numbers cannot be read",
+				    l->lineno);
 	other_line(p, i, is_blank(s, n));
 	return 0;
 }
