@@ -871,7 +871,7 @@ static bool record_run(const dcase *c, int side, size_t run)
 	if (!install(c, side))
 		return false;
 	if (!c->syswide) {
-		snprintf(w, sizeof w, "'%s' %u", bin, c->ms);
+		snprintf(w, sizeof w, "'%s' %u %zu", bin, c->ms, run);
 		return pd_test_perf_record(data, L.user_args, w);
 	}
 	if (!load_cmd(c, side, run, load, sizeof load))
