@@ -13,7 +13,9 @@
 #   - an interface header includes no private header of its own stage
 #     either, or it would hand that header on;
 #   - every folder under libperfdiff/ is a stage, and docs/architecture.md
-#     names every stage and interface header (the page must match the code).
+#     names every stage and interface header (the page must match the code);
+#   - the page's table of which stages each stage calls is CMakeLists.txt's
+#     PD_USES_<stage>, the graph cmake/stages.cmake has the linker enforce.
 #
 # Prints each offending include with its file and line and exits 1; 0 when
 # all is well.  Tests, fuzzers and tools are not checked: they may look
@@ -190,6 +192,20 @@ done
 for kv in $PUBLIC; do
 	grep -qF "perfdiff/${kv%%=*}" "$DOC" 2>/dev/null || {
 		echo "$DOC: public header perfdiff/${kv%%=*} not listed"
+		missing=1
+	}
+done
+
+# The graph the linker enforces (CMakeLists.txt's PD_USES_<stage>, linked
+# by cmake/stages.cmake) is the page's: one line "| `STAGE` | USES |" per
+# stage in its table of calls, the same stages in any order.
+for name in $STAGES; do
+	cm=$(sed -n "s/^set(PD_USES_$name \(.*\))$/\1/p" CMakeLists.txt | tr -d '"' |
+		tr -s ' ' '\n' | sed '/^$/d' | LC_ALL=C sort | tr '\n' ' ')
+	doc=$(sed -n "s/^| \`$name\` calls | \(.*\) |$/\1/p" "$DOC" | tr -d '—,' |
+		tr -s ' ' '\n' | sed '/^$/d' | LC_ALL=C sort | tr '\n' ' ')
+	[ "$cm" = "$doc" ] || {
+		echo "$DOC: $name/ calls \"$doc\", but CMakeLists.txt's PD_USES_$name is \"$cm\""
 		missing=1
 	}
 done
