@@ -14,6 +14,7 @@
 #     either, or it would hand that header on;
 #   - every folder under libperfdiff/ is a stage, and docs/architecture.md
 #     names every stage and interface header (the page must match the code);
+#   - another folder's header is included as "stage/header.h", never "../";
 #   - the page's table of which stages each stage calls is CMakeLists.txt's
 #     PD_USES_<stage>, the graph cmake/stages.cmake has the linker enforce.
 #
@@ -173,6 +174,13 @@ END {
 }
 ' $files
 st=$?
+
+# One spelling for another folder's header: "util/util.h", never
+# "../util/util.h" (libperfdiff/ is on the include path of every stage).
+if grep -rn '^#include "\.\./' libperfdiff include/perfdiff; then
+	echo "check_stages: include another stage's header as \"stage/header.h\", not \"../\""
+	st=1
+fi
 
 # The page describes what this script checks: every stage, interface
 # header and public header appears in it.

@@ -8,7 +8,7 @@
 #define PD_MACHINE_INTERNAL_H
 
 #include "machine.h"
-#include "../util/u64map.h"
+#include "util/u64map.h"
 
 /* ---- maps.c: sorted, non-overlapping maps, shared copy-on-write ---- */
 

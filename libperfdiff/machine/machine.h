@@ -10,7 +10,7 @@
 #define PD_MACHINE_MACHINE_H
 
 #include "perfdiff/reader.h"
-#include "../util/util.h"
+#include "util/util.h"
 
 /*
  * A dso's identity, interned by the machine (equal identities share one

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "../util/u64map.h"
+#include "util/u64map.h"
 
 void pd_strtab_init(pd_strtab *t)
 {

@@ -28,7 +28,7 @@
 #define PD_READER_INTERNAL_H
 
 #include "perfdiff/reader.h"
-#include "../util/util.h"
+#include "util/util.h"
 #include "bpf_info.h"
 
 /* ------------------------------------------------------------------ attr.c */

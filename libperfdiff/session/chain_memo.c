@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/util.h"
+#include "util/util.h"
 
 #define PD_CHAIN_MEMO_BITS 13
 /* Entries beyond this many bytes in all are not kept: a recording whose

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../reader/record_move.h"
+#include "reader/record_move.h"
 
 #define BLOCK_BYTES ((size_t)1 << 20)
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "perfdiff/session.h"
-#include "../util/util.h"
+#include "util/util.h"
 
 #define PD_KCACHE_BITS 12
 

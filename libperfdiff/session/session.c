@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../machine/machine.h"
-#include "../reader/options.h"
-#include "../symbols/symbolizer.h"
-#include "../symbols/symfacts.h"
-#include "../unwind/lbr.h"
-#include "../unwind/unwind.h"
+#include "machine/machine.h"
+#include "reader/options.h"
+#include "symbols/symbolizer.h"
+#include "symbols/symfacts.h"
+#include "unwind/lbr.h"
+#include "unwind/unwind.h"
 #include "chain_memo.h"
 #include "holdq.h"
 #include "kcache.h"

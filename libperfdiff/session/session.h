@@ -37,8 +37,8 @@
 #include <stdint.h>
 
 #include "perfdiff/session.h"
-#include "../symbols/symfacts.h"
-#include "../util/threads.h"
+#include "symbols/symfacts.h"
+#include "util/threads.h"
 
 /*
  * Session options as a later stage keeps them (the profile, for every

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../reader/bpf_info.h"
-#include "../machine/machine.h"
+#include "reader/bpf_info.h"
+#include "machine/machine.h"
 
 typedef struct pd_bpf_lines pd_bpf_lines;
 

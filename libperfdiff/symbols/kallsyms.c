@@ -1,5 +1,5 @@
 #include "kallsyms.h"
-#include "../util/util.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

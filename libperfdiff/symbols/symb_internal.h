@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "symbolizer.h"
-#include "../util/util.h"
+#include "util/util.h"
 
 /* ---- hash map: two 64-bit words → non-NULL pointer ---- */
 

@@ -11,8 +11,8 @@
 
 #include "perfdiff/common.h"
 #include "perfdiff/symcache.h"
-#include "../machine/machine.h"
-#include "../util/threads.h"
+#include "machine/machine.h"
+#include "util/threads.h"
 
 typedef struct pd_symbolizer_config {
 	const char *symfs;        /* prefix for every path looked up, or NULL */

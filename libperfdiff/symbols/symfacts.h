@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "perfdiff/common.h"
-#include "../util/threads.h"
+#include "util/threads.h"
 
 /* Where a dso's names came from. */
 typedef enum pd_symsrc_kind {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "symb_internal.h"
-#include "../util/u64map.h"
+#include "util/u64map.h"
 
 static uint64_t mix(uint64_t k1, uint64_t k2)
 {

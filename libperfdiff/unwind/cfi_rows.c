@@ -28,7 +28,7 @@
 #include <dwarf.h>
 #include <stdlib.h>
 
-#include "../util/u64map.h"
+#include "util/u64map.h"
 
 /* The register that holds the return address in x86_64 CFI (%rip). */
 #define RA_REG 16

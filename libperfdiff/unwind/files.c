@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../util/u64map.h"
+#include "util/u64map.h"
 
 struct pd_unwind_files {
 	pd_unwind_env env;

@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/u64map.h"
+#include "util/u64map.h"
 
 /* Dwfls kept at once: each holds its modules' files open. */
 #define PD_UNWIND_MAX_DWFLS 32

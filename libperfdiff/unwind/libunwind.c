@@ -41,7 +41,7 @@
 #include <libunwind.h>
 #include <sys/mman.h>
 
-#include "../util/u64map.h"
+#include "util/u64map.h"
 
 /* Exported by libunwind-x86_64 but not declared in its headers. */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "perfdiff/unwind.h"
-#include "../machine/machine.h"
+#include "machine/machine.h"
 
 /* Samples counted per dso name, in the order the dsos first came: the
  * statistics the unwinder and the session keep for their footers
