@@ -1,7 +1,7 @@
 /*
  * "Did you mean": a mistyped command or option is answered with the
- * nearest one the command knows (cli_options.c), as git and perf do, so
- * that `perfdiff reprot x.data` or `--percent-limt=1` costs one look at
+ * nearest one the command knows (the option table, cli_opttab.c), as git
+ * and perf do, so that `perfdiff reprot x.data` or `--percent-limt=1` costs one look at
  * the message instead of a trip to the manual.  Nearness is the optimal
  * string alignment distance (insertions, deletions, substitutions and
  * swaps of two neighbours each cost 1); a word that starts one known name
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_opttab.h"
 
 #define MAXLEN 64
 
@@ -74,18 +75,23 @@ const char *cli_closest(const char *word, size_t len, const char *const *names, 
 	return nprefixed == 1 && body >= 3 ? prefixed : NULL;
 }
 
-/* The names of the options of `cmd`, in a malloc'd array (*n of them). */
+/* The names of the options of `cmd` (short names, hints and diff's
+ * --base-/--new- forms left out: the nearest real option is the answer),
+ * in a malloc'd array (*n of them). */
 static const char **option_names(const char *cmd, size_t *n)
 {
-	const cli_optgroup *g;
-	size_t ng = cli_command_options(cmd, &g), total = 0;
-	for (size_t k = 0; k < ng; k++)
-		total += g[k].n;
-	const char **v = malloc((total ? total : 1) * sizeof *v);
+	unsigned bit = cli_command_bit(cmd);
+	size_t rows;
+	const cli_optdef *t = cli_opttab(&rows);
+	const char **v = malloc(2 * rows * sizeof *v);
 	*n = 0;
-	for (size_t k = 0; v && k < ng; k++)
-		for (size_t i = 0; i < g[k].n; i++)
-			v[(*n)++] = g[k].v[i].name;
+	for (size_t i = 0; v && i < rows; i++) {
+		if (!(t[i].cmds & bit) || t[i].kind == CLI_HINT)
+			continue;
+		v[(*n)++] = t[i].name;
+		if (t[i].alias)
+			v[(*n)++] = t[i].alias;
+	}
 	return v;
 }
 
