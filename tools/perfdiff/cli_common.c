@@ -114,3 +114,9 @@ int cli_default_input(const char *cmd, const char **path)
 	*path = CLI_DEFAULT_INPUT;
 	return 0;
 }
+
+bool cli_default_pair(void)
+{
+	struct stat sb;
+	return stat(CLI_DEFAULT_BASE, &sb) == 0 && stat(CLI_DEFAULT_INPUT, &sb) == 0;
+}

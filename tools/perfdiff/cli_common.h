@@ -107,6 +107,14 @@ static inline void cli_json_null(pd_writer *w, const char *k)
  * after a usage error that names it when it is not there. */
 int cli_default_input(const char *cmd, const char **path);
 
+/* The comparison when none is given, as perf diff has it: the recording
+ * before the last one (perf record renames it) and the last one. */
+#define CLI_DEFAULT_BASE "perf.data.old"
+
+/* Whether ./perf.data.old and ./perf.data are both there: a comparison
+ * without FILEs compares them, as `perf diff` does. */
+bool cli_default_pair(void);
+
 /* "file", "pipe", "directory". */
 const char *cli_mode_name(pd_input_mode m);
 

@@ -33,7 +33,8 @@
 #define WORD(n, w, c, p, i, f, doc) { n, NULL, CLI_WORD, w, c, p, i, f, 0, 0, NULL, NULL, doc }
 #define NUM(n, k, arg, c, p, i, f, lo, hi, need, doc) \
 	{ n, NULL, k, arg, c, p, i, f, lo, hi, need, NULL, doc }
-#define HINT(n, c, to) { n, NULL, CLI_HINT, NULL, c, CLI_PART_NONE, 0, 0, 0, 0, NULL, to, NULL }
+#define HINT(n, c, to) \
+	{ n, NULL, CLI_HINT, NULL, c, CLI_PART_NONE, 0, 0, 0, 0, NULL, to, "include/perf-habits.scd" }
 
 #define IO CLI_PART_IO
 #define SO CLI_PART_SESSION
@@ -91,6 +92,14 @@ static const cli_optdef table[] = {
 	FLAG("--keep-suffixes", NULL, PROFILES, PO, CLI_PO_KEEP_SUFFIXES, PROFILE),
 	FLAG("--hide-unresolved", "-U", PROFILES, PO, CLI_PO_HIDE_UNRESOLVED, PROFILE),
 
+	/* perf's habits: --stdio is all there is; the rest name the option
+	 * that does the job (perf report -s, -c, -T; a diff's chains) */
+	FLAG("--stdio", NULL, PROFILES, CLI_PART_NONE, 0, "include/perf-habits.scd"),
+	HINT("-s", PROFILES, "--sort"),
+	HINT("-c", NAMING, "--comm"),
+	HINT("-T", NAMING, "--tid"),
+	HINT("-g", DIFF, "--tree"),
+
 	/* dump */
 	FLAG("--stats", NULL, DUMP, OWN, CLI_DUMP_STATS, "perfdiff-dump.1.scd"),
 	FLAG("--no-symbols", NULL, DUMP, OWN, CLI_DUMP_NO_SYMBOLS, "perfdiff-dump.1.scd"),
@@ -120,6 +129,8 @@ static const cli_optdef table[] = {
 	     "perfdiff-report.1.scd"),
 	NUM("--threshold", CLI_DOUBLE, "PCT", REPORT, OWN, CLI_REPORT_THRESHOLD, 0, 0, 100,
 	    PCT, "perfdiff-report.1.scd"),
+	VAL("--call-graph", "-g", CLI_STRING, "caller|callee", REPORT, OWN,
+	    CLI_REPORT_CALL_GRAPH, 0, "perfdiff-report.1.scd"),
 	FLAG("--no-chains", NULL, REPORT, OWN, CLI_REPORT_NO_CHAINS, "perfdiff-report.1.scd"),
 	NUM("--percent-limit", CLI_DOUBLE, "PCT", REPORT, OWN, CLI_REPORT_PERCENT_LIMIT, 0, 0,
 	    100, PCT, "perfdiff-report.1.scd"),

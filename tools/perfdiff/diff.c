@@ -168,10 +168,15 @@ static int split_sides(cli_diff *c)
 	return 0;
 }
 
-/* The files split into the sides at c->split (SIZE_MAX: no '--'). */
+/* The files split into the sides at c->split (SIZE_MAX: no '--');
+ * none at all: ./perf.data.old and ./perf.data, as perf diff has it. */
 static cli_parse_result split_files(cli_diff *c)
 {
 	const char **files = c->paths[0];
+	if (c->nfiles == 0 && c->split == SIZE_MAX && cli_default_pair()) {
+		files[c->nfiles++] = CLI_DEFAULT_BASE;
+		files[c->nfiles++] = CLI_DEFAULT_INPUT;
+	}
 	size_t nfiles = c->nfiles, split = c->split;
 	if (split == SIZE_MAX) {
 		if (nfiles != 2)
@@ -240,7 +245,8 @@ static cli_parse_result check_args(cli_diff *c)
 /* Room for the files and each side's own options. */
 static int alloc_args(cli_diff *c, int argc)
 {
-	if (!(c->paths[0] = calloc((size_t)argc, sizeof *c->paths[0])))
+	/* two more: the default pair (split_files) */
+	if (!(c->paths[0] = calloc((size_t)argc + 2, sizeof *c->paths[0])))
 		return -1;
 	for (int s = 0; s < 2; s++)
 		if (!(c->side_opts[s] = calloc((size_t)argc, sizeof *c->side_opts[s])))

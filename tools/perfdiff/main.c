@@ -150,6 +150,10 @@ static int top_level(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* a bare perfdiff beside perf.data.old and perf.data compares them,
+	 * as a bare perf diff does */
+	if (argc < 2 && cli_default_pair())
+		return finish(cmd_diff(argc, argv));
 	if (argc < 2) {
 		short_usage(stderr);
 		return CLI_EXIT_ERROR;

@@ -47,6 +47,42 @@ typedef struct cli_report {
 	char **argv;
 } cli_report;
 
+/* One word of -g: the order, perf's "graph" (what is shown anyway) or
+ * the chains' threshold in percent; false when it is none of these. */
+static bool call_graph_word(pd_report_write_options *ro, const char *w)
+{
+	char *end;
+	if (strcmp(w, "caller") == 0 || strcmp(w, "callee") == 0) {
+		ro->order = strcmp(w, "caller") == 0 ? PD_CHAIN_CALLER : PD_CHAIN_CALLEE;
+		return true;
+	}
+	if (strcmp(w, "graph") == 0)
+		return true;
+	errno = 0;
+	double v = strtod(w, &end);
+	if (!w[0] || *end || errno || !isfinite(v) || v < 0 || v > 100)
+		return false;
+	ro->threshold = v;
+	return true;
+}
+
+/* -g, --call-graph as perf spells it: "caller", "callee,0.5": --order
+ * and --threshold in one. */
+static int set_call_graph(cli_report *c, const char *val)
+{
+	char buf[128];
+	snprintf(buf, sizeof buf, "%s", val);
+	char *save = NULL;
+	bool ok = strlen(val) < sizeof buf && val[0];
+	for (char *w = strtok_r(buf, ",", &save); ok && w; w = strtok_r(NULL, ",", &save))
+		ok = call_graph_word(&c->ro, w);
+	if (ok)
+		return 0;
+	cli_usage_error(CMD, "-g is caller or callee and a threshold in percent "
+			"(callee,0.5), not '%s'", val);
+	return -1;
+}
+
 /* report's flags, and --label's word (cpu|none). */
 static void set_flag(cli_report *c, int id, const cli_value *v)
 {
@@ -90,6 +126,8 @@ static int set_option(void *own, const cli_optdef *opt, const cli_value *v, cons
 	case CLI_REPORT_WEIGHT:
 		ro->weight_samples = v->word == 1;  /* period|samples */
 		break;
+	case CLI_REPORT_CALL_GRAPH:
+		return set_call_graph(c, v->str);
 	default:
 		set_flag(c, opt->id, v);
 		break;
