@@ -91,16 +91,23 @@ static void set_number(cli_diff *c, int id, const cli_value *v)
 /* The flags; false when `id` is none. */
 static bool set_flag(cli_diff *c, int id)
 {
-	switch (id) {
-	case CLI_DIFF_ALL: c->all = true; break;
-	case CLI_DIFF_LKP_KEYS: c->lkp_keys = true; break;
-	case CLI_DIFF_NO_COMM: c->no_comm = true; break;
-	case CLI_DIFF_ABSOLUTE: c->dopts.flags |= PD_DIFF_ABSOLUTE; break;
-	case CLI_DIFF_NO_ALIGN: c->dopts.flags |= PD_DIFF_NO_ALIGN; break;
-	case CLI_DIFF_TREE: c->dopts.flags |= PD_DIFF_TREE_ROWS; break;
-	default: return false;
-	}
-	return true;
+	static const struct {
+		int id;
+		unsigned flag;
+	} engine_flags[] = {
+		{ CLI_DIFF_ABSOLUTE, PD_DIFF_ABSOLUTE }, { CLI_DIFF_NO_ALIGN, PD_DIFF_NO_ALIGN },
+		{ CLI_DIFF_TREE, PD_DIFF_TREE_ROWS },
+	};
+	for (size_t k = 0; k < sizeof engine_flags / sizeof engine_flags[0]; k++)
+		if (engine_flags[k].id == id) {
+			c->dopts.flags |= engine_flags[k].flag;
+			return true;
+		}
+	bool *b = id == CLI_DIFF_ALL ? &c->all : id == CLI_DIFF_LKP_KEYS ? &c->lkp_keys
+		: id == CLI_DIFF_NO_COMM ? &c->no_comm : NULL;
+	if (b)
+		*b = true;
+	return b != NULL;
 }
 
 /* The setter of diff's own rows of the option table. */
