@@ -168,6 +168,10 @@ START_TEST(test_completion_is_the_table)
 	char *got = complete(dir, "report --order", "");
 	ck_assert_str_eq(got, "callee\ncaller\n");
 	free(got);
+	/* before a command: a comparison's options and the top level's */
+	got = complete(dir, "", "--v");
+	ck_assert_str_eq(got, "--verbose\n--version\n--vmlinux=\n");
+	free(got);
 	/* the commands: those main.c runs, and help (an empty directory: no
 	 * file names among them) */
 	got = complete(dir, "", "");
