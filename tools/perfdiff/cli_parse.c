@@ -180,28 +180,39 @@ static int value_of(const cli_parser *p, const cli_optdef *o, bool side, int arg
 	return -1;
 }
 
+/* The row of option a[0..len): the command's own, else (for diff) a
+ * side's, *side then 0 or 1; NULL after "unknown option". */
+static const cli_optdef *lookup(const cli_parser *p, unsigned bit, const char *a, size_t len,
+				int *side)
+{
+	const cli_optdef *o = cli_opt_find(bit, a, len);
+	if (!o)
+		o = side_row(p, bit, a, len, side);
+	/* a flag takes no "=V" */
+	bool flag = o && (o->kind == CLI_FLAG || o->kind == CLI_HELP);
+	if (!o || (flag && a[len] == '=')) {
+		cli_unknown_option(p->cmd, a);
+		return NULL;
+	}
+	return o;
+}
+
 /* argv[*i], an option: 1 for --help, 0 taken, -1 after a usage error. */
 static int option(const cli_parser *p, unsigned bit, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i], *eq = strchr(a, '=');
-	size_t len = eq ? (size_t)(eq - a) : strlen(a);
 	int side = -1;
-	const cli_optdef *o = cli_opt_find(bit, a, len);
+	const cli_optdef *o = lookup(p, bit, a, eq ? (size_t)(eq - a) : strlen(a), &side);
 	if (!o)
-		o = side_row(p, bit, a, len, &side);
-	if (o && o->kind == CLI_HINT)
-		return hinted(p, o, a);
-	bool flag = o && (o->kind == CLI_FLAG || o->kind == CLI_HELP || o->kind == CLI_HINT);
-	if (!o || (flag && eq)) {
-		cli_unknown_option(p->cmd, a);
 		return -1;
-	}
+	if (o->kind == CLI_HINT)
+		return hinted(p, o, a);
 	if (o->kind == CLI_HELP)
 		return 1;
 	cli_value v = { 0 };
-	if (!flag && value_of(p, o, side >= 0, argc, argv, i, eq, &v.str) < 0)
+	if (o->kind != CLI_FLAG && value_of(p, o, side >= 0, argc, argv, i, eq, &v.str) < 0)
 		return -1;
-	if (side >= 0)
+	if (side >= 0)  /* checked when the sides are split (cli_apply()) */
 		return p->side(p->own, side, o, v.str);
 	if (check(o, p->cmd, &v) < 0)
 		return -1;
