@@ -1614,8 +1614,8 @@ static char *documented_options(const char *help)
 START_TEST(test_options_listed)
 {
 	char *dir = pd_test_tmpdir();
-	static const char *const cmds[] = { "dump", "script", "report", "diff" };
-	for (size_t c = 0; c < 4; c++) {
+	static const char *const cmds[] = { "dump", "script", "report", "diff", "explain" };
+	for (size_t c = 0; c < 5; c++) {
 		char args[8400];
 		snprintf(args, sizeof args, "--list-options %s", cmds[c]);
 		cli_result list = run_cli(dir, args);

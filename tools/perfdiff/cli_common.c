@@ -1,8 +1,7 @@
 /*
  * What every subcommand shares: messages on stderr with the program's
- * name in front, the spellings of options that take a value, --format,
- * inputs (-i, ./perf.data) and opening a reader, so that the commands
- * accept the same forms and say the same things the same way.
+ * name in front, the default input (./perf.data) and opening a reader,
+ * so that the commands say the same things the same way.
  */
 #include "cli_common.h"
 
@@ -50,80 +49,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "Try '%s%s%s --help'.\n", CLI_PROG, cmd ? " " : "",
 		cmd ? cmd : "");
 	return CLI_EXIT_ERROR;
-}
-
-int cli_opt_value(int argc, char **argv, int *i, const char *name,
-		  const char **value)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (strncmp(a, name, n) != 0)
-		return 0;
-	if (a[n] == '=') {
-		*value = a + n + 1;
-		return 1;
-	}
-	if (a[n] != '\0')
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*value = argv[++*i];
-	return 1;
-}
-
-int cli_format_parse(const char *cmd, const char *val, unsigned allowed, const char *names,
-		     pd_format *out)
-{
-	int f = pd_format_parse(val);
-	if (f < 0 || !(allowed & CLI_FORMAT_BIT(f))) {
-		cli_usage_error(cmd, "unknown format '%s' (use %s)", val, names);
-		return -1;
-	}
-	*out = (pd_format)f;
-	return 0;
-}
-
-int cli_value_opt_match(const cli_value_opt *opts, size_t n, const char *cmd,
-			int argc, char **argv, int *i, int *kind, const char **value)
-{
-	for (size_t k = 0; k < n; k++) {
-		int m = cli_opt_value(argc, argv, i, opts[k].name, value);
-		if (m == 0)
-			continue;
-		if (m < 0) {
-			cli_usage_error(cmd, "option '%s' needs a value", opts[k].name);
-			return -1;
-		}
-		*kind = opts[k].kind;
-		return 1;
-	}
-	return 0;
-}
-
-int cli_value_opt_last(const cli_value_opt *opts, size_t n, const char *cmd,
-		       int argc, char **argv, int *i, int *kind, const char **value)
-{
-	const char *a = argv[*i];
-	int m = cli_value_opt_match(opts, n, cmd, argc, argv, i, kind, value);
-	if (m == 0) {
-		cli_unknown_option(cmd, a);
-		return -1;
-	}
-	return m;
-}
-
-int cli_format_opt(const char *cmd, int argc, char **argv, int *i, pd_format *out)
-{
-	const char *val;
-	int m = cli_opt_value(argc, argv, i, "--format", &val);
-	if (m < 0) {
-		cli_usage_error(cmd, "option '--format' needs a value (text or json)");
-		return -1;
-	}
-	if (m > 0 && cli_format_parse(cmd, val, CLI_FORMAT_BIT(PD_FORMAT_TEXT) |
-				      CLI_FORMAT_BIT(PD_FORMAT_JSON), "text or json", out) < 0)
-		return -1;
-	return m;
 }
 
 const char *cli_mode_name(pd_input_mode m)
@@ -178,17 +103,6 @@ int cli_open_reader(const char *path, unsigned flags, const pd_reader_options *b
 	return pd_reader_open(out, path, &opts, err);
 }
 
-int cli_input_opt(const char *cmd, int argc, char **argv, int *i, const char **path)
-{
-	const char *name = argv[*i];
-	int m = cli_opt_value(argc, argv, i, "-i", path);
-	if (m == 0)
-		m = cli_opt_value(argc, argv, i, "--input", path);
-	if (m < 0)
-		cli_usage_error(cmd, "option '%s' needs a FILE", name);
-	return m;
-}
-
 int cli_default_input(const char *cmd, const char **path)
 {
 	struct stat sb;
@@ -199,4 +113,10 @@ int cli_default_input(const char *cmd, const char **path)
 	}
 	*path = CLI_DEFAULT_INPUT;
 	return 0;
+}
+
+bool cli_default_pair(void)
+{
+	struct stat sb;
+	return stat(CLI_DEFAULT_BASE, &sb) == 0 && stat(CLI_DEFAULT_INPUT, &sb) == 0;
 }

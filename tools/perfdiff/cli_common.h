@@ -33,58 +33,7 @@ void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/*
- * Match a long option that takes a value, as "--name=value" or "--name
- * value" (then *i advances past the value).  Returns 1 on a match with
- * *value set, 0 when argv[*i] is not this option, -1 when the value is
- * missing (nothing printed).
- */
-int cli_opt_value(int argc, char **argv, int *i, const char *name,
-		  const char **value);
-
-/* One entry of a table of options that take a value; `kind` is the
- * command's own enum. */
-typedef struct cli_value_opt {
-	const char *name;
-	int kind;
-} cli_value_opt;
-
-/*
- * Match argv[*i] against the `n` options of `opts` (as cli_opt_value).
- * 1: matched, *kind and *value set; 0: none of them; -1: the value is
- * missing, a usage error already printed for command `cmd`.
- */
-int cli_value_opt_match(const cli_value_opt *opts, size_t n, const char *cmd,
-			int argc, char **argv, int *i, int *kind, const char **value);
-
-/*
- * cli_value_opt_match as a command's last try for argv[*i]: no match is a
- * usage error too ("unknown option").  1: matched, *kind and *value set;
- * -1: a usage error, already printed for command `cmd`.
- */
-int cli_value_opt_last(const cli_value_opt *opts, size_t n, const char *cmd,
-		       int argc, char **argv, int *i, int *kind, const char **value);
-
-/* ---- cli_options.c: every command's options by name ---- */
-
-/* An option and its value: NULL for a flag, "a|b|c" for one of these
- * words, "FILE" or "DIR" for a path, else what the value is ("N"). */
-typedef struct cli_optname {
-	const char *name;
-	const char *arg;
-} cli_optname;
-
-typedef struct cli_optgroup {
-	const cli_optname *v;
-	size_t n;
-} cli_optgroup;
-
-/* The option groups of command `cmd` ("dump", ...; NULL or an unknown
- * name: the top level's -h, -V) in *out; returns their number. */
-size_t cli_command_options(const char *cmd, const cli_optgroup **out);
-
-/* The option of `cmd` named name[0..len), or NULL. */
-const cli_optname *cli_find_option(const char *cmd, const char *name, size_t len);
+/* ---- cli_options.c: every command's options, from the table ---- */
 
 /* `perfdiff --list-options CMD`: one "NAME<tab>ARG" line per option of
  * `cmd`, for the shell completion; an exit status. */
@@ -99,25 +48,6 @@ const char *cli_closest(const char *word, size_t len, const char *const *names, 
 /* "unknown option 'ARG'" for command `cmd`, with the nearest option of
  * the command when there is one; returns CLI_EXIT_ERROR. */
 int cli_unknown_option(const char *cmd, const char *arg);
-
-/* A bit per pd_format, for the formats a command takes. */
-#define CLI_FORMAT_BIT(f) (1u << (f))
-
-/*
- * The value of --format, parsed once into the library's pd_format
- * (output.h) for every command: 0 with *out set when it names one of the
- * formats in `allowed`, else -1 after a usage error for command `cmd`
- * that lists `names` ("text or json").
- */
-int cli_format_parse(const char *cmd, const char *val, unsigned allowed, const char *names,
-		     pd_format *out);
-
-/*
- * --format=text|json, for the commands that have just these two (`dump`,
- * `script`).  1: taken, *out set; 0: argv[*i] is not --format; -1: a
- * usage error, already printed for command `cmd`.
- */
-int cli_format_opt(const char *cmd, int argc, char **argv, int *i, pd_format *out);
 
 /* Text through the library's writer (perfdiff/output.h), for `dump`'s
  * lines; errors stay in the writer until pd_writer_flush(). */
@@ -173,16 +103,17 @@ static inline void cli_json_null(pd_writer *w, const char *k)
 /* The input when none is given, as perf has it. */
 #define CLI_DEFAULT_INPUT "perf.data"
 
-/*
- * -i FILE, --input=FILE (perf's spelling of an input) as argv[*i]: 1 with
- * *path set and *i past a separate value; 0: not it; -1: the value is
- * missing, a usage error printed for `cmd`.
- */
-int cli_input_opt(const char *cmd, int argc, char **argv, int *i, const char **path);
-
 /* No FILE given: ./perf.data, as perf reads it; 0 with *path set, or -1
  * after a usage error that names it when it is not there. */
 int cli_default_input(const char *cmd, const char **path);
+
+/* The comparison when none is given, as perf diff has it: the recording
+ * before the last one (perf record renames it) and the last one. */
+#define CLI_DEFAULT_BASE "perf.data.old"
+
+/* Whether ./perf.data.old and ./perf.data are both there: a comparison
+ * without FILEs compares them, as `perf diff` does. */
+bool cli_default_pair(void);
 
 /* "file", "pipe", "directory". */
 const char *cli_mode_name(pd_input_mode m);

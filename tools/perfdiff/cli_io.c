@@ -21,59 +21,32 @@ void cli_io_init(cli_io *io, const char *cmd, bool takes_color)
 	io->color = CLI_COLOR_AUTO;
 }
 
-static int parse_color(cli_io *io, const char *val)
+int cli_io_set(cli_io *io, const cli_optdef *o, const char *val)
 {
-	if (strcmp(val, "auto") == 0)
-		io->color = CLI_COLOR_AUTO;
-	else if (strcmp(val, "always") == 0)
-		io->color = CLI_COLOR_ALWAYS;
-	else if (strcmp(val, "never") == 0)
-		io->color = CLI_COLOR_NEVER;
-	else {
-		cli_usage_error(io->cmd, "--color is auto, always or never, not '%s'", val);
-		return -1;
-	}
-	return 1;
-}
-
-/* The flags: -q, -v, --strict, --[no-]progress.  1 taken, 0 not. */
-static int parse_flag(cli_io *io, const char *a)
-{
-	if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+	static const cli_color colors[] = { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+	switch (o->id) {
+	case CLI_IO_QUIET:
 		io->verbosity = CLI_QUIET;
-	else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
+		break;
+	case CLI_IO_VERBOSE:
 		io->verbosity = CLI_VERBOSE;
-	else if (strcmp(a, "--strict") == 0)
+		break;
+	case CLI_IO_STRICT:
 		io->strict = true;
-	else if (strcmp(a, "--progress") == 0)
-		io->progress = 1;
-	else if (strcmp(a, "--no-progress") == 0)
-		io->progress = -1;
-	else
-		return 0;
-	return 1;
-}
-
-int cli_io_parse(cli_io *io, int argc, char **argv, int *i)
-{
-	if (parse_flag(io, argv[*i]))
-		return 1;
-	const char *name = argv[*i], *val;
-	int m = cli_opt_value(argc, argv, i, "-o", &val);
-	if (m == 0)
-		m = cli_opt_value(argc, argv, i, "--output", &val);
-	if (m == 0 && io->takes_color) {
-		m = cli_opt_value(argc, argv, i, "--color", &val);
-		if (m > 0)
-			return parse_color(io, val);
-	}
-	if (m < 0) {
-		cli_usage_error(io->cmd, "option '%s' needs a value", name);
-		return -1;
-	}
-	if (m > 0)
+		break;
+	case CLI_IO_PROGRESS:
+	case CLI_IO_NO_PROGRESS:
+		io->progress = o->id == CLI_IO_PROGRESS ? 1 : -1;
+		break;
+	case CLI_IO_OUTPUT:
 		io->out_path = strcmp(val, "-") == 0 ? NULL : val;
-	return m;
+		break;
+	case CLI_IO_COLOR:
+		/* the words are checked: auto|always|never, in this order */
+		io->color = colors[strcmp(val, "auto") == 0 ? 0 : strcmp(val, "always") == 0 ? 1 : 2];
+		break;
+	}
+	return 0;
 }
 
 int cli_io_open(cli_io *io, const char *const *inputs, size_t n)

@@ -8,7 +8,7 @@
  *
  *     cli_io io;
  *     cli_io_init(&io, "report", true);
- *     ...in the option loop: m = cli_io_parse(&io, argc, argv, &i)...
+ *     ...cli_parse() hands it -o, -q, -v... (cli_io_set())...
  *     if (cli_io_open(&io, paths, npaths) < 0) return CLI_EXIT_ERROR;
  *     ...write to io.out, cli_warns_add() every warning...
  *     cli_warns_print(&warns, &io);
@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "cli_common.h"
+#include "cli_opttab.h"
 
 typedef enum cli_color {
 	CLI_COLOR_AUTO = 0,   /* on a terminal, unless NO_COLOR or TERM=dumb */
@@ -46,12 +47,12 @@ typedef struct cli_io {
 void cli_io_init(cli_io *io, const char *cmd, bool takes_color);
 
 /*
- * argv[*i] as -q/--quiet, -v/--verbose, --strict, --progress,
- * --no-progress, -o/--output FILE or
- * (when the command takes it) --color=WHEN; *i advances past a separate
- * value.  1: taken; 0: not one of these; -1: a usage error, printed.
+ * The setter of the option table's CLI_PART_IO rows (cli_opttab.h):
+ * -q/--quiet, -v/--verbose, --strict, --progress, --no-progress,
+ * -o/--output FILE and --color=WHEN, their value already checked by the
+ * parser (cli_parse.c).  Returns 0.
  */
-int cli_io_parse(cli_io *io, int argc, char **argv, int *i);
+int cli_io_set(cli_io *io, const cli_optdef *o, const char *val);
 
 /*
  * Open the output: standard output, or -o FILE unless FILE is one of the

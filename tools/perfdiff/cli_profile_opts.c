@@ -11,135 +11,57 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_parse.h"
 
 #define NELEMS(a) (sizeof (a) / sizeof (a)[0])
 
 /* ------------------------------------------------------------ session */
 
-void cli_session_opts_usage(FILE *f)
-{
-	fputs(
-"  --no-inline        no inline frames (by default a sample in inlined code\n"
-"                     has the inline function as its leaf, 'f (inlined)')\n"
-"  --no-demangle      keep C++/Rust symbol names mangled\n"
-"  --max-stack=N      keep at most N frames per sample (default 127)\n"
-"  --symfs=DIR        look every file up under DIR\n"
-"  --kallsyms=FILE    kernel symbols from FILE (default: perf's build-id\n"
-"                     cache, then /proc/kallsyms when the running kernel is\n"
-"                     the recorded one)\n"
-"  --vmlinux=FILE     core kernel symbols from this vmlinux (its build-id must\n"
-"                     be the recorded kernel's); modules still from kallsyms\n"
-"  --buildid-dir=DIR  perf's build-id cache (default $PERF_BUILDID_DIR, else\n"
-"                     ~/.debug)\n"
-"  --jit-dir=DIR      where perf-PID.map files are (default /tmp)\n"
-"  --unwinder=NAME    how user stacks recorded with --call-graph=dwarf are\n"
-"                     unwound: libdw (default), libunwind, none (the\n"
-"                     sampled address only) or libdw-uncached (libdw's\n"
-"                     unwinder for every frame: the same frames, slower)\n",
-	      f);
-}
-
-enum session_opt {
-	SO_MAX_STACK, SO_SYMFS, SO_KALLSYMS, SO_VMLINUX, SO_BUILDID_DIR, SO_JIT_DIR,
-	SO_UNWINDER,
+/* The words of --unwinder, in the table's order (cli_opttab.c). */
+static const pd_unwinder unwinders[] = {
+	PD_UNWINDER_LIBDW, PD_UNWINDER_LIBUNWIND, PD_UNWINDER_NONE, PD_UNWINDER_LIBDW_UNCACHED,
 };
 
-static const cli_value_opt session_values[] = {
-	{ "--max-stack", SO_MAX_STACK }, { "--symfs", SO_SYMFS },
-	{ "--kallsyms", SO_KALLSYMS },   { "--vmlinux", SO_VMLINUX },
-	{ "--buildid-dir", SO_BUILDID_DIR }, { "--jit-dir", SO_JIT_DIR },
-	{ "--unwinder", SO_UNWINDER },
-};
-
-static const struct {
-	const char *name;
-	unsigned flag;
-} session_flags[] = {
-	{ "--no-inline", PD_SESSION_NO_INLINE },
-	{ "--perf-compat", PD_SESSION_PERF_COMPAT },
-	{ "--no-demangle", PD_SESSION_NO_DEMANGLE },
-};
-
-static bool parse_unwinder(const char *s, pd_unwinder *out)
+/* The paths: where code is found. */
+static void set_path(pd_session_options *so, int id, const char *val)
 {
-	if (strcmp(s, "libdw") == 0)
-		*out = PD_UNWINDER_LIBDW;
-	else if (strcmp(s, "libunwind") == 0)
-		*out = PD_UNWINDER_LIBUNWIND;
-	else if (strcmp(s, "none") == 0)
-		*out = PD_UNWINDER_NONE;
-	else if (strcmp(s, "libdw-uncached") == 0)
-		*out = PD_UNWINDER_LIBDW_UNCACHED;
-	else
-		return false;
-	return true;
-}
-
-/* 1, or -1 after printing the error. */
-static int apply_session(pd_session_options *so, const char *cmd, int kind,
-			 const char *val)
-{
-	switch ((enum session_opt)kind) {
-	case SO_MAX_STACK: {
-		char *end;
-		errno = 0;
-		unsigned long long n = strtoull(val, &end, 10);
-		if (val[0] < '0' || val[0] > '9' || *end || errno || n == 0 || n > UINT_MAX) {
-			cli_usage_error(cmd, "--max-stack needs a positive number, not '%s'", val);
-			return -1;
-		}
-		so->max_stack = (unsigned)n;
-		break;
-	}
-	case SO_SYMFS:
+	if (id == CLI_SO_SYMFS)
 		so->symfs = val;
-		break;
-	case SO_KALLSYMS:
+	else if (id == CLI_SO_KALLSYMS)
 		so->kallsyms = val;
-		break;
-	case SO_VMLINUX:
+	else if (id == CLI_SO_VMLINUX)
 		so->vmlinux = val;
-		break;
-	case SO_BUILDID_DIR:
+	else if (id == CLI_SO_BUILDID_DIR)
 		so->buildid_dir = val;
-		break;
-	case SO_JIT_DIR:
+	else
 		so->jit_dir = val;
+}
+
+int cli_session_set(pd_session_options *so, const cli_optdef *o, const cli_value *v,
+		    const char *cmd)
+{
+	(void)cmd;  /* the values are checked by the parser */
+	switch (o->id) {
+	case CLI_SO_NO_INLINE:
+		so->flags |= PD_SESSION_NO_INLINE;
 		break;
-	case SO_UNWINDER:
-		if (!parse_unwinder(val, &so->unwinder)) {
-			cli_usage_error(cmd, "--unwinder is libdw, libunwind, none or libdw-uncached, not '%s'",
-					val);
-			return -1;
-		}
+	case CLI_SO_PERF_COMPAT:
+		so->flags |= PD_SESSION_PERF_COMPAT;
+		break;
+	case CLI_SO_NO_DEMANGLE:
+		so->flags |= PD_SESSION_NO_DEMANGLE;
+		break;
+	case CLI_SO_MAX_STACK:
+		so->max_stack = (unsigned)v->count;
+		break;
+	case CLI_SO_UNWINDER:
+		so->unwinder = unwinders[v->word];
+		break;
+	default:
+		set_path(so, o->id, v->str);
 		break;
 	}
-	return 1;
-}
-
-int cli_session_opts_parse(pd_session_options *so, const char *cmd, int argc,
-			   char **argv, int *i)
-{
-	for (size_t k = 0; k < NELEMS(session_flags); k++)
-		if (strcmp(argv[*i], session_flags[k].name) == 0) {
-			so->flags |= session_flags[k].flag;
-			return 1;
-		}
-	int kind;
-	const char *val;
-	int m = cli_value_opt_match(session_values, NELEMS(session_values), cmd, argc,
-				    argv, i, &kind, &val);
-	return m > 0 ? apply_session(so, cmd, kind, val) : m;
-}
-
-void cli_filter_opts_usage(FILE *f)
-{
-	fputs(
-"  --comm=NAME[,NAME] only samples of threads with these command names\n"
-"  --pid=N[,N]        only samples of these processes\n"
-"  --tid=N[,N]        only samples of these threads\n"
-"  --cpu=N[,N]        only samples taken on these CPUs\n",
-	      f);
+	return 0;
 }
 
 /* ------------------------------------------------------------ profile */
@@ -278,25 +200,6 @@ int cli_profile_opts_finish(cli_profile_opts *po)
 	return 0;
 }
 
-void cli_profile_opts_usage(FILE *f)
-{
-	fputs(
-"  --keep-suffixes    keep clone suffixes: foo.isra.0 stays apart from foo\n"
-"  -U, --hide-unresolved  as perf -U: drop samples whose leaf has no symbol\n"
-"                     (they leave the total) and skip unnamed frames in chains\n"
-"  --perf-compat      name frames exactly as perf 6.1 does for comparisons:\n"
-"                     return addresses without - 1, no inline frames\n",
-	      f);
-	cli_session_opts_usage(f);
-	cli_filter_opts_usage(f);
-	fputs(
-"  --dso=NAME[,NAME]  only samples whose leaf frame is in these dsos (full\n"
-"                     path or file name, e.g. libc.so.6, [kernel.kallsyms])\n"
-"  --time=START,END   only samples with START <= time <= END (seconds, as\n"
-"                     perf script prints them; either may be left empty)\n",
-	      f);
-}
-
 static bool append_list(char **list, const char *val)
 {
 	size_t old = *list ? strlen(*list) : 0, add = strlen(val);
@@ -356,61 +259,36 @@ static bool parse_time(const char *s, pd_profile_options *o)
 	return !(o->time_end && o->time_start > o->time_end);
 }
 
-/* The list options are the CPO_* indexes themselves. */
-enum { PO_EVENT = CPO_NLISTS, PO_TIME };
-
-static const cli_value_opt profile_values[] = {
-	{ "--event", PO_EVENT },
-	{ "--comm", CPO_COMM }, { "--pid", CPO_PID }, { "--tid", CPO_TID },
-	{ "--cpu", CPO_CPU },   { "--dso", CPO_DSO }, { "--time", PO_TIME },
-};
-
-static const struct {
-	const char *name;
-	unsigned session_flag, profile_flag;
-} profile_flags[] = {
-	/* before the session's --perf-compat, which leaves inline frames */
-	{ "--perf-compat", PD_SESSION_PERF_COMPAT | PD_SESSION_NO_INLINE, 0 },
-	{ "--keep-suffixes", 0, PD_PROFILE_KEEP_SUFFIXES },
-	{ "--hide-unresolved", 0, PD_PROFILE_HIDE_UNRESOLVED },
-	{ "-U", 0, PD_PROFILE_HIDE_UNRESOLVED },
-};
-
-/* 1, or -1 after printing the error. */
-static int apply_profile(cli_profile_opts *po, const char *cmd, int kind,
-			 const char *val)
+/* The profile's flags: on the session (how frames are named) or on the
+ * profile (which frames count). */
+static void set_flag(cli_profile_opts *po, int id)
 {
-	if (kind == PO_EVENT) {
-		po->event = val;
-	} else if (kind == PO_TIME) {
-		if (!parse_time(val, &po->popts)) {
+	if (id == CLI_PO_PERF_COMPAT)  /* perf report shows no inline frames */
+		po->sopts.flags |= PD_SESSION_PERF_COMPAT | PD_SESSION_NO_INLINE;
+	else if (id == CLI_PO_KEEP_SUFFIXES)
+		po->popts.flags |= PD_PROFILE_KEEP_SUFFIXES;
+	else
+		po->popts.flags |= PD_PROFILE_HIDE_UNRESOLVED;
+}
+
+int cli_profile_set(cli_profile_opts *po, const cli_optdef *o, const cli_value *v,
+		    const char *cmd)
+{
+	if (o->kind == CLI_FLAG) {
+		set_flag(po, o->id);
+	} else if (o->id == CLI_PO_EVENT) {
+		po->event = v->str;
+	} else if (o->id == CLI_PO_TIME) {
+		if (!parse_time(v->str, &po->popts)) {
 			cli_usage_error(cmd,
-				"bad --time '%s' (START,END in seconds, e.g. 405.5,406.25)", val);
+				"bad --time '%s' (START,END in seconds, e.g. 405.5,406.25)", v->str);
 			return -1;
 		}
-	} else if (!append_list(&po->lists[kind], val)) {
+	} else if (!append_list(&po->lists[o->id - CLI_PO_COMM], v->str)) {
 		cli_error("out of memory");
 		return -1;
 	}
-	return 1;
-}
-
-int cli_profile_opts_parse(cli_profile_opts *po, const char *cmd, int argc, char **argv,
-			   int *i)
-{
-	for (size_t k = 0; k < NELEMS(profile_flags); k++)
-		if (strcmp(argv[*i], profile_flags[k].name) == 0) {
-			po->sopts.flags |= profile_flags[k].session_flag;
-			po->popts.flags |= profile_flags[k].profile_flag;
-			return 1;
-		}
-	int kind;
-	const char *val;
-	int m = cli_value_opt_match(profile_values, NELEMS(profile_values), cmd, argc,
-				    argv, i, &kind, &val);
-	if (m != 0)
-		return m > 0 ? apply_profile(po, cmd, kind, val) : m;
-	return cli_session_opts_parse(&po->sopts, cmd, argc, argv, i);
+	return 0;
 }
 
 /* ------------------------------------------------------------ sides */
@@ -433,63 +311,4 @@ int cli_profile_opts_copy(cli_profile_opts *dst, const cli_profile_opts *src)
 	}
 	/* the symbol cache stays the source's, which frees it */
 	return 0;
-}
-
-/* Options that may differ between the sides of a comparison: where code
- * is found and which samples count, never how frames are named. */
-static bool side_option(const char *name, size_t len)
-{
-	static const char *const names[] = { "comm", "pid", "tid", "cpu", "dso", "time",
-					     "symfs", "kallsyms", "vmlinux", "buildid-dir",
-					     "jit-dir" };
-	for (size_t i = 0; i < NELEMS(names); i++)
-		if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
-			return true;
-	return false;
-}
-
-int cli_side_opt(const char *cmd, int argc, char **argv, int *i, int *side, char **opt)
-{
-	const char *a = argv[*i];
-	static const char *const prefix[2] = { "--base-", "--new-" };
-	for (int s = 0; s < 2; s++) {
-		size_t pl = strlen(prefix[s]);
-		if (strncmp(a, prefix[s], pl) != 0)
-			continue;
-		const char *name = a + pl, *eq = strchr(name, '=');
-		size_t len = eq ? (size_t)(eq - name) : strlen(name);
-		if (!side_option(name, len))
-			return 0;
-		if (!eq && *i + 1 >= argc) {
-			cli_usage_error(cmd, "%s needs a value", a);
-			return -1;
-		}
-		const char *val = eq ? eq + 1 : argv[++*i];
-		size_t n = len + strlen(val) + 4;
-		if (!(*opt = malloc(n))) {
-			cli_error("out of memory");
-			return -1;
-		}
-		snprintf(*opt, n, "--%.*s=%s", (int)len, name, val);
-		*side = s;
-		return 1;
-	}
-	return 0;
-}
-
-int cli_profile_opts_apply(cli_profile_opts *po, const char *cmd, char *opt)
-{
-	char *argv[2] = { NULL, opt };
-	int i = 1;
-	return cli_profile_opts_parse(po, cmd, 2, argv, &i);
-}
-
-int cli_profile_opts_or_value(cli_profile_opts *po, const cli_value_opt *opts, size_t n,
-			      const char *cmd, int argc, char **argv, int *i, int *kind,
-			      const char **value)
-{
-	int m = cli_profile_opts_parse(po, cmd, argc, argv, i);
-	if (m != 0)
-		return m;
-	return cli_value_opt_last(opts, n, cmd, argc, argv, i, kind, value) < 0 ? -1 : 2;
 }

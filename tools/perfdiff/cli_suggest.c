@@ -1,17 +1,19 @@
 /*
  * "Did you mean": a mistyped command or option is answered with the
- * nearest one the command knows (cli_options.c), as git and perf do, so
- * that `perfdiff reprot x.data` or `--percent-limt=1` costs one look at
+ * nearest one the command knows (the option table, cli_opttab.c), as git
+ * and perf do, so that `perfdiff reprot x.data` or `--percent-limt=1` costs one look at
  * the message instead of a trip to the manual.  Nearness is the optimal
  * string alignment distance (insertions, deletions, substitutions and
  * swaps of two neighbours each cost 1); a word that starts one known name
  * alone is taken as an abbreviation of it.
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_opttab.h"
 
 #define MAXLEN 64
 
@@ -74,27 +76,54 @@ const char *cli_closest(const char *word, size_t len, const char *const *names, 
 	return nprefixed == 1 && body >= 3 ? prefixed : NULL;
 }
 
-/* The names of the options of `cmd`, in a malloc'd array (*n of them). */
-static const char **option_names(const char *cmd, size_t *n)
+/* The names of the options of `cmd` (hints left out: the nearest real
+ * option is the answer; `sided`: only those diff also takes as
+ * --base-NAME and --new-NAME), in a malloc'd array (*n of them). */
+static const char **option_names(const char *cmd, bool sided, size_t *n)
 {
-	const cli_optgroup *g;
-	size_t ng = cli_command_options(cmd, &g), total = 0;
-	for (size_t k = 0; k < ng; k++)
-		total += g[k].n;
-	const char **v = malloc((total ? total : 1) * sizeof *v);
+	unsigned bit = cli_command_bit(cmd);
+	size_t rows;
+	const cli_optdef *t = cli_opttab(&rows);
+	const char **v = malloc(2 * rows * sizeof *v);
 	*n = 0;
-	for (size_t k = 0; v && k < ng; k++)
-		for (size_t i = 0; i < g[k].n; i++)
-			v[(*n)++] = g[k].v[i].name;
+	for (size_t i = 0; v && i < rows; i++) {
+		if (!(t[i].cmds & bit) || t[i].kind == CLI_HINT ||
+		    (sided && !(t[i].flags & CLI_SIDED)))
+			continue;
+		v[(*n)++] = t[i].name;
+		if (t[i].alias && !sided)
+			v[(*n)++] = t[i].alias;
+	}
 	return v;
+}
+
+/* The length of the --base- or --new- in front of `arg` when `cmd` has
+ * sides, else 0. */
+static size_t side_prefix(const char *cmd, const char *arg)
+{
+	if (cli_command_bit(cmd) != CLI_CMD_DIFF)
+		return 0;
+	if (strncmp(arg, "--base-", 7) == 0)
+		return 7;
+	return strncmp(arg, "--new-", 6) == 0 ? 6 : 0;
 }
 
 int cli_unknown_option(const char *cmd, const char *arg)
 {
-	size_t n = 0, len = strcspn(arg, "=");
-	const char **names = option_names(cmd, &n);
-	const char *near = names ? cli_closest(arg, len, names, n) : NULL;
-	if (near)
+	size_t n = 0, len = strcspn(arg, "="), pl = side_prefix(cmd, arg);
+	/* "--new-kalsyms": the side's option is looked for without its side,
+	 * "--kalsyms", and the side put back in front of the answer */
+	char word[80];
+	if (pl)
+		snprintf(word, sizeof word, "--%.*s", (int)(len - pl), arg + pl);
+	else
+		snprintf(word, sizeof word, "%.*s", (int)len, arg);
+	const char **names = option_names(cmd, pl > 0, &n);
+	const char *near = names ? cli_closest(word, strlen(word), names, n) : NULL;
+	if (near && pl)
+		cli_usage_error(cmd, "unknown option '%s', did you mean '%.*s%s'?", arg, (int)pl,
+				arg, near + 2);
+	else if (near)
 		cli_usage_error(cmd, "unknown option '%s', did you mean '%s'?", arg, near);
 	else
 		cli_usage_error(cmd, "unknown option '%s'", arg);

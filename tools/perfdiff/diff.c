@@ -19,6 +19,7 @@
 #include "cli_explain.h"
 #include "cli_help.h"
 #include "cli_io.h"
+#include "cli_parse.h"
 #include "cli_progress.h"
 #include "cli_profile_opts.h"
 #include "diff_cli.h"
@@ -32,15 +33,22 @@ void diff_usage(FILE *f)
 
 /* ------------------------------------------------------------- options */
 
+/* A --base-OPT or --new-OPT: the row of OPT and the value. */
+typedef struct cli_side_value {
+	const cli_optdef *opt;
+	const char *val;
+} cli_side_value;
+
 typedef struct cli_diff {
 	cli_profile_opts po;       /* options of both sides */
 	cli_profile_opts side[2];  /* each side's: po with its --base-/--new- options */
-	char **side_opts[2];       /* those options, "--kallsyms=V" */
+	cli_side_value *side_opts[2];  /* those options, as given */
 	size_t nside_opts[2];
 	pd_diff_options dopts;
 	pd_format format;
 	const char **paths[2];
 	size_t npaths[2];
+	size_t nfiles, split;      /* while parsing: FILEs, and where '--' was */
 	bool all;
 	bool lkp_keys;             /* --lkp-keys, or --format=lkp */
 	bool fail_on_set;
@@ -56,123 +64,98 @@ typedef struct cli_diff {
 	char **argv;
 } cli_diff;
 
-typedef enum opt_kind {
-	OPT_FORMAT, OPT_FAIL_ON, OPT_DEPTH, OPT_MIN_CHANGE, OPT_FDR, OPT_RENAME_SCORE,
-	OPT_WEIGHT, OPT_SORT, OPT_PERCENT_LIMIT,
-} opt_kind;
+/* --sort's words, in the table's order (cli_opttab.c). */
+static const pd_diff_sort sorts[] = { PD_DIFF_SORT_CHANGE, PD_DIFF_SORT_ABS_CHANGE,
+				      PD_DIFF_SORT_NAME };
 
-static const cli_value_opt value_opts[] = {
-	{ "--format", OPT_FORMAT },         { "--fail-on", OPT_FAIL_ON },
-	{ "--depth", OPT_DEPTH },           { "--min-change", OPT_MIN_CHANGE },
-	{ "--fdr", OPT_FDR },               { "--rename-score", OPT_RENAME_SCORE },
-	{ "--weight", OPT_WEIGHT },         { "--sort", OPT_SORT },
-	{ "--percent-limit", OPT_PERCENT_LIMIT },
-};
-
-#define NELEMS(a) (sizeof (a) / sizeof (a)[0])
-
-static bool parse_double(const char *s, double lo, double hi, double *out)
+/* The numbers, checked by the parser against the table's ranges. */
+static void set_number(cli_diff *c, int id, const cli_value *v)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (s[0] == '\0' || *end || errno || !isfinite(v) || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
+	if (id == CLI_DIFF_FAIL_ON) {
+		c->fail_on = v->num;
+		c->fail_on_set = true;
+	} else if (id == CLI_DIFF_DEPTH) {
+		c->dopts.depth = (unsigned)v->count;
+	} else if (id == CLI_DIFF_MIN_CHANGE) {
+		c->dopts.min_change = v->num;
+		c->min_change_set = true;
+	} else if (id == CLI_DIFF_FDR) {
+		c->dopts.fdr = v->num;
+	} else if (id == CLI_DIFF_RENAME_SCORE) {
+		c->dopts.rename_score = v->num;
+	} else {
+		c->percent_limit = v->num;
+	}
 }
 
-/* --sort and --percent-limit: which rows are written, in which order.
- * Returns -1 to continue, else an exit status. */
-static int apply_view(cli_diff *c, opt_kind kind, const char *val)
+/* The flags; false when `id` is none. */
+static bool set_flag(cli_diff *c, int id)
 {
-	static const char *const sorts[] = { "change", "abs-change", "name" };
-	if (kind == OPT_PERCENT_LIMIT) {
-		if (!parse_double(val, 0, 100, &c->percent_limit))
-			return cli_usage_error(CMD,
-				"--percent-limit needs a percentage from 0 to 100, not '%s'", val);
+	static const struct {
+		int id;
+		unsigned flag;
+	} engine_flags[] = {
+		{ CLI_DIFF_ABSOLUTE, PD_DIFF_ABSOLUTE }, { CLI_DIFF_NO_ALIGN, PD_DIFF_NO_ALIGN },
+		{ CLI_DIFF_TREE, PD_DIFF_TREE_ROWS },
+	};
+	for (size_t k = 0; k < sizeof engine_flags / sizeof engine_flags[0]; k++)
+		if (engine_flags[k].id == id) {
+			c->dopts.flags |= engine_flags[k].flag;
+			return true;
+		}
+	bool *b = id == CLI_DIFF_ALL ? &c->all : id == CLI_DIFF_LKP_KEYS ? &c->lkp_keys
+		: id == CLI_DIFF_NO_COMM ? &c->no_comm : NULL;
+	if (b)
+		*b = true;
+	return b != NULL;
+}
+
+/* The setter of diff's own rows of the option table. */
+static int set_option(void *own, const cli_optdef *opt, const cli_value *v, const char *cmd)
+{
+	cli_diff *c = own;
+	(void)cmd;
+	if (set_flag(c, opt->id))
+		return 0;
+	if (opt->id == CLI_DIFF_FORMAT) {
+		c->format = (pd_format)pd_format_parse(v->str);
+	} else if (opt->id == CLI_DIFF_WEIGHT) {
+		c->weight_samples = v->word == 1;  /* period|samples */
+		c->weight_set = true;
+	} else if (opt->id == CLI_DIFF_SORT) {
+		c->sort = sorts[v->word];
+	} else {
+		set_number(c, opt->id, v);
+	}
+	return 0;
+}
+
+/* A side's option, applied once the common ones are all known. */
+static int keep_side(void *own, int side, const cli_optdef *opt, const char *val)
+{
+	cli_diff *c = own;
+	c->side_opts[side][c->nside_opts[side]++] = (cli_side_value){ opt, val };
+	return 0;
+}
+
+static int add_file(void *own, const char *path)
+{
+	cli_diff *c = own;
+	c->paths[0][c->nfiles++] = path;
+	return 0;
+}
+
+/* '--' splits the sides, once. */
+static int dashdash(void *own)
+{
+	cli_diff *c = own;
+	if (c->split != SIZE_MAX) {
+		cli_usage_error(CMD, "'--' separates the two sides only once");
 		return -1;
 	}
-	for (size_t i = 0; i < NELEMS(sorts); i++)
-		if (strcmp(val, sorts[i]) == 0) {
-			c->sort = (pd_diff_sort)i;
-			return -1;
-		}
-	return cli_usage_error(CMD, "--sort is change, abs-change or name, not '%s'", val);
+	c->split = c->nfiles;
+	return 0;
 }
-
-/* Returns -1 to continue, else an exit status. */
-static int apply_value(cli_diff *c, opt_kind kind, const char *val)
-{
-	double v;
-	switch (kind) {
-	case OPT_FORMAT:
-		if (cli_format_parse(CMD, val, CLI_FORMAT_BIT(PD_FORMAT_TEXT) |
-				     CLI_FORMAT_BIT(PD_FORMAT_LKP) | CLI_FORMAT_BIT(PD_FORMAT_JSON) |
-				     CLI_FORMAT_BIT(PD_FORMAT_CSV) | CLI_FORMAT_BIT(PD_FORMAT_FOLDED) |
-				     CLI_FORMAT_BIT(PD_FORMAT_HTML) | CLI_FORMAT_BIT(PD_FORMAT_SVG),
-				     "text, lkp, json, csv, folded, html or svg", &c->format) < 0)
-			return CLI_EXIT_ERROR;
-		break;
-	case OPT_FAIL_ON:
-		if (!parse_double(val, 0, HUGE_VAL, &v))
-			return cli_usage_error(CMD,
-				"--fail-on needs a number of points >= 0, not '%s'", val);
-		c->fail_on = v;
-		c->fail_on_set = true;
-		break;
-	case OPT_DEPTH: {
-		char *end;
-		errno = 0;
-		unsigned long long n = strtoull(val, &end, 10);
-		if (val[0] < '0' || val[0] > '9' || *end || errno || n > UINT_MAX)
-			return cli_usage_error(CMD,
-				"--depth needs a number of frames (0: all), not '%s'", val);
-		c->dopts.depth = (unsigned)n;
-		break;
-	}
-	case OPT_MIN_CHANGE:
-		if (!parse_double(val, 0, HUGE_VAL, &v))
-			return cli_usage_error(CMD,
-				"--min-change needs a number >= 0, not '%s'", val);
-		c->dopts.min_change = v;
-		c->min_change_set = true;
-		break;
-	case OPT_FDR:
-		if (!parse_double(val, 0, 1, &v) || v == 0)
-			return cli_usage_error(CMD,
-				"--fdr needs a rate above 0 and at most 1, not '%s'", val);
-		c->dopts.fdr = v;
-		break;
-	case OPT_RENAME_SCORE:
-		if (!parse_double(val, 0, 1, &v))
-			return cli_usage_error(CMD,
-				"--rename-score needs a score from 0 to 1, not '%s'", val);
-		c->dopts.rename_score = v;
-		break;
-	case OPT_WEIGHT:
-		if (strcmp(val, "period") == 0)
-			c->weight_samples = false;
-		else if (strcmp(val, "samples") == 0)
-			c->weight_samples = true;
-		else
-			return cli_usage_error(CMD, "--weight is period or samples, not '%s'", val);
-		c->weight_set = true;
-		break;
-	default:
-		return apply_view(c, kind, val);
-	}
-	return -1;
-}
-
-static const struct {
-	const char *name;
-	unsigned flag;
-} flag_opts[] = {
-	{ "--absolute", PD_DIFF_ABSOLUTE },
-	{ "--no-align", PD_DIFF_NO_ALIGN },
-	{ "--tree", PD_DIFF_TREE_ROWS },
-};
 
 /* Each side's options: the common ones with its own over them. */
 static int split_sides(cli_diff *c)
@@ -182,8 +165,9 @@ static int split_sides(cli_diff *c)
 			cli_error("out of memory");
 			return -1;
 		}
+		const cli_parser p = { .cmd = CMD, .so = &c->side[s].sopts, .po = &c->side[s] };
 		for (size_t k = 0; k < c->nside_opts[s]; k++)
-			if (cli_profile_opts_apply(&c->side[s], CMD, c->side_opts[s][k]) < 0)
+			if (cli_apply(&p, c->side_opts[s][k].opt, c->side_opts[s][k].val) < 0)
 				return -1;
 		if (cli_profile_opts_finish(&c->side[s]) < 0)
 			return -1;
@@ -191,70 +175,25 @@ static int split_sides(cli_diff *c)
 	return 0;
 }
 
-/* The flags of diff alone, and the shared output options: 1 taken, 0
- * not, -1 a usage error (printed). */
-static int own_flag(cli_diff *c, int argc, char **argv, int *i)
+/* The files split into the sides at c->split (SIZE_MAX: no '--');
+ * none at all: ./perf.data.old and ./perf.data, as perf diff has it. */
+static cli_parse_result split_files(cli_diff *c)
 {
-	const char *a = argv[*i];
-	if (strcmp(a, "--all") == 0) {
-		c->all = true;
-		return 1;
+	const char **files = c->paths[0];
+	if (c->nfiles == 0 && c->split == SIZE_MAX && cli_default_pair()) {
+		files[c->nfiles++] = CLI_DEFAULT_BASE;
+		files[c->nfiles++] = CLI_DEFAULT_INPUT;
 	}
-	if (strcmp(a, "--lkp-keys") == 0) {
-		c->lkp_keys = true;
-		return 1;
-	}
-	if (strcmp(a, "--no-comm") == 0) {
-		c->no_comm = true;
-		return 1;
-	}
-	for (size_t k = 0; k < NELEMS(flag_opts); k++)
-		if (strcmp(a, flag_opts[k].name) == 0) {
-			c->dopts.flags |= flag_opts[k].flag;
-			return 1;
-		}
-	return cli_io_parse(&c->io, argc, argv, i);
-}
-
-/* argv[*i], an option: -1 to go on, else an exit status. */
-static int option(cli_diff *c, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i];
-	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-		diff_usage(stdout);
-		return CLI_EXIT_OK;
-	}
-	int side;
-	char *opt;
-	int m = cli_side_opt(CMD, argc, argv, i, &side, &opt);
-	if (m > 0)
-		c->side_opts[side][c->nside_opts[side]++] = opt;
-	if (m == 0)
-		m = own_flag(c, argc, argv, i);
-	if (m != 0)
-		return m < 0 ? CLI_EXIT_ERROR : -1;
-	int kind;
-	const char *val;
-	m = cli_profile_opts_or_value(&c->po, value_opts, NELEMS(value_opts), CMD, argc, argv, i,
-				      &kind, &val);
-	if (m < 0)
-		return CLI_EXIT_ERROR;
-	return m == 1 ? -1 : apply_value(c, (opt_kind)kind, val);
-}
-
-/* The files split into the sides at `split` (SIZE_MAX: no '--'); -1 to
- * go on, else an exit status. */
-static int split_files(cli_diff *c, const char **files, size_t nfiles, size_t split)
-{
+	size_t nfiles = c->nfiles, split = c->split;
 	if (split == SIZE_MAX) {
 		if (nfiles != 2)
-			return cli_usage_error(CMD,
+			return cli_parse_refuse(CMD,
 				"diff needs BASE and NEW, or BASE... -- NEW... (got %zu FILE%s)",
 				nfiles, nfiles == 1 ? "" : "s");
 		split = 1;
 	}
 	if (split == 0 || split == nfiles)
-		return cli_usage_error(CMD, "diff needs at least one FILE on each side of '--'");
+		return cli_parse_refuse(CMD, "diff needs at least one FILE on each side of '--'");
 	c->npaths[0] = split;
 	c->paths[1] = files + split;
 	c->npaths[1] = nfiles - split;
@@ -262,26 +201,34 @@ static int split_files(cli_diff *c, const char **files, size_t nfiles, size_t sp
 	for (size_t i = 0; i < nfiles; i++)
 		stdin_uses += strcmp(files[i], "-") == 0;
 	if (stdin_uses > 1)
-		return cli_usage_error(CMD, "standard input ('-') can be read only once");
-	return -1;
+		return cli_parse_refuse(CMD, "standard input ('-') can be read only once");
+	return CLI_PARSED;
 }
 
-/* What the options say together; -1 to go on, else an exit status. */
-static int check_args(cli_diff *c)
+/* Options that do not go together. */
+static cli_parse_result check_conflicts(const cli_diff *c)
 {
-	if (cli_profile_opts_finish(&c->po) < 0)
-		return CLI_EXIT_ERROR;
 	/* folded tests nothing: --fail-on's exit status would be lost, and
 	 * the robot's keys name no stacks */
 	if (c->format == PD_FORMAT_FOLDED && (c->fail_on_set || c->lkp_keys))
-		return cli_usage_error(CMD, "%s does not go with --format=folded",
-				       c->fail_on_set ? "--fail-on" : "--lkp-keys");
+		return cli_parse_refuse(CMD, "%s does not go with --format=folded",
+					c->fail_on_set ? "--fail-on" : "--lkp-keys");
 	if ((c->weight_set || c->no_comm) && c->format != PD_FORMAT_FOLDED)
-		return cli_usage_error(CMD, "%s goes with --format=folded",
-				       c->weight_set ? "--weight" : "--no-comm");
+		return cli_parse_refuse(CMD, "%s goes with --format=folded",
+					c->weight_set ? "--weight" : "--no-comm");
 	if (c->percent_limit > 0 && (c->dopts.flags & PD_DIFF_ABSOLUTE))
-		return cli_usage_error(CMD, "--percent-limit does not go with --absolute "
-				       "(its values are rates, not shares)");
+		return cli_parse_refuse(CMD, "--percent-limit does not go with --absolute "
+					"(its values are rates, not shares)");
+	return CLI_PARSED;
+}
+
+/* What the options say together. */
+static cli_parse_result check_args(cli_diff *c)
+{
+	if (cli_profile_opts_finish(&c->po) < 0)
+		return CLI_PARSE_FAILED;
+	if (check_conflicts(c) != CLI_PARSED)
+		return CLI_PARSE_FAILED;
 	if (c->format == PD_FORMAT_LKP || c->lkp_keys) {
 		pd_lkp_profile_options(&c->po.popts, &c->po.sopts);
 		c->dopts.flags |= PD_DIFF_LKP_KEYS;
@@ -293,19 +240,20 @@ static int check_args(cli_diff *c)
 	if (c->format == PD_FORMAT_HTML || c->format == PD_FORMAT_SVG)
 		c->dopts.flags |= PD_DIFF_TREE_ROWS;
 	if (split_sides(c) < 0)
-		return CLI_EXIT_ERROR;
+		return CLI_PARSE_FAILED;
 	/* the library's default of the mode, spelled out for the footer and
 	 * the JSON "options" */
 	if (!c->min_change_set)
 		c->dopts.min_change = c->dopts.flags & PD_DIFF_ABSOLUTE ? 5 : 0.1;
 	c->dopts.event = c->po.event;
-	return -1;
+	return CLI_PARSED;
 }
 
 /* Room for the files and each side's own options. */
 static int alloc_args(cli_diff *c, int argc)
 {
-	if (!(c->paths[0] = calloc((size_t)argc, sizeof *c->paths[0])))
+	/* two more: the default pair (split_files) */
+	if (!(c->paths[0] = calloc((size_t)argc + 2, sizeof *c->paths[0])))
 		return -1;
 	for (int s = 0; s < 2; s++)
 		if (!(c->side_opts[s] = calloc((size_t)argc, sizeof *c->side_opts[s])))
@@ -313,31 +261,20 @@ static int alloc_args(cli_diff *c, int argc)
 	return 0;
 }
 
-/* Returns -1 to continue, else an exit status. */
-static int parse_args(int argc, char **argv, cli_diff *c)
+static cli_parse_result parse_args(int argc, char **argv, cli_diff *c)
 {
 	if (alloc_args(c, argc) < 0) {
 		cli_error("out of memory");
-		return CLI_EXIT_ERROR;
+		return CLI_PARSE_FAILED;
 	}
-	const char **files = c->paths[0];
-	size_t nfiles = 0, split = SIZE_MAX;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int st = -1;
-		if (a[0] != '-' || strcmp(a, "-") == 0)
-			files[nfiles++] = a;
-		else if (strcmp(a, "--") == 0 && split != SIZE_MAX)
-			return cli_usage_error(CMD, "'--' separates the two sides only once");
-		else if (strcmp(a, "--") == 0)
-			split = nfiles;
-		else
-			st = option(c, argc, argv, &i);
-		if (st >= 0)
-			return st;
-	}
-	int st = split_files(c, files, nfiles, split);
-	return st >= 0 ? st : check_args(c);
+	c->split = SIZE_MAX;
+	const cli_parser p = { .cmd = CMD, .io = &c->io, .so = &c->po.sopts, .po = &c->po,
+			       .own = c, .set = set_option, .operand = add_file,
+			       .dashdash = dashdash, .side = keep_side };
+	cli_parse_result r = cli_parse(&p, argc, argv);
+	if (r == CLI_PARSED)
+		r = split_files(c);
+	return r == CLI_PARSED ? check_args(c) : r;
 }
 
 /* ------------------------------------------------------------- running */
@@ -597,11 +534,14 @@ int cmd_diff(int argc, char **argv)
 	pd_diff_options_init(&c.dopts);
 	cli_io_init(&c.io, CMD, true);
 	cli_warns_init(&c.warns);
-	int st = parse_args(argc, argv, &c);
+	int st;
+	bool stop = cli_parse_stop(parse_args(argc, argv, &c), diff_usage, &st);
 	/* the sides' files follow each other in paths[0] (split_files) */
-	if (st < 0 && cli_io_open(&c.io, c.paths[0], c.npaths[0] + c.npaths[1]) < 0)
+	if (!stop && cli_io_open(&c.io, c.paths[0], c.npaths[0] + c.npaths[1]) < 0) {
+		stop = true;
 		st = CLI_EXIT_ERROR;
-	if (st < 0) {
+	}
+	if (!stop) {
 		cli_profile_opts_share_symbols(&c.po);
 		for (int s = 0; s < 2; s++)
 			c.side[s].sopts.symcache = c.po.sopts.symcache;
@@ -612,8 +552,6 @@ int cmd_diff(int argc, char **argv)
 		/* the symbol cache is the common options' */
 		c.side[s].sopts.symcache = NULL;
 		cli_profile_opts_free(&c.side[s]);
-		for (size_t k = 0; k < c.nside_opts[s]; k++)
-			free(c.side_opts[s][k]);
 		free(c.side_opts[s]);
 	}
 	cli_profile_opts_free(&c.po);

@@ -13,6 +13,7 @@
 
 #include "cli_help.h"
 #include "cli_io.h"
+#include "cli_parse.h"
 #include "dump.h"
 #include "cli_progress.h"
 
@@ -29,13 +30,16 @@ typedef struct dump_opts {
 	pd_writer *out;       /* io.out, through the library's writer */
 } dump_opts;
 
-/* The one FILE: -1 to go on, else an exit status. */
-static int add_path(dump_opts *o, const char *path)
+/* The one FILE (an operand or -i): 0, or -1 after a usage error. */
+static int add_path(void *own, const char *path)
 {
-	if (o->path)
-		return cli_usage_error(CMD, "dump takes one FILE; unexpected '%s'", path);
+	dump_opts *o = own;
+	if (o->path) {
+		cli_usage_error(CMD, "dump takes one FILE; unexpected '%s'", path);
+		return -1;
+	}
 	o->path = path;
-	return -1;
+	return 0;
 }
 
 void dump_usage(FILE *f)
@@ -43,50 +47,31 @@ void dump_usage(FILE *f)
 	fputs(cli_help_dump, f);
 }
 
-/* argv[*i], an option: -1 to go on, else an exit status. */
-static int parse_option(dump_opts *o, int argc, char **argv, int *i)
+/* The setter of dump's own rows of the option table. */
+static int set_option(void *own, const cli_optdef *opt, const cli_value *v, const char *cmd)
 {
-	const char *a = argv[*i], *in;
-	int m;
-	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-		dump_usage(stdout);
-		return CLI_EXIT_OK;
-	} else if (strcmp(a, "--stats") == 0) {
+	dump_opts *o = own;
+	(void)cmd;
+	if (opt->id == CLI_DUMP_STATS)
 		o->stats = true;
-	} else if (strcmp(a, "--no-symbols") == 0) {
+	else if (opt->id == CLI_DUMP_NO_SYMBOLS)
 		o->no_symbols = true;
-	} else if (strcmp(a, "--ordered") == 0) {
+	else if (opt->id == CLI_DUMP_ORDERED)
 		o->ordered = true;
-	} else if ((m = cli_format_opt(CMD, argc, argv, i, &o->format)) ||
-		   (m = cli_io_parse(&o->io, argc, argv, i))) {
-		return m < 0 ? CLI_EXIT_ERROR : -1;
-	} else if ((m = cli_input_opt(CMD, argc, argv, i, &in))) {
-		return m < 0 ? CLI_EXIT_ERROR : add_path(o, in);
-	} else {
-		return cli_unknown_option(CMD, a);
-	}
-	return -1;
+	else
+		o->format = (pd_format)pd_format_parse(v->str);
+	return 0;
 }
 
-/* Returns -1 to continue, else an exit status. */
-static int parse_args(int argc, char **argv, dump_opts *o)
+/* The arguments, then ./perf.data when no FILE was given. */
+static cli_parse_result parse_args(int argc, char **argv, dump_opts *o)
 {
-	bool no_more_opts = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int st = -1;
-		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0)
-			st = add_path(o, a);
-		else if (strcmp(a, "--") == 0)
-			no_more_opts = true;
-		else
-			st = parse_option(o, argc, argv, &i);
-		if (st >= 0)
-			return st;
-	}
-	if (!o->path && cli_default_input(CMD, &o->path) < 0)
-		return CLI_EXIT_ERROR;
-	return -1;
+	const cli_parser p = { .cmd = CMD, .io = &o->io, .own = o, .set = set_option,
+			       .operand = add_path };
+	cli_parse_result r = cli_parse(&p, argc, argv);
+	if (r == CLI_PARSED && !o->path && cli_default_input(CMD, &o->path) < 0)
+		return CLI_PARSE_FAILED;
+	return r;
 }
 
 static int print_record(const dump_opts *o, const pd_reader *r,
@@ -338,8 +323,8 @@ int cmd_dump(int argc, char **argv)
 	dump_opts o = { .format = PD_FORMAT_TEXT };
 	cli_io_init(&o.io, CMD, false);
 	cli_warns_init(&o.warns);
-	int st = parse_args(argc, argv, &o);
-	if (st >= 0)
+	int st;
+	if (cli_parse_stop(parse_args(argc, argv, &o), dump_usage, &st))
 		return st;
 	if (cli_io_open(&o.io, &o.path, 1) < 0)
 		return CLI_EXIT_ERROR;

@@ -6,8 +6,6 @@
  * (pd_explain_write()).  A mail without perf-profile rows is no error:
  * it says so and exits 0.
  */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +14,7 @@
 #include "cli_common.h"
 #include "cli_help.h"
 #include "cli_io.h"
+#include "cli_parse.h"
 #include "explain_cli.h"
 
 #define CMD "explain"
@@ -38,137 +37,64 @@ typedef struct cli_explain {
 	cli_io io;
 } cli_explain;
 
-typedef enum opt_kind {
-	OPT_FORMAT, OPT_TABLE, OPT_COLUMN, OPT_BASE_COLUMN, OPT_EVENT, OPT_MIN_CHANGE, OPT_FDR,
-	OPT_RENAME_SCORE,
-} opt_kind;
-
-static const cli_value_opt value_opts[] = {
-	{ "--format", OPT_FORMAT },       { "--table", OPT_TABLE },
-	{ "--column", OPT_COLUMN },       { "--base-column", OPT_BASE_COLUMN },
-	{ "--event", OPT_EVENT },         { "--min-change", OPT_MIN_CHANGE },
-	{ "--fdr", OPT_FDR },             { "--rename-score", OPT_RENAME_SCORE },
-};
-
-static bool parse_double(const char *s, double lo, double hi, double *out)
+/* The numbers, checked by the parser against the table's ranges. */
+static void set_number(cli_explain *c, int id, const cli_value *v)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (s[0] == '\0' || *end || errno || !isfinite(v) || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_count(const char *s, size_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (s[0] < '0' || s[0] > '9' || *end || errno || v > 1000000)
-		return false;
-	*out = (size_t)v;
-	return true;
-}
-
-/* The numbers: -1 to go on, else an exit status. */
-static int apply_number(cli_explain *c, opt_kind kind, const char *val)
-{
-	double v;
-	size_t n;
-	switch (kind) {
-	case OPT_TABLE:
-	case OPT_COLUMN:
-		if (!parse_count(val, &n) || n == 0)
-			return cli_usage_error(CMD, "%s needs a number from 1, not '%s'",
-					       kind == OPT_TABLE ? "--table" : "--column", val);
-		*(kind == OPT_TABLE ? &c->table : &c->column) = n;
-		return -1;
-	case OPT_BASE_COLUMN:
-		if (!parse_count(val, &c->base_column))
-			return cli_usage_error(CMD, "--base-column needs a number from 0, not '%s'",
-					       val);
+	if (id == CLI_EXPLAIN_TABLE) {
+		c->table = (size_t)v->count;
+	} else if (id == CLI_EXPLAIN_COLUMN) {
+		c->column = (size_t)v->count;
+	} else if (id == CLI_EXPLAIN_BASE_COLUMN) {
+		c->base_column = (size_t)v->count;
 		c->base_set = true;
-		return -1;
-	case OPT_MIN_CHANGE:
-		if (!parse_double(val, 0, HUGE_VAL, &c->dopts.min_change))
-			return cli_usage_error(CMD, "--min-change needs points >= 0, not '%s'", val);
-		return -1;
-	case OPT_FDR:
-		if (!parse_double(val, 0, 1, &v) || v == 0)
-			return cli_usage_error(CMD, "--fdr needs a rate in (0, 1], not '%s'", val);
-		c->dopts.fdr = v;
-		return -1;
-	default:
-		if (!parse_double(val, 0, 1, &c->dopts.rename_score))
-			return cli_usage_error(CMD, "--rename-score needs a score in [0, 1], not '%s'",
-					       val);
-		return -1;
+	} else if (id == CLI_EXPLAIN_MIN_CHANGE) {
+		c->dopts.min_change = v->num;
+	} else if (id == CLI_EXPLAIN_FDR) {
+		c->dopts.fdr = v->num;
+	} else {
+		c->dopts.rename_score = v->num;
 	}
 }
 
-static int apply_value(cli_explain *c, opt_kind kind, const char *val)
+/* The setter of explain's own rows of the option table. */
+static int set_option(void *own, const cli_optdef *opt, const cli_value *v, const char *cmd)
 {
-	if (kind == OPT_EVENT) {
-		c->event = val;
-		return -1;
-	}
-	if (kind != OPT_FORMAT)
-		return apply_number(c, kind, val);
-	if (cli_format_parse(CMD, val, CLI_FORMAT_BIT(PD_FORMAT_TEXT) |
-			     CLI_FORMAT_BIT(PD_FORMAT_JSON) | CLI_FORMAT_BIT(PD_FORMAT_HTML) |
-			     CLI_FORMAT_BIT(PD_FORMAT_LKP) | CLI_FORMAT_BIT(PD_FORMAT_CSV),
-			     "text, json, html, lkp or csv", &c->format) < 0)
-		return CLI_EXIT_ERROR;
-	return -1;
-}
-
-/* argv[*i], an option: -1 to go on, else an exit status. */
-static int option(cli_explain *c, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i];
-	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-		explain_usage(stdout);
-		return CLI_EXIT_OK;
-	}
-	if (strcmp(a, "--all") == 0) {
+	cli_explain *c = own;
+	(void)cmd;
+	if (opt->id == CLI_EXPLAIN_ALL)
 		c->all = true;
-		return -1;
-	}
-	if (strcmp(a, "--no-align") == 0) {
+	else if (opt->id == CLI_EXPLAIN_NO_ALIGN)
 		c->dopts.flags |= PD_DIFF_NO_ALIGN;
-		return -1;
-	}
-	int m = cli_io_parse(&c->io, argc, argv, i);
-	if (m != 0)
-		return m < 0 ? CLI_EXIT_ERROR : -1;
-	int kind;
-	const char *val;
-	if (cli_value_opt_last(value_opts, NELEMS(value_opts), CMD, argc, argv, i, &kind, &val) < 0)
-		return CLI_EXIT_ERROR;
-	return apply_value(c, (opt_kind)kind, val);
+	else if (opt->id == CLI_EXPLAIN_EVENT)
+		c->event = v->str;
+	else if (opt->id == CLI_EXPLAIN_FORMAT)
+		c->format = (pd_format)pd_format_parse(v->str);
+	else
+		set_number(c, opt->id, v);
+	return 0;
 }
 
-static int parse(cli_explain *c, int argc, char **argv)
+/* A MAIL or result directory. */
+static int add_path(void *own, const char *path)
+{
+	cli_explain *c = own;
+	c->paths[c->npaths++] = path;
+	return 0;
+}
+
+static cli_parse_result parse(cli_explain *c, int argc, char **argv)
 {
 	c->paths = calloc((size_t)argc, sizeof *c->paths);
 	if (!c->paths) {
 		cli_error("out of memory");
-		return CLI_EXIT_ERROR;
+		return CLI_PARSE_FAILED;
 	}
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1]) {
-			int st = option(c, argc, argv, &i);
-			if (st >= 0)
-				return st;
-			continue;
-		}
-		c->paths[c->npaths++] = argv[i];
-	}
-	if (c->npaths == 0)
-		return cli_usage_error(CMD, "explain needs a MAIL, or BASE_DIR NEW_DIR...");
-	return -1;
+	const cli_parser p = { .cmd = CMD, .io = &c->io, .own = c, .set = set_option,
+			       .operand = add_path };
+	cli_parse_result r = cli_parse(&p, argc, argv);
+	if (r == CLI_PARSED && c->npaths == 0)
+		return cli_parse_refuse(CMD, "explain needs a MAIL, or BASE_DIR NEW_DIR...");
+	return r;
 }
 
 /* ------------------------------------------------------------- work */
@@ -286,12 +212,13 @@ int cmd_explain(int argc, char **argv)
 	cli_explain c = { .format = PD_FORMAT_TEXT };
 	pd_diff_options_init(&c.dopts);
 	cli_io_init(&c.io, CMD, true);
-	int st = parse(&c, argc, argv);
+	int st;
+	bool stop = cli_parse_stop(parse(&c, argc, argv), explain_usage, &st);
 	pd_lkp_tables *t = NULL;
 	pd_diff **d = NULL;
 	size_t n = 0;
 	pd_error err = { 0 };
-	if (st < 0) {
+	if (!stop) {
 		int rc = read_input(&c, &t, &err);
 		if (rc > 0)
 			st = rc;  /* a usage error, printed */

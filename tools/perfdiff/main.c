@@ -12,6 +12,7 @@
 
 #include "cli_common.h"
 #include "cli_help.h"
+#include "cli_opttab.h"
 #include "diff_cli.h"
 #include "dump.h"
 #include "explain_cli.h"
@@ -128,15 +129,18 @@ static const char *late_command(int argc, char **argv)
 }
 
 /* The top level's own words: help, version, the completion's list.  -1
- * when `a` is none of them, else an exit status. */
+ * when `a` is none of them (a command or a comparison follows), else an
+ * exit status. */
 static int top_level(int argc, char **argv)
 {
 	const char *a = argv[1];
-	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+	/* the option table's top-level rows: --help and --version */
+	const cli_optdef *o = cli_opt_find(CLI_CMD_TOP, a, strlen(a));
+	if (o && o->kind == CLI_HELP) {
 		usage(stdout);
 		return finish(CLI_EXIT_OK);
 	}
-	if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+	if (o) {
 		printf("perfdiff %s (libperfdiff %s)\n", PD_VERSION_STRING, pd_version());
 		return finish(CLI_EXIT_OK);
 	}
@@ -150,6 +154,10 @@ static int top_level(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* a bare perfdiff beside perf.data.old and perf.data compares them,
+	 * as a bare perf diff does */
+	if (argc < 2 && cli_default_pair())
+		return finish(cmd_diff(argc, argv));
 	if (argc < 2) {
 		short_usage(stderr);
 		return CLI_EXIT_ERROR;

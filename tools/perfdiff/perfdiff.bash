@@ -8,10 +8,11 @@
 # Installed as share/bash-completion/completions/perfdiff; plain bash, no
 # bash-completion helpers needed.
 
-# The option lines of command $2 (of the program $1).
+# The option lines of command $2 (of the program $1; $2 empty: the top
+# level's own, --help and --version).
 _perfdiff_options()
 {
-	command "$1" --list-options "$2" 2>/dev/null
+	command "$1" --list-options ${2:+"$2"} 2>/dev/null
 }
 
 # The command the words before the cursor name: dump, script, report,
@@ -86,7 +87,12 @@ _perfdiff()
 	fi
 	if [[ $cur == -* ]]; then
 		_perfdiff_names "$prog" "${cmd:-diff}"
-		[ -z "$cmd" ] && COMPREPLY+=($(compgen -W "-h --help -V --version" -- "$cur"))
+		if [ -z "$cmd" ]; then
+			# and the top level's own (--help, --version)
+			local diff=("${COMPREPLY[@]}")
+			_perfdiff_names "$prog" ""
+			COMPREPLY+=("${diff[@]}")
+		fi
 		return
 	fi
 	compopt -o filenames

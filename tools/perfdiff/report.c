@@ -17,6 +17,7 @@
 #include "cli_explain.h"
 #include "cli_help.h"
 #include "cli_io.h"
+#include "cli_parse.h"
 #include "cli_progress.h"
 #include "cli_profile_opts.h"
 #include "report.h"
@@ -46,184 +47,140 @@ typedef struct cli_report {
 	char **argv;
 } cli_report;
 
-static bool parse_pct(const char *s, double *out)
+/* One word of -g: the order, perf's "graph" (what is shown anyway) or
+ * the chains' threshold in percent; false when it is none of these. */
+static bool call_graph_word(pd_report_write_options *ro, const char *w)
 {
 	char *end;
+	if (strcmp(w, "caller") == 0 || strcmp(w, "callee") == 0) {
+		ro->order = strcmp(w, "caller") == 0 ? PD_CHAIN_CALLER : PD_CHAIN_CALLEE;
+		return true;
+	}
+	if (strcmp(w, "graph") == 0)
+		return true;
 	errno = 0;
-	double v = strtod(s, &end);
-	if (s[0] == '\0' || *end || errno || !isfinite(v) || v < 0 || v > 100)
+	double v = strtod(w, &end);
+	if (!w[0] || *end || errno || !isfinite(v) || v < 0 || v > 100)
 		return false;
-	*out = v;
+	ro->threshold = v;
 	return true;
 }
 
-typedef enum opt_kind {
-	OPT_FORMAT, OPT_ORDER, OPT_THRESHOLD, OPT_PERCENT_LIMIT, OPT_SORT, OPT_WEIGHT,
-	OPT_LABEL,
-} opt_kind;
-
-/* report's own options, in opt_kind order (apply_value finds a name by
- * its kind); the rest are cli_profile_opts' */
-static const cli_value_opt value_opts[] = {
-	{ "--format", OPT_FORMAT },       { "--order", OPT_ORDER },
-	{ "--threshold", OPT_THRESHOLD }, { "--percent-limit", OPT_PERCENT_LIMIT },
-	{ "--sort", OPT_SORT },           { "--weight", OPT_WEIGHT },
-	{ "--label", OPT_LABEL },
-};
-
-#define NELEMS(a) (sizeof (a) / sizeof (a)[0])
-
-/* Returns -1 to continue, else an exit status. */
-static int apply_value(cli_report *c, opt_kind kind, const char *val)
+/* -g, --call-graph as perf spells it: "caller", "callee,0.5": --order
+ * and --threshold in one. */
+static int set_call_graph(cli_report *c, const char *val)
 {
-	pd_report_write_options *ro = &c->ro;
-	switch (kind) {
-	case OPT_FORMAT:
-		c->pprof = strcmp(val, "pprof") == 0;
-		if (c->pprof)
-			break;
-		if (cli_format_parse(CMD, val, CLI_FORMAT_BIT(PD_FORMAT_TEXT) |
-				     CLI_FORMAT_BIT(PD_FORMAT_JSON) | CLI_FORMAT_BIT(PD_FORMAT_CSV) |
-				     CLI_FORMAT_BIT(PD_FORMAT_FOLDED) | CLI_FORMAT_BIT(PD_FORMAT_LKP) |
-				     CLI_FORMAT_BIT(PD_FORMAT_HTML),
-				     "text, json, csv, folded, lkp, pprof or html", &ro->format) < 0)
-			return CLI_EXIT_ERROR;
-		break;
-	case OPT_ORDER:
-		if (strcmp(val, "caller") == 0)
-			ro->order = PD_CHAIN_CALLER;
-		else if (strcmp(val, "callee") == 0)
-			ro->order = PD_CHAIN_CALLEE;
-		else
-			return cli_usage_error(CMD, "--order is caller or callee, not '%s'", val);
-		break;
-	case OPT_THRESHOLD:
-	case OPT_PERCENT_LIMIT: {
-		double v;
-		if (!parse_pct(val, &v))
-			return cli_usage_error(CMD, "%s needs a percentage from 0 to 100, not '%s'",
-					       value_opts[kind].name, val);
-		if (kind == OPT_THRESHOLD)
-			ro->threshold = v;
-		else
-			ro->percent_limit = v;
-		break;
-	}
-	case OPT_SORT:
-		if (strcmp(val, "children") == 0)
-			ro->sort_self = false;
-		else if (strcmp(val, "self") == 0)
-			ro->sort_self = true;
-		else
-			return cli_usage_error(CMD, "--sort is children or self, not '%s'", val);
-		break;
-	case OPT_WEIGHT:
-		if (strcmp(val, "period") == 0)
-			ro->weight_samples = false;
-		else if (strcmp(val, "samples") == 0)
-			ro->weight_samples = true;
-		else
-			return cli_usage_error(CMD, "--weight is period or samples, not '%s'", val);
-		break;
-	case OPT_LABEL:
-		if (strcmp(val, "cpu") != 0 && strcmp(val, "none") != 0)
-			return cli_usage_error(CMD, "--label is cpu or none, not '%s'", val);
-		c->label_cpu = strcmp(val, "cpu") == 0;  /* the last one given counts */
-		c->label_given = true;
-		break;
-	}
+	char buf[128];
+	snprintf(buf, sizeof buf, "%s", val);
+	char *save = NULL;
+	bool ok = strlen(val) < sizeof buf && val[0];
+	for (char *w = strtok_r(buf, ",", &save); ok && w; w = strtok_r(NULL, ",", &save))
+		ok = call_graph_word(&c->ro, w);
+	if (ok)
+		return 0;
+	cli_usage_error(CMD, "-g is caller or callee and a threshold in percent "
+			"(callee,0.5), not '%s'", val);
 	return -1;
 }
 
-/* report's own flags and the shared output options; 1 taken, 0 not, -1
- * a usage error (printed). */
-static int own_flag(cli_report *c, int argc, char **argv, int *i)
+/* report's flags, and --label's word (cpu|none). */
+static void set_flag(cli_report *c, int id, const cli_value *v)
 {
-	const char *a = argv[*i];
-	if (strcmp(a, "--mean") == 0)
+	if (id == CLI_REPORT_MEAN) {
 		c->ro.mean = true;
-	else if (strcmp(a, "--no-chains") == 0)
+	} else if (id == CLI_REPORT_NO_CHAINS) {
 		c->ro.chains = false;
-	else if (strcmp(a, "--merge") == 0)
+	} else if (id == CLI_REPORT_MERGE) {
 		c->merge = true;
-	else
-		return cli_io_parse(&c->io, argc, argv, i);
-	return 1;
-}
-
-/* argv[*i], an option: -1 to go on, else an exit status. */
-static int option(cli_report *c, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i], *in;
-	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-		report_usage(stdout);
-		return CLI_EXIT_OK;
+	} else {
+		c->label_cpu = v->word == 0;  /* the last one given counts */
+		c->label_given = true;
 	}
-	int m = cli_input_opt(CMD, argc, argv, i, &in);
-	if (m > 0)
-		c->paths[c->npaths++] = in;
-	if (m == 0)
-		m = own_flag(c, argc, argv, i);
-	if (m != 0)
-		return m < 0 ? CLI_EXIT_ERROR : -1;
-	int kind;
-	const char *val;
-	m = cli_profile_opts_or_value(&c->po, value_opts, NELEMS(value_opts), CMD, argc, argv, i,
-				      &kind, &val);
-	if (m < 0)
-		return CLI_EXIT_ERROR;
-	return m == 1 ? -1 : apply_value(c, (opt_kind)kind, val);
 }
 
-/* What the options say together; -1 to go on, else an exit status. */
-static int check_args(cli_report *c)
+/* The words of --order, --sort, --weight and --label are checked by the
+ * parser and come as their index in the table (cli_opttab.c). */
+static int set_option(void *own, const cli_optdef *opt, const cli_value *v, const char *cmd)
+{
+	cli_report *c = own;
+	pd_report_write_options *ro = &c->ro;
+	(void)cmd;
+	switch (opt->id) {
+	case CLI_REPORT_FORMAT:
+		c->pprof = strcmp(v->str, "pprof") == 0;
+		if (!c->pprof)
+			ro->format = (pd_format)pd_format_parse(v->str);
+		break;
+	case CLI_REPORT_ORDER:
+		ro->order = v->word == 0 ? PD_CHAIN_CALLER : PD_CHAIN_CALLEE;
+		break;
+	case CLI_REPORT_THRESHOLD:
+		ro->threshold = v->num;
+		break;
+	case CLI_REPORT_PERCENT_LIMIT:
+		ro->percent_limit = v->num;
+		break;
+	case CLI_REPORT_SORT:
+		ro->sort_self = v->word == 1;   /* children|self */
+		break;
+	case CLI_REPORT_WEIGHT:
+		ro->weight_samples = v->word == 1;  /* period|samples */
+		break;
+	case CLI_REPORT_CALL_GRAPH:
+		return set_call_graph(c, v->str);
+	default:
+		set_flag(c, opt->id, v);
+		break;
+	}
+	return 0;
+}
+
+/* A FILE, as an operand or -i. */
+static int add_path(void *own, const char *path)
+{
+	cli_report *c = own;
+	c->paths[c->npaths++] = path;
+	return 0;
+}
+
+/* What the options say together. */
+static cli_parse_result check_args(cli_report *c)
 {
 	if (c->npaths == 0 && cli_default_input(CMD, &c->paths[c->npaths++]) < 0)
-		return CLI_EXIT_ERROR;
+		return CLI_PARSE_FAILED;
 	size_t stdin_uses = 0;
 	for (size_t i = 0; i < c->npaths; i++)
 		stdin_uses += strcmp(c->paths[i], "-") == 0;
 	if (stdin_uses > 1)
-		return cli_usage_error(CMD, "standard input ('-') can be read only once");
+		return cli_parse_refuse(CMD, "standard input ('-') can be read only once");
 	if (cli_profile_opts_finish(&c->po) < 0)
-		return CLI_EXIT_ERROR;
+		return CLI_PARSE_FAILED;
 	if (c->ro.mean && c->ro.format != PD_FORMAT_LKP)
-		return cli_usage_error(CMD, "--mean goes with --format=lkp");
+		return cli_parse_refuse(CMD, "--mean goes with --format=lkp");
 	if (c->merge && !c->pprof)
-		return cli_usage_error(CMD, "--merge goes with --format=pprof");
+		return cli_parse_refuse(CMD, "--merge goes with --format=pprof");
 	if (c->label_given && !c->pprof)
-		return cli_usage_error(CMD, "--label goes with --format=pprof");
+		return cli_parse_refuse(CMD, "--label goes with --format=pprof");
 	/* an export writes Locations per address and pid/tid labels */
 	if (c->pprof)
 		c->po.popts.flags |= PD_PROFILE_KEEP_SITES |
 				     (c->label_cpu ? PD_PROFILE_KEEP_CPU : 0);
 	if (c->ro.format == PD_FORMAT_LKP)
 		pd_lkp_profile_options(&c->po.popts, &c->po.sopts);
-	return -1;
+	return CLI_PARSED;
 }
 
-/* Returns -1 to continue, else an exit status. */
-static int parse_args(int argc, char **argv, cli_report *c)
+static cli_parse_result parse_args(int argc, char **argv, cli_report *c)
 {
-	bool no_more_opts = false;
 	c->paths = calloc((size_t)argc + 1, sizeof *c->paths);
 	if (!c->paths) {
 		cli_error("out of memory");
-		return CLI_EXIT_ERROR;
+		return CLI_PARSE_FAILED;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int st = -1;
-		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0)
-			c->paths[c->npaths++] = a;
-		else if (strcmp(a, "--") == 0)
-			no_more_opts = true;
-		else
-			st = option(c, argc, argv, &i);
-		if (st >= 0)
-			return st;
-	}
-	return check_args(c);
+	const cli_parser p = { .cmd = CMD, .io = &c->io, .so = &c->po.sopts, .po = &c->po,
+			       .own = c, .set = set_option, .operand = add_path };
+	cli_parse_result r = cli_parse(&p, argc, argv);
+	return r == CLI_PARSED ? check_args(c) : r;
 }
 
 /* ------------------------------------------------------------- running */
@@ -377,11 +334,14 @@ int cmd_report(int argc, char **argv)
 	cli_profile_opts_init(&c.po);
 	cli_io_init(&c.io, CMD, true);
 	cli_warns_init(&c.warns);
-	int st = parse_args(argc, argv, &c);
+	int st;
+	bool stop = cli_parse_stop(parse_args(argc, argv, &c), report_usage, &st);
 	/* pprof opens its own outputs: -o may be a directory */
-	if (st < 0 && !c.pprof && cli_io_open(&c.io, c.paths, c.npaths) < 0)
+	if (!stop && !c.pprof && cli_io_open(&c.io, c.paths, c.npaths) < 0) {
+		stop = true;
 		st = CLI_EXIT_ERROR;
-	if (st < 0) {
+	}
+	if (!stop) {
 		if (c.npaths > 1)
 			cli_profile_opts_share_symbols(&c.po);
 		st = cli_io_close(&c.io, run(&c));

@@ -15,6 +15,7 @@
 
 #include "cli_help.h"
 #include "cli_io.h"
+#include "cli_parse.h"
 #include "cli_profile_opts.h"
 #include "script.h"
 
@@ -145,118 +146,73 @@ static bool wanted(const script_opts *o, const pd_resolved_sample *rs,
 
 /* ------------------------------------------------------------- options */
 
-/* script's own value options; --format and the session's are shared
- * (cli_common.h, cli_profile_opts.h) */
-typedef enum opt_kind { OPT_COMM, OPT_PID, OPT_TID, OPT_CPU } opt_kind;
-
-/* in opt_kind order: apply_filter finds a name by its kind */
-static const cli_value_opt value_opts[] = {
-	{ "--comm", OPT_COMM }, { "--pid", OPT_PID },
-	{ "--tid", OPT_TID },   { "--cpu", OPT_CPU },
-};
-
-#define NELEMS(a) (sizeof (a) / sizeof (a)[0])
-
-/* 1, or -1 after printing the error. */
-static int apply_filter(script_opts *o, opt_kind kind, const char *val)
+/* A filter list: 0, or -1 after printing the error. */
+static int apply_filter(script_opts *o, const cli_optdef *opt, const char *val)
 {
-	const char *name = value_opts[kind].name;
-	bool ok;
-	if (kind == OPT_COMM)
-		ok = parse_names(val, &o->comms);
-	else
-		ok = parse_ids(val, kind == OPT_PID ? &o->pids
-				    : kind == OPT_TID ? &o->tids : &o->cpus);
+	bool comm = opt->id == CLI_SCRIPT_COMM;
+	bool ok = comm ? parse_names(val, &o->comms)
+		       : parse_ids(val, opt->id == CLI_SCRIPT_PID ? &o->pids
+				   : opt->id == CLI_SCRIPT_TID ? &o->tids : &o->cpus);
 	if (ok)
-		return 1;
-	cli_usage_error(CMD, "bad %s list '%s' (%s)", name, val,
-			kind == OPT_COMM ? "NAME[,NAME...]" : "N[,N...]");
+		return 0;
+	cli_usage_error(CMD, "bad %s list '%s' (%s)", opt->name, val,
+			comm ? "NAME[,NAME...]" : "N[,N...]");
 	return -1;
 }
 
-/* Any option but --help and --; 1: taken, 0: unknown, -1: a usage error,
- * already printed. */
-static int parse_option(script_opts *o, int argc, char **argv, int *i)
+/* The setter of script's own rows of the option table. */
+static int set_option(void *own, const cli_optdef *opt, const cli_value *v, const char *cmd)
 {
-	const char *a = argv[*i];
-	if (strcmp(a, "--full-source-path") == 0) {
+	script_opts *o = own;
+	(void)cmd;
+	switch (opt->id) {
+	case CLI_SCRIPT_FULL_PATH:
 		o->out.full_path = true;
-		return 1;
-	}
-	if (strcmp(a, "--ns") == 0) {
+		return 0;
+	case CLI_SCRIPT_NS:
 		o->out.ns = true;
-		return 1;
-	}
-	if (strcmp(a, "--srcline") == 0) {
+		return 0;
+	case CLI_SCRIPT_SRCLINE:
 		o->session.flags |= PD_SESSION_SRCLINE;
-		return 1;
+		return 0;
+	case CLI_SCRIPT_FORMAT:
+		o->out.format = (pd_format)pd_format_parse(v->str);
+		return 0;
+	default:
+		return apply_filter(o, opt, v->str);
 	}
-	int m = cli_format_opt(CMD, argc, argv, i, &o->out.format);
-	if (m == 0)
-		m = cli_io_parse(&o->io, argc, argv, i);
-	if (m == 0)
-		m = cli_session_opts_parse(&o->session, CMD, argc, argv, i);
-	if (m != 0)
-		return m;
-	int kind;
-	const char *val;
-	m = cli_value_opt_match(value_opts, NELEMS(value_opts), CMD, argc, argv, i, &kind,
-				&val);
-	return m > 0 ? apply_filter(o, (opt_kind)kind, val) : m;
 }
 
-/* The one FILE: -1 to go on, else an exit status. */
-static int add_path(script_opts *o, const char *path)
+/* The one FILE (an operand or -i): 0, or -1 after a usage error. */
+static int add_path(void *own, const char *path)
 {
-	if (o->path)
-		return cli_usage_error(CMD, "script takes one FILE; unexpected '%s'", path);
+	script_opts *o = own;
+	if (o->path) {
+		cli_usage_error(CMD, "script takes one FILE; unexpected '%s'", path);
+		return -1;
+	}
 	o->path = path;
-	return -1;
+	return 0;
 }
 
-/* argv[*i], an option: -1 to go on, else an exit status. */
-static int option(script_opts *o, int argc, char **argv, int *i)
+/* The arguments, then ./perf.data when no FILE was given, and the
+ * session flags the output needs. */
+static cli_parse_result parse_args(int argc, char **argv, script_opts *o)
 {
-	const char *a = argv[*i], *in;
-	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-		script_usage(stdout);
-		return CLI_EXIT_OK;
-	}
-	int m = cli_input_opt(CMD, argc, argv, i, &in);
-	if (m > 0)
-		return add_path(o, in);
-	if (m == 0)
-		m = parse_option(o, argc, argv, i);
-	if (m < 0)
-		return CLI_EXIT_ERROR;
-	return m == 0 ? cli_unknown_option(CMD, a) : -1;
-}
-
-/* Returns -1 to continue, else an exit status. */
-static int parse_args(int argc, char **argv, script_opts *o)
-{
-	bool no_more_opts = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int st = -1;
-		if (no_more_opts || a[0] != '-' || strcmp(a, "-") == 0)
-			st = add_path(o, a);
-		else if (strcmp(a, "--") == 0)
-			no_more_opts = true;
-		else
-			st = option(o, argc, argv, &i);
-		if (st >= 0)
-			return st;
-	}
+	const cli_parser p = { .cmd = CMD, .io = &o->io, .so = &o->session, .own = o,
+			       .set = set_option, .operand = add_path };
+	cli_parse_result r = cli_parse(&p, argc, argv);
+	if (r != CLI_PARSED)
+		return r;
 	if (!o->path && cli_default_input(CMD, &o->path) < 0)
-		return CLI_EXIT_ERROR;
+		return CLI_PARSE_FAILED;
 	o->out.srcline = (o->session.flags & PD_SESSION_SRCLINE) != 0;
 	/* text shows an inline frame's line only with --srcline */
 	if (o->out.format == PD_FORMAT_TEXT)
 		o->session.flags |= PD_SESSION_NO_INLINE_LINES;
 	/* read and unwind on while the kernel's symbol table loads */
 	o->session.flags |= PD_SESSION_READ_AHEAD;
-	return -1;
+	return CLI_PARSED;
 }
 
 /* ------------------------------------------------------------- running */
@@ -381,11 +337,10 @@ int cmd_script(int argc, char **argv)
 	pd_session_options_init(&o.session);
 	cli_io_init(&o.io, CMD, false);
 	cli_warns_init(&o.warns);
-	int st = parse_args(argc, argv, &o);
-	if (st < 0 && cli_io_open(&o.io, &o.path, 1) < 0)
-		st = CLI_EXIT_ERROR;
-	if (st < 0)
-		st = cli_io_close(&o.io, run(&o));
+	int st;
+	if (!cli_parse_stop(parse_args(argc, argv, &o), script_usage, &st))
+		st = cli_io_open(&o.io, &o.path, 1) < 0 ? CLI_EXIT_ERROR
+							: cli_io_close(&o.io, run(&o));
 	cli_warns_free(&o.warns);
 	free_lists(&o);
 	return st;
