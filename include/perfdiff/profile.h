@@ -177,6 +177,11 @@ PD_EXTERN(void) pd_profile_free(pd_profile *p);
  * are kept; warnings are available from pd_profile_warning()).  A file that
  * cannot be opened adds no run; one that fails later is a run with the
  * samples read before the failure.
+ *
+ * `path` is a perf.data file, pipe stream or `--threads` directory.  To
+ * take whatever a user names, a pprof profile too, use
+ * pd_profile_add_input() (perfdiff/pprof.h), which tells them apart by
+ * content (pd_input_detect()) and calls this or pd_profile_add_pprof().
  */
 PD_EXTERN(int) pd_profile_add_file(pd_profile *p, const char *path, pd_error *err);
 

@@ -549,23 +549,39 @@ static void order_new_events(pd_profile *p, run_state *st, size_t first_new)
 	}
 }
 
-int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
+/* One run's life: run_open() starts its session and pipeline, run_fold()
+ * folds every sample, run_close() keeps what the run tells (losses, span,
+ * start, warnings, blocks, symbol facts, header), orders its new events
+ * and releases the session.  pd_profile_add_input() (pprof.h) is the entry
+ * point that also takes pprof files. */
+typedef struct run_ctx {
+	pd_profile *p;
+	const char *path;
+	pd_session *s;
+	pd_pipeline *pl;
+	run_state st;
+	size_t first_new;          /* events before this run */
+	pd_error rerr;             /* the fold's error, kept past the close */
+	uint64_t t_first, t_last;  /* the samples' own times */
+	bool have_times;
+} run_ctx;
+
+/* The session (with the producer's slot taken first: with a small budget
+ * it hides the most work), the run begun, its state and pipeline. */
+static int run_open(run_ctx *r, pd_profile *p, const char *path, pd_error *err)
 {
-	if (!p || !path)
-		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
-				    "no profile or path given");
+	memset(r, 0, sizeof *r);
+	r->p = p;
+	r->path = path;
 	/* one input's session at a time, as before the release thread */
 	pd_profile_wait_release(p);
-	/* the producer's slot before the session's threads take theirs: with
-	 * a small budget it hides the most work */
 	bool producer = pd_threads_take(&p->threads);
-	pd_session *s;
 	/* folding keys frames by name: their source lines are never used */
 	pd_session_options so = *p->options.o.session;
 	so.flags |= PD_SESSION_NO_INLINE_LINES;
-	int rc = pd_session_open_in(&s, path, &so, &p->threads, err);
+	int rc = pd_session_open_in(&r->s, path, &so, &p->threads, err);
 	if (rc == 0 && (rc = pd_profile_begin_run(p, path)) < 0) {
-		pd_session_free(s);
+		pd_session_free(r->s);
 		pd_error_set(err, rc, path, PD_NO_OFFSET, "out of memory");
 	}
 	if (rc < 0) {
@@ -573,77 +589,107 @@ int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
 			pd_threads_give(&p->threads);
 		return rc;
 	}
-	size_t first_new = p->nevents;
-	run_state st;
-	memset(&st, 0, sizeof st);
-	st.p = p;
-	st.run = p->nruns - 1;
-	st.last_comm_id = PD_NO_ID;
-	pd_idmap_init(&st.thread_of);
-	pd_blockrun_init(&st.blocks);
-	pd_idmap_init(&st.dso_seen);
-	st.last_dso = PD_IDMAP_EMPTY;
-	pd_sitefold_init(&st.sites);
-
-	pd_error rerr;
-	memset(&rerr, 0, sizeof rerr);
-	pd_pipeline *pl = NULL;
-	rc = p->options.o.flags & PD_PROFILE_KEEP_SITES ? pd_sites_begin_run(p, &st.sites, st.run)
+	run_state *st = &r->st;
+	r->first_new = p->nevents;
+	st->p = p;
+	st->run = p->nruns - 1;
+	st->last_comm_id = PD_NO_ID;
+	pd_idmap_init(&st->thread_of);
+	pd_blockrun_init(&st->blocks);
+	pd_idmap_init(&st->dso_seen);
+	st->last_dso = PD_IDMAP_EMPTY;
+	pd_sitefold_init(&st->sites);
+	rc = p->options.o.flags & PD_PROFILE_KEEP_SITES ? pd_sites_begin_run(p, &st->sites, st->run)
 							 : 0;
 	if (rc == 0)
-		rc = pd_pipeline_start(&pl, s, p, producer, PD_PIPELINE_HOLD_MAX);
+		rc = pd_pipeline_start(&r->pl, r->s, p, producer, PD_PIPELINE_HOLD_MAX);
 	else if (producer)  /* the pipeline gives its slot back; it never started */
 		pd_threads_give(&p->threads);
 	if (rc < 0)
-		pd_error_set(&rerr, rc, path, PD_NO_OFFSET, "out of memory");
-	else
-		rc = fold_all(&st, pl, path, &rerr);
+		pd_error_set(&r->rerr, rc, path, PD_NO_OFFSET, "out of memory");
+	return 0;  /* the run is begun: run_close() ends it, error or not */
+}
+
+/* Every sample folded; the pipeline (and with it the producer) done. */
+static int run_fold(run_ctx *r, int rc)
+{
+	if (rc == 0)
+		rc = fold_all(&r->st, r->pl, r->path, &r->rerr);
 	/* without a SAMPLE_TIME feature (pipe mode, perf before 4.x), per-second
 	 * rates are taken over the samples' own times */
-	uint64_t t_first = 0, t_last = 0;
-	bool have_times = rc == 0 && pd_pipeline_time_range(pl, &t_first, &t_last);
+	r->have_times = rc == 0 && pd_pipeline_time_range(r->pl, &r->t_first, &r->t_last);
 	/* what the filters matched counts for the samples read, error or not */
-	if (pl)
-		pd_pipeline_filter_hits(pl, p->filter_hits);
-	/* the producer is done with the session after this */
-	pd_pipeline_free(pl);
-	if (rc < 0 && err)
-		*err = rerr;
+	if (r->pl)
+		pd_pipeline_filter_hits(r->pl, r->p->filter_hits);
+	pd_pipeline_free(r->pl);
+	r->pl = NULL;
+	return rc;
+}
 
-	const pd_reader *r = pd_session_reader(s);
-	const pd_reader_stats *rst = pd_reader_stats_get(r);
+/* The reader's losses, span and start, and every warning of the run. */
+static void run_keep_stats(run_ctx *r)
+{
+	pd_profile *p = r->p;
+	size_t run = r->st.run;
+	const pd_reader *rd = pd_session_reader(r->s);
+	const pd_reader_stats *rst = pd_reader_stats_get(rd);
 	/* perf since 6.0 writes each loss twice, as the kernel's LOST records
 	 * and as a LOST_SAMPLES record of the event's lost count */
-	p->run_lost[st.run] = rst->lost > rst->lost_samples ? rst->lost : rst->lost_samples;
-	p->run_read[st.run] = rst->by_type[PD_RECORD_SAMPLE];
-	const pd_header_info *hi = pd_reader_header(r);
-	if (hi && hi->has_sample_time && hi->sample_time_last > hi->sample_time_first)
-		p->run_span[st.run] = hi->sample_time_last - hi->sample_time_first;
-	else if (have_times)
-		p->run_span[st.run] = t_last - t_first;
-	bool have_first = (hi && hi->has_sample_time) || have_times;
-	pd_profile_keep_start(p, st.run, r, path, have_first,
-			      hi && hi->has_sample_time ? hi->sample_time_first : t_first);
-	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
-		pd_profile_warn(p, path, pd_reader_warning_kind(r, i), pd_reader_warning(r, i));
-	for (size_t i = 0; i < pd_session_warning_count(s); i++)
-		pd_profile_warn(p, path, pd_session_warning_kind(s, i), pd_session_warning(s, i));
-	/* per event index of this run: before new events are reordered */
-	int brc = pd_blockrun_finish(&st.blocks, p, st.run);
-	pd_sites_end_run(p, st.run, st.blocks.shift);
-	if (brc == 0)
-		brc = record_facts(&st, s);
-	if (brc == 0)
-		brc = pd_profile_keep_header(p, st.run, hi, st.dsos, st.ndsos);
-	if (brc < 0 && rc == 0)
-		rc = pd_error_set(err, brc, path, PD_NO_OFFSET, "out of memory");
-	order_new_events(p, &st, first_new);
-	run_free(&st);
-	/* every name the folding took from the session is interned by now */
-	pd_profile_release_session(p, s);
+	p->run_lost[run] = rst->lost > rst->lost_samples ? rst->lost : rst->lost_samples;
+	p->run_read[run] = rst->by_type[PD_RECORD_SAMPLE];
+	const pd_header_info *hi = pd_reader_header(rd);
+	bool header_times = hi && hi->has_sample_time;
+	if (header_times && hi->sample_time_last > hi->sample_time_first)
+		p->run_span[run] = hi->sample_time_last - hi->sample_time_first;
+	else if (r->have_times)
+		p->run_span[run] = r->t_last - r->t_first;
+	pd_profile_keep_start(p, run, rd, r->path, header_times || r->have_times,
+			      header_times ? hi->sample_time_first : r->t_first);
+	for (size_t i = 0; i < pd_reader_warning_count(rd); i++)
+		pd_profile_warn(p, r->path, pd_reader_warning_kind(rd, i), pd_reader_warning(rd, i));
+	for (size_t i = 0; i < pd_session_warning_count(r->s); i++)
+		pd_profile_warn(p, r->path, pd_session_warning_kind(r->s, i),
+				pd_session_warning(r->s, i));
+}
 
+/* What the run tells kept, the session released, the run ended: `rc` is
+ * the fold's; returns the run's. */
+static int run_close(run_ctx *r, int rc, pd_error *err)
+{
+	pd_profile *p = r->p;
+	run_state *st = &r->st;
+	if (rc < 0 && err)
+		*err = r->rerr;
+	run_keep_stats(r);
+	/* per event index of this run: before new events are reordered */
+	int brc = pd_blockrun_finish(&st->blocks, p, st->run);
+	pd_sites_end_run(p, st->run, st->blocks.shift);
+	if (brc == 0)
+		brc = record_facts(st, r->s);
+	if (brc == 0)
+		brc = pd_profile_keep_header(p, st->run, pd_reader_header(pd_session_reader(r->s)),
+					     st->dsos, st->ndsos);
+	if (brc < 0 && rc == 0)
+		rc = pd_error_set(err, brc, r->path, PD_NO_OFFSET, "out of memory");
+	order_new_events(p, st, r->first_new);
+	run_free(st);
+	/* every name the folding took from the session is interned by now */
+	pd_profile_release_session(p, r->s);
 	int frc = pd_profile_end_run(p);
 	if (frc < 0 && rc == 0)
-		rc = pd_error_set(err, frc, path, PD_NO_OFFSET, "out of memory");
+		rc = pd_error_set(err, frc, r->path, PD_NO_OFFSET, "out of memory");
 	return rc < 0 ? rc : 0;
+}
+
+int pd_profile_add_file(pd_profile *p, const char *path, pd_error *err)
+{
+	if (!p || !path)
+		return pd_error_set(err, PD_EINVAL, path ? path : "<null>", PD_NO_OFFSET,
+				    "no profile or path given");
+	run_ctx r;
+	int rc = run_open(&r, p, path, err);
+	if (rc < 0)
+		return rc;
+	rc = run_fold(&r, r.rerr.code < 0 ? r.rerr.code : 0);
+	return run_close(&r, rc, err);
 }
