@@ -315,10 +315,11 @@ static void record_group(ctx *c, bool from_base, const gone *g, size_t n, double
 			 size_t paths, const char *why)
 {
 	dt_tree *F = from_base ? c->b : c->n;
-	char ev[DT_EVIDENCE_MAX];
-	snprintf(ev, sizeof ev, "%s%s took %.2f %% through %zu call path%s, %s", why,
-		 sym(F, g[0].x), cost, paths, paths == 1 ? "" : "s",
-		 from_base ? "all gone" : "all new");
+	evbuf e = { .n = 0 };
+	e.s[0] = '\0';
+	ev_add(&e, "%s%s took %.2f %% through %zu call path%s, %s", why, sym(F, g[0].x), cost,
+	       paths, paths == 1 ? "" : "s", from_base ? "all gone" : "all new");
+	const char *ev = e.s;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t x = g[i].x, q = g[i].q;
 		uint32_t p = g[i].into != DT_NONE ? g[i].into : F->n[q].partner;
@@ -403,10 +404,11 @@ static void function_groups(ctx *c, bool from_base, gone *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].verdict <= 0)
 			continue;
-		char why[DT_EVIDENCE_MAX];
-		snprintf(why, sizeof why, "DWARF of the %s build: %s inlined into %s; ",
-			 from_base ? "new" : "base", sym(F, v[i].x), sym(T, v[i].into));
-		record_group(c, from_base, v + i, 1, yes, paths, why);
+		evbuf why = { .n = 0 };
+		why.s[0] = '\0';
+		ev_add(&why, "DWARF of the %s build: %s inlined into %s; ",
+		       from_base ? "new" : "base", sym(F, v[i].x), sym(T, v[i].into));
+		record_group(c, from_base, v + i, 1, yes, paths, why.s);
 	}
 }
 
