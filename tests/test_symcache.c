@@ -103,7 +103,7 @@ static void *read_all(void *arg)
 {
 	job *j = arg;
 	pd_session_options o;
-	pd_session_options_init(&o);
+	pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 	o.flags = PD_SESSION_SRCLINE;
 	o.buildid_dir = g_cache;
 	o.symcache = j->cache;

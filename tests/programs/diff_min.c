@@ -19,10 +19,10 @@ int main(int argc, char **argv)
 	}
 	pd_profile_options po;
 	pd_session_options so;
-	pd_profile_options_init(&po);
-	pd_session_options_init(&so);
+	pd_profile_options_init(&po, PD_PROFILE_OPTIONS_VERSION);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	pd_diff_options dopts;
-	pd_diff_options_init(&dopts);
+	pd_diff_options_init(&dopts, PD_DIFF_OPTIONS_VERSION);
 	if (fmt == PD_FORMAT_LKP) {  /* the robot's reading of the files */
 		pd_lkp_profile_options(&po, &so);
 		dopts.flags |= PD_DIFF_LKP_KEYS;
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		rc = pd_writer_new_file(&w, stdout, &err);
 	pd_diff_write_options wo;
-	pd_diff_write_options_init(&wo);
+	pd_diff_write_options_init(&wo, PD_DIFF_WRITE_OPTIONS_VERSION);
 	wo.format = (pd_format)fmt;
 	for (int s = 0; s < 2; s++) {  /* the column titles, as given */
 		wo.files[s] = (const char *const *)&argv[2 + s];

@@ -8,7 +8,8 @@
  * also `script`'s: cli_session_opts_parse() below.
  *
  *     cli_profile_opts po;
- *     cli_profile_opts_init(&po);
+ *     if (cli_profile_opts_init(&po) < 0)       // already reported
+ *         return CLI_EXIT_ERROR;
  *     for (int i = 1; i < argc; i++) {
  *         ...the command's own options...
  *         int m = cli_profile_opts_parse(&po, "report", argc, argv, &i);
@@ -43,8 +44,9 @@ typedef struct cli_profile_opts {
 	size_t nvalues[CPO_NLISTS];
 } cli_profile_opts;
 
-/* pd_profile_options_init() and no event, no lists. */
-void cli_profile_opts_init(cli_profile_opts *po);
+/* pd_profile_options_init() and no event, no lists: 0, or -1 after the
+ * error (cli_options_init_rc()); freeing `po` is right either way. */
+int cli_profile_opts_init(cli_profile_opts *po);
 
 /*
  * Try argv[*i] as one of the shared options ("--opt=V" or "--opt V", then

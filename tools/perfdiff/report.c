@@ -370,14 +370,17 @@ int cmd_report(int argc, char **argv)
 {
 	cli_report c;
 	memset(&c, 0, sizeof c);
-	pd_report_write_options_init(&c.ro);
-	c.ro.profile_options = &c.po.popts;
 	c.argc = argc;
 	c.argv = argv;
-	cli_profile_opts_init(&c.po);
 	cli_io_init(&c.io, CMD, true);
 	cli_warns_init(&c.warns);
-	int st = parse_args(argc, argv, &c);
+	int st = CLI_EXIT_ERROR;
+	if (cli_options_init_rc(pd_report_write_options_init(&c.ro, PD_REPORT_WRITE_OPTIONS_VERSION),
+				"pd_report_write_options") == 0 &&
+	    cli_profile_opts_init(&c.po) == 0) {
+		c.ro.profile_options = &c.po.popts;
+		st = parse_args(argc, argv, &c);
+	}
 	/* pprof opens its own outputs: -o may be a directory */
 	if (st < 0 && !c.pprof && cli_io_open(&c.io, c.paths, c.npaths) < 0)
 		st = CLI_EXIT_ERROR;

@@ -377,11 +377,14 @@ int cmd_script(int argc, char **argv)
 {
 	script_opts o;
 	memset(&o, 0, sizeof o);
-	pd_script_write_options_init(&o.out);
-	pd_session_options_init(&o.session);
 	cli_io_init(&o.io, CMD, false);
 	cli_warns_init(&o.warns);
-	int st = parse_args(argc, argv, &o);
+	int st = CLI_EXIT_ERROR;
+	if (cli_options_init_rc(pd_script_write_options_init(&o.out, PD_SCRIPT_WRITE_OPTIONS_VERSION),
+				"pd_script_write_options") == 0 &&
+	    cli_options_init_rc(pd_session_options_init(&o.session, PD_SESSION_OPTIONS_VERSION),
+				"pd_session_options") == 0)
+		st = parse_args(argc, argv, &o);
 	if (st < 0 && cli_io_open(&o.io, &o.path, 1) < 0)
 		st = CLI_EXIT_ERROR;
 	if (st < 0)
