@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lseek(fd, 0, SEEK_SET);
 
 	pd_reader_options opts;
-	pd_reader_options_init(&opts);
+	pd_reader_options_init(&opts, PD_READER_OPTIONS_VERSION);
 	opts.flags = flags;
 	/* keep single inputs cheap: the caps are what is being exercised */
 	opts.max_queue_bytes = 64u << 20;

@@ -40,7 +40,7 @@ static void explain(const pd_lkp_tables *t)
 		if (pd_writer_new_callback(&w, sink, NULL, &e) < 0)
 			abort();
 		pd_diff_write_options o;
-		pd_diff_write_options_init(&o);
+		pd_diff_write_options_init(&o, PD_DIFF_WRITE_OPTIONS_VERSION);
 		o.format = formats[f];
 		o.all = true;
 		pd_explain_write(w, t, (const pd_diff *const *)d, n, &o, &e);

@@ -199,8 +199,8 @@ static uint64_t record_sum(const pd_record *rec)
 /* The session of every read: nothing from the host but the fixtures. */
 static void session_options(pd_session_options *opts, pd_reader_options *ropts)
 {
-	pd_session_options_init(opts);
-	pd_reader_options_init(ropts);
+	pd_session_options_init(opts, PD_SESSION_OPTIONS_VERSION);
+	pd_reader_options_init(ropts, PD_READER_OPTIONS_VERSION);
 	opts->reader = ropts;
 	opts->flags = PD_SESSION_SRCLINE;
 	opts->kallsyms = g_kallsyms;
@@ -220,7 +220,7 @@ static pd_profile *profile_of(const char *path, bool lkp)
 	pd_profile_options popts;
 	pd_session_options sopts;
 	pd_reader_options ropts;
-	pd_profile_options_init(&popts);
+	pd_profile_options_init(&popts, PD_PROFILE_OPTIONS_VERSION);
 	session_options(&sopts, &ropts);
 	popts.session = &sopts;
 	if (lkp) {
@@ -351,7 +351,7 @@ static uint64_t fuzz_diff(const pd_profile *base, const pd_profile *new_, unsign
 	if (!base || !new_)
 		return 0;
 	pd_diff_options o;
-	pd_diff_options_init(&o);
+	pd_diff_options_init(&o, PD_DIFF_OPTIONS_VERSION);
 	o.flags = flags;
 	if (knobs & 0x100) {
 		o.rename_score = (knobs & 3) * 0.2;
@@ -443,7 +443,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	pd_profile_options popts;
-	pd_profile_options_init(&popts);
+	pd_profile_options_init(&popts, PD_PROFILE_OPTIONS_VERSION);
 	popts.session = &opts;
 	popts.flags = PD_PROFILE_KEEP_SITES |
 		      (size && (data[size - 1] & 1) ? PD_PROFILE_KEEP_CPU : 0);

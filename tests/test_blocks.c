@@ -75,7 +75,7 @@ static void lab_teardown(void)
 static pd_profile *profile_of(const char *const *paths, size_t n)
 {
 	pd_profile_options o;
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	pd_profile *p = NULL;
 	pd_error err;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), 0);

@@ -878,7 +878,7 @@ START_TEST(live_program_lines)
 
 	/* the features are there and describe the program */
 	pd_session_options opts;
-	pd_session_options_init(&opts);
+	pd_session_options_init(&opts, PD_SESSION_OPTIONS_VERSION);
 	opts.flags |= PD_SESSION_SRCLINE;
 	pd_session *s;
 	pd_error err;

@@ -106,7 +106,7 @@ static void run(const char *data, const char *cache, const char *aux, const dso_
 	snprintf(symfs, sizeof symfs, "%s/symfs", aux);
 	snprintf(jit, sizeof jit, "%s/jit", aux);
 	pd_session_options opts;
-	pd_session_options_init(&opts);
+	pd_session_options_init(&opts, PD_SESSION_OPTIONS_VERSION);
 	opts.kallsyms = kallsyms;
 	opts.symfs = symfs;
 	opts.jit_dir = jit;

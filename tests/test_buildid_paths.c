@@ -143,7 +143,7 @@ START_TEST(test_stripped_copy)
 	free(text);
 
 	pd_session_options o;
-	pd_session_options_init(&o);
+	pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 	o.flags = PD_SESSION_PERF_COMPAT | PD_SESSION_NO_INLINE;
 	o.buildid_dir = cache;  /* not ~/.debug: the recorded files alone */
 	pd_session *s;

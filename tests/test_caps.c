@@ -258,7 +258,7 @@ static bool has_warning(const result *res, const char *a, const char *b)
 static pd_reader_options defaults(void)
 {
 	pd_reader_options o;
-	pd_reader_options_init(&o);
+	pd_reader_options_init(&o, PD_READER_OPTIONS_VERSION);
 	return o;
 }
 
@@ -267,7 +267,7 @@ static pd_reader_options defaults(void)
 START_TEST(test_defaults)
 {
 	pd_reader_options o = PD_READER_OPTIONS_INIT, p;
-	pd_reader_options_init(&p);
+	pd_reader_options_init(&p, PD_READER_OPTIONS_VERSION);
 	ck_assert_uint_eq(o.max_record_bytes, p.max_record_bytes);
 	ck_assert_uint_eq(o.max_string, p.max_string);
 	ck_assert_uint_eq(o.max_callchain, p.max_callchain);
@@ -702,7 +702,7 @@ static uint8_t *fp_export(bool gzip, size_t *len)
 	ck_assert_msg(pd_profile_add_file(p, pd_test_data(path, sizeof path, "fp.data"), &err) == 0,
 		      "%s", err.message);
 	pd_pprof_write_options wo;
-	pd_pprof_write_options_init(&wo);
+	pd_pprof_write_options_init(&wo, PD_PPROF_WRITE_OPTIONS_VERSION);
 	wo.gzip = gzip;
 	void *buf;
 	ck_assert_int_eq(pd_profile_write_pprof_buffer(p, &buf, len, &wo, &err), 0);
@@ -715,10 +715,10 @@ static uint8_t *fp_export(bool gzip, size_t *len)
 static int add_pprof(const void *buf, size_t len, const pd_reader_options *o, pd_error *err)
 {
 	pd_session_options so;
-	pd_session_options_init(&so);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	so.reader = o;
 	pd_profile_options po;
-	pd_profile_options_init(&po);
+	pd_profile_options_init(&po, PD_PROFILE_OPTIONS_VERSION);
 	po.session = &so;
 	pd_profile *p;
 	memset(err, 0, sizeof *err);

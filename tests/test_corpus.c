@@ -134,7 +134,7 @@ static void read_file(const char *path, unsigned flags, readout *o)
 {
 	memset(o, 0, sizeof *o);
 	pd_reader_options opts;
-	pd_reader_options_init(&opts);
+	pd_reader_options_init(&opts, PD_READER_OPTIONS_VERSION);
 	opts.flags = flags;
 	pd_reader *r = NULL;
 	o->open_rc = o->rc = pd_reader_open(&r, path, &opts, &o->err);
@@ -377,7 +377,7 @@ static _Noreturn void fuzz_child(const char *path, int fd)
 	memset(&res, 0, sizeof res);
 	for (int k = 0; k < 2; k++) {
 		pd_reader_options opts;
-		pd_reader_options_init(&opts);
+		pd_reader_options_init(&opts, PD_READER_OPTIONS_VERSION);
 		opts.flags = k ? PD_READER_FILE_ORDER : 0;
 		pd_reader *r = NULL;
 		res.rc[k] = pd_reader_open(&r, path, &opts, &res.err[k]);

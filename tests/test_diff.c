@@ -180,8 +180,8 @@ static pd_profile *side_profile(const recorded *c, int side, unsigned pflags,
 {
 	pd_profile_options o;
 	pd_session_options so;
-	pd_profile_options_init(&o);
-	pd_session_options_init(&so);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	o.flags = pflags;
 	so.flags = sflags;
 	so.buildid_dir = L.cache;
@@ -203,7 +203,7 @@ static pd_profile *side_profile(const recorded *c, int side, unsigned pflags,
 static pd_diff *diff_of(const pd_profile *b, const pd_profile *n, unsigned flags)
 {
 	pd_diff_options o;
-	pd_diff_options_init(&o);
+	pd_diff_options_init(&o, PD_DIFF_OPTIONS_VERSION);
 	o.flags = flags;
 	pd_diff *d = NULL;
 	pd_error err;
@@ -731,8 +731,8 @@ static pd_profile *blind_profile(const recorded *c, int side, unsigned pflags,
 {
 	pd_profile_options o;
 	pd_session_options so;
-	pd_profile_options_init(&o);
-	pd_session_options_init(&so);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	o.flags = pflags;
 	so.buildid_dir = symfs; /* nor in a build-id cache */
 	so.symfs = symfs;
@@ -791,7 +791,7 @@ static void same_rows(const pd_diff *a, const pd_diff *b)
 static int write_json_all(pd_writer *w, void *d, pd_error *err)
 {
 	pd_diff_write_options o;
-	pd_diff_write_options_init(&o);
+	pd_diff_write_options_init(&o, PD_DIFF_WRITE_OPTIONS_VERSION);
 	o.format = PD_FORMAT_JSON;
 	o.all = true;
 	return pd_diff_write(w, d, &o, err);
@@ -954,7 +954,7 @@ END_TEST
 START_TEST(test_options_and_names)
 {
 	pd_diff_options o;
-	pd_diff_options_init(&o);
+	pd_diff_options_init(&o, PD_DIFF_OPTIONS_VERSION);
 	ck_assert_uint_eq(o.version, PD_DIFF_OPTIONS_VERSION);
 	ck_assert_uint_eq(o.depth, 5);
 	ck_assert(absd(o.fdr - 0.05) < 1e-12);

@@ -39,7 +39,7 @@ static void fx_init(fixture *f)
 	ck_assert_int_eq(dt_tree_init(&f->b, &f->keys, 1), 0);
 	ck_assert_int_eq(dt_tree_init(&f->n, &f->keys, 1), 0);
 	memset(&f->al, 0, sizeof f->al);
-	pd_diff_options_init(&f->o);
+	pd_diff_options_init(&f->o, PD_DIFF_OPTIONS_VERSION);
 	f->facts = NULL;
 }
 

@@ -139,7 +139,7 @@ static pd_profile *profile_of(const char *dso, const group *const *groups, const
 			      size_t nruns)
 {
 	pd_profile_options o;
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	pd_profile *p = NULL;
 	pd_error err;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), 0);
@@ -158,7 +158,7 @@ static pd_profile *profile_of(const char *dso, const group *const *groups, const
 static pd_diff *diff_of(const pd_profile *b, const pd_profile *n)
 {
 	pd_diff_options o;
-	pd_diff_options_init(&o);
+	pd_diff_options_init(&o, PD_DIFF_OPTIONS_VERSION);
 	pd_diff *d = NULL;
 	pd_error err;
 	ck_assert_msg(pd_diff_new(&d, b, n, &o, &err) == 0, "pd_diff_new: %s", err.message);
@@ -471,7 +471,7 @@ static size_t perf_pids(const char *data, const char *comm)
 static pd_profile *recorded(const char *data)
 {
 	pd_profile_options o;
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	pd_profile *p = NULL;
 	pd_error err;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), 0);

@@ -1487,8 +1487,8 @@ static pd_profile *side_profile(const dcase *c, int side)
 	case_file(owner, side ? "kallsyms.new" : "kallsyms.base", ksyms);
 	pd_profile_options o;
 	pd_session_options so;
-	pd_profile_options_init(&o);
-	pd_session_options_init(&so);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	o.flags = c->side[side].pflags;
 	so.flags = c->side[side].sflags;
 	so.buildid_dir = cache;
@@ -1956,7 +1956,7 @@ static bool diff_case(const dcase *c, result *res, FILE *out, FILE *detail)
 	double t0 = now_s();
 	pd_profile *p[2] = { side_profile(c, 0), side_profile(c, 1) };
 	pd_diff_options o;
-	pd_diff_options_init(&o);
+	pd_diff_options_init(&o, PD_DIFF_OPTIONS_VERSION);
 	pd_diff *d = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);

@@ -555,8 +555,8 @@ static json_t *robot_keys(const char *data)
 {
 	pd_profile_options o;
 	pd_session_options so;
-	pd_profile_options_init(&o);
-	pd_session_options_init(&so);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	pd_lkp_profile_options(&o, &so);
 	pd_profile *p;
 	pd_error err;

@@ -74,7 +74,7 @@ typedef struct fx {
 static void fx_init(fx *f)
 {
 	pd_meta_init(&f->m);
-	pd_reader_options_init(&f->opts);
+	pd_reader_options_init(&f->opts, PD_READER_OPTIONS_VERSION);
 	f->perr.message[0] = '\0';
 }
 
@@ -618,7 +618,7 @@ static uint8_t *parse_file_features(const char *path, pd_meta *m, size_t *lenp,
 	uint64_t doff = pd_ld64(d + 40, false), dsize = pd_ld64(d + 48, false);
 	uint64_t idx = doff + dsize;
 	pd_reader_options opts;
-	pd_reader_options_init(&opts);
+	pd_reader_options_init(&opts, PD_READER_OPTIONS_VERSION);
 	pd_error perr = { 0 };
 	unsigned k = 0;
 	for (unsigned bit = 0; bit < 256; bit++) {

@@ -177,7 +177,7 @@ static void lib_read(const char *path, unsigned flags, readout *o)
 {
 	memset(o, 0, sizeof *o);
 	pd_reader_options opts;
-	pd_reader_options_init(&opts);
+	pd_reader_options_init(&opts, PD_READER_OPTIONS_VERSION);
 	opts.flags = flags;
 	pd_reader *r = NULL;
 	o->open_rc = pd_reader_open(&r, path, &opts, &o->err);

@@ -323,7 +323,7 @@ START_TEST(test_detect_kinds)
 	ck_assert_int_eq(pd_profile_add_file(p, fp, &e), 0);
 	for (int gz = 0; gz < 2; gz++) {
 		pd_pprof_write_options wo;
-		pd_pprof_write_options_init(&wo);
+		pd_pprof_write_options_init(&wo, PD_PPROF_WRITE_OPTIONS_VERSION);
 		wo.gzip = gz;
 		snprintf(path, sizeof path, "%s/run.pb%s", dir, gz ? ".gz" : "");
 		FILE *f = fopen(path, "wb");

@@ -359,7 +359,7 @@ START_TEST(test_lbr_session)
 	char *tmp = pd_test_tmpdir();
 	ck_assert_ptr_nonnull(tmp);
 	pd_session_options o;
-	pd_session_options_init(&o);
+	pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 	o.flags |= PD_SESSION_NO_INLINE;
 	o.kallsyms = "/dev/null";
 	o.buildid_dir = tmp;

@@ -671,8 +671,8 @@ static pd_profile *lkp_profile(const char *const *files, size_t n)
 {
 	pd_profile_options o;
 	pd_session_options so;
-	pd_profile_options_init(&o);
-	pd_session_options_init(&so);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	pd_lkp_profile_options(&o, &so);
 	so.buildid_dir = L.bid;
 	pd_profile *p;

@@ -271,7 +271,7 @@ static bool valid_error(int rc, const pd_error *e)
 static int run_reader(const char *path, unsigned flags)
 {
 	pd_reader_options o;
-	pd_reader_options_init(&o);
+	pd_reader_options_init(&o, PD_READER_OPTIONS_VERSION);
 	o.flags = flags;
 	pd_reader *r;
 	pd_error err;
@@ -310,7 +310,7 @@ static int run_session(const char *path, const char *aux)
 	snprintf(buildid, sizeof buildid, "%s/buildid", aux);
 	snprintf(jit, sizeof jit, "%s/jit", aux);
 	pd_session_options o;
-	pd_session_options_init(&o);
+	pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 	o.kallsyms = kallsyms;
 	o.buildid_dir = buildid;
 	o.jit_dir = jit;

@@ -78,7 +78,7 @@ START_TEST(test_session_versions)
 	/* versions 1 and 2 held the reader's options by value */
 	static const unsigned bad[] = { 0, 1, 2, PD_SESSION_OPTIONS_VERSION + 1 };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		pd_session_options_init(&o);
+		pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 		o.version = bad[i];
 		ck_assert_int_eq(pd_session_open(&s, path, &o, &err), PD_EINVAL);
 		ck_assert_ptr_null(s);
@@ -89,9 +89,9 @@ START_TEST(test_session_versions)
 	 * struct may go at once (ASan: use after free otherwise) */
 	pd_reader_options *ro = malloc(sizeof *ro);
 	ck_assert_ptr_nonnull(ro);
-	pd_reader_options_init(ro);
+	pd_reader_options_init(ro, PD_READER_OPTIONS_VERSION);
 	ro->max_callchain = 1; /* every sample of fp.data has more */
-	pd_session_options_init(&o);
+	pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 	o.reader = ro;
 	int rc = pd_session_open(&s, path, &o, &err);
 	free(ro);
@@ -103,7 +103,7 @@ START_TEST(test_session_versions)
 	pd_session_free(s);
 	/* a bad reader version is the session's error too */
 	pd_reader_options r;
-	pd_reader_options_init(&r);
+	pd_reader_options_init(&r, PD_READER_OPTIONS_VERSION);
 	r.version = 9;
 	o.reader = &r;
 	ck_assert_int_eq(pd_session_open(&s, path, &o, &err), PD_EINVAL);
@@ -121,7 +121,7 @@ START_TEST(test_profile_versions)
 	/* version 1 held the session's options by value */
 	static const unsigned bad[] = { 0, 1, PD_PROFILE_OPTIONS_VERSION + 1 };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		pd_profile_options_init(&o);
+		pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 		o.version = bad[i];
 		ck_assert_int_eq(pd_profile_new(&p, &o, &err), PD_EINVAL);
 		ck_assert_ptr_null(p);
@@ -129,12 +129,12 @@ START_TEST(test_profile_versions)
 	}
 	/* the session's options (and theirs of the reader) are copied by
 	 * pd_profile_new(), used at every pd_profile_add_file() */
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	pd_session_options *so = malloc(sizeof *so);
 	pd_reader_options *ro = malloc(sizeof *ro);
 	ck_assert(so && ro);
-	pd_session_options_init(so);
-	pd_reader_options_init(ro);
+	pd_session_options_init(so, PD_SESSION_OPTIONS_VERSION);
+	pd_reader_options_init(ro, PD_READER_OPTIONS_VERSION);
 	ro->max_callchain = 1;
 	so->reader = ro;
 	o.session = so;
@@ -148,7 +148,7 @@ START_TEST(test_profile_versions)
 	pd_profile_free(p);
 	/* a session version refused is the profile's error */
 	pd_session_options s2;
-	pd_session_options_init(&s2);
+	pd_session_options_init(&s2, PD_SESSION_OPTIONS_VERSION);
 	s2.version = 2;
 	o.session = &s2;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), PD_EINVAL);
@@ -166,7 +166,7 @@ START_TEST(test_diff_and_output_versions)
 	ck_assert_int_eq(pd_profile_add_file(p, path, &err), 0);
 	pd_diff_options d;
 	pd_diff *diff = NULL;
-	pd_diff_options_init(&d);
+	pd_diff_options_init(&d, PD_DIFF_OPTIONS_VERSION);
 	d.version = PD_DIFF_OPTIONS_VERSION + 1;
 	ck_assert_int_eq(pd_diff_new(&diff, p, p, &d, &err), PD_EINVAL);
 	ck_assert_str_eq(err.message, "diff: pd_diff_options version 2, this library knows 1 to 1");
@@ -177,9 +177,9 @@ START_TEST(test_diff_and_output_versions)
 	pd_writer *w;
 	ck_assert_int_eq(pd_writer_new_file(&w, stdout, &err), 0);
 	pd_report_write_options ro;
-	pd_report_write_options_init(&ro);
+	pd_report_write_options_init(&ro, PD_REPORT_WRITE_OPTIONS_VERSION);
 	pd_profile_options po;
-	pd_profile_options_init(&po);
+	pd_profile_options_init(&po, PD_PROFILE_OPTIONS_VERSION);
 	po.version = 1;
 	ro.profile_options = &po;
 	ro.format = PD_FORMAT_JSON;

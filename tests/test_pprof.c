@@ -99,7 +99,7 @@ static void assert_same_json(const char *a, const char *b)
 static int write_report_json(pd_writer *w, void *p, pd_error *err)
 {
 	pd_report_write_options o;
-	pd_report_write_options_init(&o);
+	pd_report_write_options_init(&o, PD_REPORT_WRITE_OPTIONS_VERSION);
 	o.format = PD_FORMAT_JSON;
 	return pd_report_write(w, p, &o, err);
 }
@@ -124,7 +124,7 @@ static pd_profile *load(const char *path)
 static pd_profile *round_trip(pd_profile *p, bool gzip)
 {
 	pd_pprof_write_options o;
-	pd_pprof_write_options_init(&o);
+	pd_pprof_write_options_init(&o, PD_PPROF_WRITE_OPTIONS_VERSION);
 	o.gzip = gzip;
 	void *buf;
 	size_t len;
@@ -190,7 +190,7 @@ static pprof_msg *valid_message(void)
 	char path[PATHMAX];
 	pd_profile *p = load(pd_test_data(path, sizeof path, "fp.data"));
 	pd_pprof_write_options o;
-	pd_pprof_write_options_init(&o);
+	pd_pprof_write_options_init(&o, PD_PPROF_WRITE_OPTIONS_VERSION);
 	o.gzip = false;
 	void *buf;
 	size_t len;

@@ -31,14 +31,14 @@ typedef Perftools__Profiles__Function pp_function;
 static pprof_msg *export_of(const char *data, unsigned flags)
 {
 	pd_profile_options po;
-	pd_profile_options_init(&po);
+	pd_profile_options_init(&po, PD_PROFILE_OPTIONS_VERSION);
 	po.flags = flags;
 	pd_profile *p;
 	pd_error err;
 	ck_assert_int_eq(pd_profile_new(&p, &po, &err), 0);
 	ck_assert_msg(pd_profile_add_file(p, data, &err) == 0, "%s", err.message);
 	pd_pprof_write_options o;
-	pd_pprof_write_options_init(&o);
+	pd_pprof_write_options_init(&o, PD_PPROF_WRITE_OPTIONS_VERSION);
 	o.gzip = false;
 	void *buf;
 	size_t len;

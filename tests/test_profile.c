@@ -147,8 +147,8 @@ static pd_profile *profile_win(const char *path, unsigned flags, unsigned sessio
 {
 	pd_profile_options o;
 	pd_session_options so;
-	pd_profile_options_init(&o);
-	pd_session_options_init(&so);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	o.flags = flags;
 	so.flags = session_flags;
 	o.session = &so;
@@ -643,28 +643,28 @@ START_TEST(test_options_errors)
 	pd_profile *p = NULL;
 	pd_error err;
 	/* lists with values but no array, NULL or empty names */
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	o.npids = 2;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), PD_EINVAL);
 	ck_assert_ptr_null(p);
 	ck_assert_str_eq(err.message, "profile: pid filter: 2 values and no array");
 	const char *const names[] = { "a", "", "b" };
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	o.comms = names;
 	o.ncomms = 3;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), PD_EINVAL);
 	ck_assert_str_eq(err.message, "profile: comm filter: value 1 is empty");
 	const char *const nulls[] = { "x", NULL };
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	o.dsos = nulls;
 	o.ndsos = 2;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), PD_EINVAL);
 	ck_assert_str_eq(err.message, "profile: dso filter: value 1 is NULL");
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	o.time_start = 10;
 	o.time_end = 5;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), PD_EINVAL);
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	o.version = 99;
 	ck_assert_int_eq(pd_profile_new(&p, &o, &err), PD_EINVAL);
 	ck_assert_int_eq(pd_profile_new(NULL, NULL, &err), PD_EINVAL);
@@ -1040,7 +1040,7 @@ START_TEST(test_filters)
 	fsum got;
 #define CHECK(setup, want, kind, miss)                                   \
 	do {                                                                  \
-		pd_profile_options_init(&o);                                  \
+		pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);                                  \
 		setup;                                                        \
 		got = filtered(&o, L.fp, kind);                               \
 		ck_assert_msg(got.period == (want).period && got.samples == (want).samples, \
@@ -1072,7 +1072,7 @@ START_TEST(test_filters)
 #undef CHECK
 	/* nothing selected: an event without samples; the comm is unmatched,
 	 * the pid that exists is not */
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	o.comms = comms;
 	o.ncomms = 1;
 	o.pids = pids;
@@ -1082,7 +1082,7 @@ START_TEST(test_filters)
 	ck_assert_str_eq(got.unmatched, "comm=nosuchcomm ");
 	ck_assert_uint_eq(got.matches[0], want_pid.samples);
 	/* no filter: everything */
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	got = filtered(&o, L.fp, PD_FILTER_COMM);
 	ck_assert_uint_eq(got.period, all.period);
 	ck_assert_uint_eq(got.samples, all.samples);
@@ -1096,8 +1096,8 @@ START_TEST(test_runs)
 	NEED_LAB();
 	pd_profile_options o;
 	pd_session_options so;
-	pd_profile_options_init(&o);
-	pd_session_options_init(&so);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	so.flags = COMPAT;
 	o.session = &so;
 	pd_profile *one = profile_of(L.fp, 0, COMPAT);
@@ -1650,7 +1650,7 @@ static size_t collect_defer(const char *path, unsigned flags, bool thread, size_
 			    recs *out, pd_session **keep)
 {
 	pd_profile_options o;
-	pd_profile_options_init(&o);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
 	o.flags = flags;
 	static const uint32_t cpus[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	o.cpus = cpus;

@@ -239,7 +239,7 @@ START_TEST(trailer_after_body)
 		pd_reader *r;
 		pd_error err;
 		pd_reader_options o;
-		pd_reader_options_init(&o);
+		pd_reader_options_init(&o, PD_READER_OPTIONS_VERSION);
 		o.flags = flags[f];
 		ck_assert_msg(pd_reader_open(&r, g_path, &o, &err) == 0, "%s", err.message);
 		const pd_record *rec;

@@ -1115,7 +1115,7 @@ static int write_limited(pd_writer *w, void *ctx, pd_error *err)
 {
 	const limited *l = ctx;
 	pd_report_write_options o;
-	pd_report_write_options_init(&o);
+	pd_report_write_options_init(&o, PD_REPORT_WRITE_OPTIONS_VERSION);
 	ck_assert(o.threshold == PD_REPORT_THRESHOLD_AUTO);
 	o.percent_limit = l->limit;
 	o.sort_self = true;

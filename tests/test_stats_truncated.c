@@ -190,7 +190,7 @@ static bool walk(const char *data, pd_unwinder unwinder, const perf_chains *perf
 {
 	memset(t, 0, sizeof *t);
 	pd_session_options o;
-	pd_session_options_init(&o);
+	pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 	o.unwinder = unwinder;
 	pd_session *s;
 	pd_error err;

@@ -103,7 +103,7 @@ static void *read_all(void *arg)
 {
 	job *j = arg;
 	pd_session_options o;
-	pd_session_options_init(&o);
+	pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 	o.flags = PD_SESSION_SRCLINE;
 	o.buildid_dir = g_cache;
 	o.symcache = j->cache;
@@ -166,7 +166,7 @@ START_TEST(test_shared_equals_alone)
 		read_all(&seq[i]);
 		check_job(&seq[i]);
 		ck_assert_str_eq(seq[i].out.text, alone[i].out.text);
-		pd_symcache_get_stats(c, i == 0 ? &first : &st);
+		pd_symcache_stats_get(c, i == 0 ? &first : &st);
 	}
 	/* the program's debug file (and libc's, where libc6-dbg is
 	 * installed), opened by the first session and reused by the second,
@@ -191,7 +191,7 @@ START_TEST(test_shared_equals_alone)
 		ck_assert_str_eq(par[i].out.text, alone[i].out.text);
 	}
 	/* the same entries as one after the other: none opened twice */
-	pd_symcache_get_stats(c, &st);
+	pd_symcache_stats_get(c, &st);
 	ck_assert_uint_eq(st.dsos, both.dsos);
 	ck_assert_uint_eq(st.kernel_tables, both.kernel_tables);
 	pd_symcache_free(c);
@@ -213,11 +213,11 @@ START_TEST(test_api_edges)
 	ck_assert_int_eq(pd_symcache_new(NULL, &err), PD_EINVAL);
 	pd_symcache_free(NULL);
 	pd_symcache_stats st;
-	pd_symcache_get_stats(NULL, &st);
+	pd_symcache_stats_get(NULL, &st);
 	ck_assert_uint_eq(st.dsos + st.kernel_tables + st.failed, 0);
 	pd_symcache *c;
 	ck_assert_int_eq(pd_symcache_new(&c, &err), 0);
-	pd_symcache_get_stats(c, &st);
+	pd_symcache_stats_get(c, &st);
 	ck_assert_uint_eq(st.dsos + st.kernel_tables + st.failed, 0);
 	pd_symcache_free(c);
 }

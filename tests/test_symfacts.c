@@ -146,8 +146,8 @@ static pd_profile *profile_of(const char *data, unsigned session_flags, const ch
 {
 	pd_profile_options o;
 	pd_session_options so;
-	pd_profile_options_init(&o);
-	pd_session_options_init(&so);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	so.flags = session_flags;
 	so.buildid_dir = L.nocache;
 	so.kallsyms = kallsyms;
@@ -633,8 +633,8 @@ START_TEST(test_facts_runs)
 
 	pd_profile_options o;
 	pd_session_options so;
-	pd_profile_options_init(&o);
-	pd_session_options_init(&so);
+	pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 	so.buildid_dir = cache;
 	o.session = &so;
 	pd_profile *p = NULL;

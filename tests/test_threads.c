@@ -78,8 +78,8 @@ static pd_profile *profile_of(const char *const *files, size_t n, unsigned threa
 {
 	pd_session_options so;
 	pd_profile_options po;
-	pd_session_options_init(&so);
-	pd_profile_options_init(&po);
+	pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
+	pd_profile_options_init(&po, PD_PROFILE_OPTIONS_VERSION);
 	so.threads = threads;
 	po.session = &so;
 	pd_profile *p = NULL;
@@ -108,7 +108,7 @@ static out outputs(const char *const *files, size_t n, const char *other, unsign
 					PD_FORMAT_FOLDED };
 	for (size_t i = 0; i < sizeof rf / sizeof rf[0]; i++) {
 		pd_report_write_options ro;
-		pd_report_write_options_init(&ro);
+		pd_report_write_options_init(&ro, PD_REPORT_WRITE_OPTIONS_VERSION);
 		ro.format = rf[i];
 		ck_assert_int_eq(pd_report_write(w, p, &ro, &err), 0);
 	}
@@ -117,7 +117,7 @@ static out outputs(const char *const *files, size_t n, const char *other, unsign
 	static const pd_format df[] = { PD_FORMAT_TEXT, PD_FORMAT_JSON, PD_FORMAT_CSV };
 	for (size_t i = 0; i < sizeof df / sizeof df[0]; i++) {
 		pd_diff_write_options dw;
-		pd_diff_write_options_init(&dw);
+		pd_diff_write_options_init(&dw, PD_DIFF_WRITE_OPTIONS_VERSION);
 		dw.format = df[i];
 		dw.all = true;
 		ck_assert_int_eq(pd_diff_write(w, d, &dw, &err), 0);
@@ -203,7 +203,7 @@ START_TEST(test_session)
 	for (int zero = 0; zero < 2; zero++) {
 		reset_counts();
 		pd_session_options so;
-		pd_session_options_init(&so);
+		pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
 		so.threads = zero ? 0 : PD_THREADS_DEFAULT;
 		pd_session *s;
 		pd_error err;

@@ -187,7 +187,7 @@ static void options(pd_session_options *o)
 {
 	static char cache[PATHMAX];
 	snprintf(cache, sizeof cache, "%s/no-buildid-cache", lab);
-	pd_session_options_init(o);
+	pd_session_options_init(o, PD_SESSION_OPTIONS_VERSION);
 	o->buildid_dir = cache;
 	o->jit_dir = lab;
 	o->flags = PD_SESSION_PERF_COMPAT;

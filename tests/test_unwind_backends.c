@@ -379,7 +379,7 @@ static const char *compare_recorded(const char *flags, const char *name, const c
 		snprintf(cache, sizeof cache, "%s/no-buildid-cache", dir);
 		pd_test_mkdirs(cache);
 		pd_session_options o;
-		pd_session_options_init(&o);
+		pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 		o.buildid_dir = cache;
 		o.jit_dir = dir;
 		compare(label, data, &o, a, show);
@@ -497,7 +497,7 @@ START_TEST(test_backends_vdso)
 	snprintf(cache, sizeof cache, "%s/no-buildid-cache", dir);
 	pd_test_mkdirs(cache);
 	pd_session_options o;
-	pd_session_options_init(&o);
+	pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 	o.buildid_dir = cache;
 	o.jit_dir = dir;
 	const pd_unwinder kinds[] = { PD_UNWINDER_LIBDW, PD_UNWINDER_LIBDW_UNCACHED,

@@ -296,7 +296,7 @@ static size_t session_kframes(const char *data, const char *vmlinux, kframe **ou
 			      size_t *nwarn, char ***warns)
 {
 	pd_session_options o;
-	pd_session_options_init(&o);
+	pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 	o.flags = PD_SESSION_NO_INLINE;
 	o.buildid_dir = "/nonexistent";
 	o.vmlinux = vmlinux;
@@ -506,7 +506,7 @@ START_TEST(test_cxx_perf_names)
 	size_t matched[2] = { 0, 0 }, spin_int = 0;
 	for (int m = 0; m < 2; m++) {
 		pd_session_options o;
-		pd_session_options_init(&o);
+		pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION);
 		o.flags = modes[m] | PD_SESSION_NO_INLINE;
 		o.buildid_dir = "/nonexistent";
 		pd_session *s;

@@ -324,7 +324,7 @@ void pd_test_read_all(const char *path, unsigned flags, pd_test_readout *out)
 {
 	memset(out, 0, sizeof *out);
 	pd_reader_options opts;
-	pd_reader_options_init(&opts);
+	pd_reader_options_init(&opts, PD_READER_OPTIONS_VERSION);
 	opts.flags = flags;
 	pd_reader *r = NULL;
 	out->open_rc = pd_reader_open(&r, path, &opts, &out->err);
@@ -467,7 +467,7 @@ void pd_test_symfs_init(pd_test_symfs *fs, const char *dir, pd_session_options *
 	snprintf(fs->nocache, sizeof fs->nocache, "%s/no-buildid-cache", dir);
 	pd_test_mkdirs(fs->root);
 	pd_test_mkdirs(fs->nocache);
-	pd_session_options_init(o);
+	pd_session_options_init(o, PD_SESSION_OPTIONS_VERSION);
 	o->symfs = fs->root;
 	o->kallsyms = "/dev/null";
 	o->buildid_dir = fs->nocache;

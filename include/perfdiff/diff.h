@@ -171,7 +171,7 @@
  *     pd_profile *base, *new;            // one or more runs each
  *     ...
  *     pd_diff_options o;
- *     pd_diff_options_init(&o);
+ *     pd_diff_options_init(&o, PD_DIFF_OPTIONS_VERSION);
  *     pd_diff *d;
  *     if (pd_diff_new(&d, base, new, &o, &err) == 0) {
  *         for (size_t i = 0; i < pd_diff_row_count(d); i++) {
@@ -209,7 +209,8 @@ enum pd_diff_flag {
 	                                  profiles built with pd_lkp_profile_options() */
 };
 
-/** Options.  Initialise with pd_diff_options_init(). */
+/** Options.  Initialise with PD_DIFF_OPTIONS_INIT or
+ * pd_diff_options_init(&o, PD_DIFF_OPTIONS_VERSION). */
 typedef struct pd_diff_options {
 	unsigned int version;
 	unsigned int flags;       /**< pd_diff_flag bits */
@@ -219,7 +220,7 @@ typedef struct pd_diff_options {
 	unsigned depth;           /**< calltrace key frames (default 5, the robot's); 0: all */
 	double min_change;        /**< smallest change that can be significant: points of
 	                               share (default 0.1), or % with PD_DIFF_ABSOLUTE (default 5);
-	                               negative (what pd_diff_options_init() sets): the default
+	                               negative (what PD_DIFF_OPTIONS_INIT sets): the default
 	                               of the mode */
 	double fdr;               /**< false discovery rate for Benjamini–Hochberg (default 0.05) */
 	double rename_score;      /**< evidence score (0..1) a renamed pair needs (default 0.6) */
@@ -229,8 +230,26 @@ typedef struct pd_diff_options {
 
 #define PD_DIFF_OPTIONS_VERSION 1
 
-/** Fill `opts` with the defaults. */
-PD_EXTERN(void) pd_diff_options_init(pd_diff_options *opts);
+/** The defaults, for C callers: `pd_diff_options o = PD_DIFF_OPTIONS_INIT;`
+ * (a compound literal; the fields not named are 0 or NULL). */
+#define PD_DIFF_OPTIONS_INIT                                                   \
+	((pd_diff_options){ .version = PD_DIFF_OPTIONS_VERSION,                \
+			    .depth = 5,                                        \
+			    .min_change = -1,                                  \
+			    .fdr = 0.05,                                       \
+			    .rename_score = 0.6,                               \
+			    .cost_tolerance = 0.25 })
+
+/**
+ * Fill `opts` with the defaults of PD_DIFF_OPTIONS_INIT as far as `version`
+ * went, and set `opts->version` to `version`; pass PD_DIFF_OPTIONS_VERSION.
+ * Only the fields of that version are written, so that a program built
+ * against an older header, whose struct is smaller, may run against a newer
+ * library.
+ * @return 0, or PD_EINVAL for a NULL `opts` or a version this library does
+ *         not know (nothing written)
+ */
+PD_EXTERN(int) pd_diff_options_init(pd_diff_options *opts, unsigned version);
 
 /** The metric of a row. */
 typedef enum pd_diff_metric {
@@ -449,12 +468,16 @@ PD_EXTERN(const char *) pd_diff_event(const pd_diff *d);
 PD_EXTERN(const pd_profile *) pd_diff_profile(const pd_diff *d, int side);
 
 /**
- * The options the diff was made with, copied to `out`, with a negative
- * min_change replaced by the default of the mode that the test used (so
- * that an output can say what "significant" meant).  `event` points into
- * the diff.
+ * The options the diff was made with, copied to `out` as far as `version`
+ * went (pass PD_DIFF_OPTIONS_VERSION; as pd_diff_options_init(), never
+ * past a struct of an older header), with a negative min_change replaced
+ * by the default of the mode that the test used (so that an output can
+ * say what "significant" meant).  `event` points into the diff.  NULL
+ * `d`: the defaults.
+ * @return 0, or PD_EINVAL for a NULL `out` or a version this library does
+ *         not know (nothing written)
  */
-PD_EXTERN(void) pd_diff_options_get(const pd_diff *d, pd_diff_options *out);
+PD_EXTERN(int) pd_diff_options_get(const pd_diff *d, pd_diff_options *out, unsigned version);
 
 /** The test used for p-values. */
 PD_EXTERN(pd_diff_test_kind) pd_diff_test(const pd_diff *d);

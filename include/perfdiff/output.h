@@ -34,7 +34,7 @@
  *     pd_writer *w;
  *     pd_error err;
  *     pd_report_write_options ro;
- *     pd_report_write_options_init(&ro);
+ *     pd_report_write_options_init(&ro, PD_REPORT_WRITE_OPTIONS_VERSION);
  *     ro.format = PD_FORMAT_JSON;
  *     if (pd_writer_new_file(&w, stdout, &err) == 0) {
  *         if (pd_report_write(w, profile, &ro, &err) == 0)
@@ -307,7 +307,8 @@ PD_EXTERN(int) pd_json_end(pd_writer *w);
 
 /* ================================================================ report */
 
-/** Options of pd_report_write().  Initialise with pd_report_write_options_init(). */
+/** Options of pd_report_write().  Initialise with PD_REPORT_WRITE_OPTIONS_INIT
+ * or pd_report_write_options_init(&o, PD_REPORT_WRITE_OPTIONS_VERSION). */
 /** pd_report_write_options.threshold: perf's rule (see there). */
 #define PD_REPORT_THRESHOLD_AUTO (-1.0)
 
@@ -337,7 +338,7 @@ typedef struct pd_report_write_options {
 	size_t nfiles;
 	const pd_profile_options *profile_options; /**< as the profile was built: the
 	                              text header and the JSON "settings" describe it;
-	                              NULL: pd_profile_options_init()'s */
+	                              NULL: PD_PROFILE_OPTIONS_INIT */
 	/* version 2 */
 	bool color;              /**< text: Children and Self coloured as perf colours
 	                              them (ANSI: red from 5 %, green from 0.5 %); for
@@ -350,8 +351,27 @@ typedef struct pd_report_write_options {
  */
 #define PD_REPORT_WRITE_OPTIONS_VERSION 2
 
-/** Fill `o` with the defaults. */
-PD_EXTERN(void) pd_report_write_options_init(pd_report_write_options *o);
+/** The defaults, for C callers:
+ * `pd_report_write_options o = PD_REPORT_WRITE_OPTIONS_INIT;` (a compound
+ * literal; the fields not named are 0, false or NULL). */
+#define PD_REPORT_WRITE_OPTIONS_INIT                                           \
+	((pd_report_write_options){ .version = PD_REPORT_WRITE_OPTIONS_VERSION, \
+				    .format = PD_FORMAT_TEXT,                   \
+				    .event = -1,                                \
+				    .order = PD_CHAIN_CALLER,                   \
+				    .chains = true,                             \
+				    .threshold = PD_REPORT_THRESHOLD_AUTO })
+
+/**
+ * Fill `o` with the defaults of PD_REPORT_WRITE_OPTIONS_INIT as far as
+ * `version` went, and set `o->version` to `version`; pass
+ * PD_REPORT_WRITE_OPTIONS_VERSION.  Only the fields of that version are
+ * written, so that a program built against an older header, whose struct is
+ * smaller, may run against a newer library.
+ * @return 0, or PD_EINVAL for a NULL `o` or a version this library does not
+ *         know (nothing written)
+ */
+PD_EXTERN(int) pd_report_write_options_init(pd_report_write_options *o, unsigned version);
 
 /**
  * Write profile `p` in `o->format` (NULL `o`: the defaults):
@@ -391,7 +411,8 @@ typedef enum pd_diff_sort {
 } pd_diff_sort;
 
 /** Options of pd_diff_write() and pd_diff_write_folded().  Initialise
- * with pd_diff_write_options_init(). */
+ * with PD_DIFF_WRITE_OPTIONS_INIT or
+ * pd_diff_write_options_init(&o, PD_DIFF_WRITE_OPTIONS_VERSION). */
 typedef struct pd_diff_write_options {
 	unsigned int version;
 	pd_format format;        /**< text (default), lkp, json, csv, html, svg or folded */
@@ -430,8 +451,24 @@ typedef struct pd_diff_write_options {
  */
 #define PD_DIFF_WRITE_OPTIONS_VERSION 3
 
-/** Fill `o` with the defaults. */
-PD_EXTERN(void) pd_diff_write_options_init(pd_diff_write_options *o);
+/** The defaults, for C callers:
+ * `pd_diff_write_options o = PD_DIFF_WRITE_OPTIONS_INIT;` (a compound
+ * literal; the fields not named are 0, false or NULL). */
+#define PD_DIFF_WRITE_OPTIONS_INIT                                             \
+	((pd_diff_write_options){ .version = PD_DIFF_WRITE_OPTIONS_VERSION,    \
+				  .format = PD_FORMAT_TEXT,                    \
+				  .sort = PD_DIFF_SORT_CHANGE })
+
+/**
+ * Fill `o` with the defaults of PD_DIFF_WRITE_OPTIONS_INIT as far as
+ * `version` went, and set `o->version` to `version`; pass
+ * PD_DIFF_WRITE_OPTIONS_VERSION.  Only the fields of that version are
+ * written, so that a program built against an older header, whose struct is
+ * smaller, may run against a newer library.
+ * @return 0, or PD_EINVAL for a NULL `o` or a version this library does not
+ *         know (nothing written)
+ */
+PD_EXTERN(int) pd_diff_write_options_init(pd_diff_write_options *o, unsigned version);
 
 /**
  * Write comparison `d` in `o->format` (NULL `o`: the defaults):
@@ -511,7 +548,8 @@ PD_EXTERN(int) pd_diff_write_folded(pd_writer *w, pd_profile *base, pd_profile *
 
 /* ================================================================ script */
 
-/** Options of a pd_script_writer.  Initialise with pd_script_write_options_init(). */
+/** Options of a pd_script_writer.  Initialise with PD_SCRIPT_WRITE_OPTIONS_INIT
+ * or pd_script_write_options_init(&o, PD_SCRIPT_WRITE_OPTIONS_VERSION). */
 typedef struct pd_script_write_options {
 	unsigned int version;
 	pd_format format;        /**< text (default) or json */
@@ -523,8 +561,23 @@ typedef struct pd_script_write_options {
 
 #define PD_SCRIPT_WRITE_OPTIONS_VERSION 1
 
-/** Fill `o` with the defaults. */
-PD_EXTERN(void) pd_script_write_options_init(pd_script_write_options *o);
+/** The defaults, for C callers:
+ * `pd_script_write_options o = PD_SCRIPT_WRITE_OPTIONS_INIT;` (a compound
+ * literal; the fields not named are false). */
+#define PD_SCRIPT_WRITE_OPTIONS_INIT                                           \
+	((pd_script_write_options){ .version = PD_SCRIPT_WRITE_OPTIONS_VERSION, \
+				    .format = PD_FORMAT_TEXT })
+
+/**
+ * Fill `o` with the defaults of PD_SCRIPT_WRITE_OPTIONS_INIT as far as
+ * `version` went, and set `o->version` to `version`; pass
+ * PD_SCRIPT_WRITE_OPTIONS_VERSION.  Only the fields of that version are
+ * written, so that a program built against an older header, whose struct is
+ * smaller, may run against a newer library.
+ * @return 0, or PD_EINVAL for a NULL `o` or a version this library does not
+ *         know (nothing written)
+ */
+PD_EXTERN(int) pd_script_write_options_init(pd_script_write_options *o, unsigned version);
 
 /** Writes the samples of one session (it remembers the session's names,
  * which live as long as the session). */

@@ -9,7 +9,7 @@
  * exports gives the rows and relations of the diff of the perf.data files.
  *
  *     pd_pprof_write_options wo;
- *     pd_pprof_write_options_init(&wo);
+ *     pd_pprof_write_options_init(&wo, PD_PPROF_WRITE_OPTIONS_VERSION);
  *     pd_profile_write_pprof(p, f, &wo, &err);          // p: built as usual
  *     ...
  *     pd_profile_add_input(q, "run.pb.gz", &err);        // or perf.data
@@ -48,7 +48,9 @@ extern "C" {
 #endif
 
 /** Options of pd_profile_write_pprof().  Initialise with
- * pd_pprof_write_options_init(); versions as in output.h. */
+ * PD_PPROF_WRITE_OPTIONS_INIT or
+ * pd_pprof_write_options_init(&o, PD_PPROF_WRITE_OPTIONS_VERSION);
+ * versions as in output.h. */
 typedef struct pd_pprof_write_options {
 	unsigned int version;
 	size_t run;              /**< the run to write; SIZE_MAX (default): every run
@@ -60,8 +62,24 @@ typedef struct pd_pprof_write_options {
 
 #define PD_PPROF_WRITE_OPTIONS_VERSION 1
 
-/** Fill `o` with the defaults. */
-PD_EXTERN(void) pd_pprof_write_options_init(pd_pprof_write_options *o);
+/** The defaults, for C callers:
+ * `pd_pprof_write_options o = PD_PPROF_WRITE_OPTIONS_INIT;` (a compound
+ * literal; the fields not named are 0 or NULL). */
+#define PD_PPROF_WRITE_OPTIONS_INIT                                            \
+	((pd_pprof_write_options){ .version = PD_PPROF_WRITE_OPTIONS_VERSION,  \
+				   .run = SIZE_MAX,                            \
+				   .gzip = true })
+
+/**
+ * Fill `o` with the defaults of PD_PPROF_WRITE_OPTIONS_INIT as far as
+ * `version` went, and set `o->version` to `version`; pass
+ * PD_PPROF_WRITE_OPTIONS_VERSION.  Only the fields of that version are
+ * written, so that a program built against an older header, whose struct is
+ * smaller, may run against a newer library.
+ * @return 0, or PD_EINVAL for a NULL `o` or a version this library does not
+ *         know (nothing written)
+ */
+PD_EXTERN(int) pd_pprof_write_options_init(pd_pprof_write_options *o, unsigned version);
 
 /**
  * Write profile `p` (NULL `o`: the defaults) as pprof to `f`: per event a

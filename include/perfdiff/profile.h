@@ -19,7 +19,7 @@
  *
  *     pd_profile *p;
  *     pd_profile_options o;
- *     pd_profile_options_init(&o);
+ *     pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
  *     pd_profile_new(&p, &o, &err);
  *     pd_profile_add_file(p, "run1.data", &err);
  *     pd_profile_add_file(p, "run2.data", &err);
@@ -109,8 +109,9 @@ enum pd_profile_flag {
 };
 
 /**
- * Options.  Initialise with pd_profile_options_init(), then change what
- * you need.  pd_profile_new() copies them, and the session options they
+ * Options.  Initialise with PD_PROFILE_OPTIONS_INIT or
+ * pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION), then change
+ * what you need.  pd_profile_new() copies them, and the session options they
  * point to, and the filters; strings of the session options and its
  * symbol cache must outlive the profile.
  *
@@ -125,7 +126,7 @@ typedef struct pd_profile_options {
 	unsigned int version;
 	unsigned int flags;               /**< pd_profile_flag bits */
 	const pd_session_options *session; /**< how files are read and symbolized;
-	                                       NULL: pd_session_options_init()'s */
+	                                       NULL: PD_SESSION_OPTIONS_INIT */
 	/*
 	 * Filters: which samples enter the profile; all must pass.  A list
 	 * of n values (an array of n, which pd_profile_new() copies); n = 0
@@ -152,8 +153,22 @@ typedef struct pd_profile_options {
 
 #define PD_PROFILE_OPTIONS_VERSION 2
 
-/** Fill `opts` with the defaults. */
-PD_EXTERN(void) pd_profile_options_init(pd_profile_options *opts);
+/** The defaults, for C callers: `pd_profile_options o = PD_PROFILE_OPTIONS_INIT;`
+ * (a compound literal; the fields not named are 0 or NULL: no flags, the
+ * session's defaults, no filters). */
+#define PD_PROFILE_OPTIONS_INIT                                                \
+	((pd_profile_options){ .version = PD_PROFILE_OPTIONS_VERSION })
+
+/**
+ * Fill `opts` with the defaults of PD_PROFILE_OPTIONS_INIT as far as
+ * `version` went, and set `opts->version` to `version`; pass
+ * PD_PROFILE_OPTIONS_VERSION.  Only the fields of that version are written,
+ * so that a program built against an older header, whose struct is smaller,
+ * may run against a newer library.
+ * @return 0, or PD_EINVAL for a NULL `opts` or a version this library does
+ *         not know (nothing written)
+ */
+PD_EXTERN(int) pd_profile_options_init(pd_profile_options *opts, unsigned version);
 
 typedef struct pd_profile pd_profile;
 

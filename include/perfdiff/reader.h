@@ -518,7 +518,8 @@ enum pd_reader_flag {
 
 /**
  * Options and resource caps.  Initialise with PD_READER_OPTIONS_INIT or
- * pd_reader_options_init(), then change what you need.
+ * pd_reader_options_init(&o, PD_READER_OPTIONS_VERSION), then change what
+ * you need.
  *
  * A cap bounds what one hostile or corrupt input can make the reader (and
  * whoever consumes its records) allocate or walk.  A cap on records or
@@ -594,13 +595,34 @@ typedef struct pd_reader_options {
  * their defaults.
  */
 #define PD_READER_OPTIONS_VERSION 4
-#define PD_READER_OPTIONS_INIT                                                 \
-	{ PD_READER_OPTIONS_VERSION, 0, 4096, 1u << 20, 256ull << 20,          \
-	  2ull << 30, 64ull << 20, 64ull << 20, 64u << 10, 4096, 1024, NULL, NULL, \
-	  256ull << 20, 1ull << 30 }
 
-/** Fill `opts` with the defaults (same as PD_READER_OPTIONS_INIT). */
-PD_EXTERN(void) pd_reader_options_init(pd_reader_options *opts);
+/** The defaults, for C callers: `pd_reader_options o = PD_READER_OPTIONS_INIT;`
+ * (a compound literal; the fields not named are 0). */
+#define PD_READER_OPTIONS_INIT                                                 \
+	((pd_reader_options){ .version = PD_READER_OPTIONS_VERSION,            \
+			      .max_attrs = 4096,                               \
+			      .max_ids_per_attr = 1u << 20,                    \
+			      .max_feature_bytes = 256ull << 20,               \
+			      .max_queue_bytes = 2ull << 30,                   \
+			      .max_decompressed = 64ull << 20,                 \
+			      .max_record_bytes = 64ull << 20,                 \
+			      .max_string = 64u << 10,                         \
+			      .max_callchain = 4096,                           \
+			      .max_branches = 1024,                            \
+			      .max_pprof_bytes = 256ull << 20,                 \
+			      .max_pprof_memory = 1ull << 30 })
+
+/**
+ * Fill `opts` with the defaults of PD_READER_OPTIONS_INIT as far as
+ * `version` went, and set `opts->version` to `version`; pass
+ * PD_READER_OPTIONS_VERSION.  Only the fields of that version are written,
+ * so that a program built against an older header, whose struct is
+ * smaller, may run against a newer library (libgit2's
+ * git_diff_options_init()).
+ * @return 0, or PD_EINVAL for a NULL `opts` or a version of 0 or newer
+ *         than the library's (nothing written)
+ */
+PD_EXTERN(int) pd_reader_options_init(pd_reader_options *opts, unsigned version);
 
 /**
  * Open a perf.data file, a `perf record --threads` directory, or standard

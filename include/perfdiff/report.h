@@ -62,8 +62,8 @@
  *
  *     pd_profile_options o;
  *     pd_session_options so;
- *     pd_profile_options_init(&o);
- *     pd_session_options_init(&so);
+ *     pd_profile_options_init(&o, PD_PROFILE_OPTIONS_VERSION);
+ *     pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION);
  *     pd_lkp_profile_options(&o, &so);
  *     pd_profile_new(&p, &o, &err);
  *     pd_profile_add_file(p, "perf.data", &err);

@@ -95,8 +95,9 @@ enum pd_session_flag {
 };
 
 /**
- * Options.  Initialise with pd_session_options_init(), then change what
- * you need.  pd_session_open() copies them; the strings and the symbol
+ * Options.  Initialise with PD_SESSION_OPTIONS_INIT or
+ * pd_session_options_init(&o, PD_SESSION_OPTIONS_VERSION), then change
+ * what you need.  pd_session_open() copies them; the strings and the symbol
  * cache they point to must outlive the session.
  *
  * Versions: a struct of an older version than PD_SESSION_OPTIONS_VERSION
@@ -111,7 +112,7 @@ typedef struct pd_session_options {
 	unsigned int flags;          /**< pd_session_flag bits */
 	const pd_reader_options *reader; /**< how the file is read (copied when the
 	                                  session opens); NULL: the defaults of
-	                                  pd_reader_options_init() */
+	                                  PD_READER_OPTIONS_INIT */
 	const char *symfs;           /**< root prefixed to every file looked up, or NULL */
 	const char *kallsyms;        /**< kallsyms file to use, or NULL */
 	const char *buildid_dir;     /**< perf's build-id cache; NULL: $PERF_BUILDID_DIR or ~/.debug */
@@ -137,8 +138,24 @@ typedef struct pd_session_options {
  *  headers list starts where it helps (the fastest). */
 #define PD_THREADS_DEFAULT (~0u)
 
-/** Fill `opts` with the defaults. */
-PD_EXTERN(void) pd_session_options_init(pd_session_options *opts);
+/** The defaults, for C callers: `pd_session_options o = PD_SESSION_OPTIONS_INIT;`
+ * (a compound literal; the fields not named are 0 or NULL). */
+#define PD_SESSION_OPTIONS_INIT                                                \
+	((pd_session_options){ .version = PD_SESSION_OPTIONS_VERSION,          \
+			       .max_stack = 127,                               \
+			       .unwinder = PD_UNWINDER_LIBDW,                  \
+			       .threads = PD_THREADS_DEFAULT })
+
+/**
+ * Fill `opts` with the defaults of PD_SESSION_OPTIONS_INIT as far as
+ * `version` went, and set `opts->version` to `version`; pass
+ * PD_SESSION_OPTIONS_VERSION.  Only the fields of that version are written,
+ * so that a program built against an older header, whose struct is smaller,
+ * may run against a newer library.
+ * @return 0, or PD_EINVAL for a NULL `opts` or a version this library does
+ *         not know (nothing written)
+ */
+PD_EXTERN(int) pd_session_options_init(pd_session_options *opts, unsigned version);
 
 /** One frame of a resolved sample, leaf first. */
 typedef struct pd_frame {

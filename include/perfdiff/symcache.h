@@ -47,7 +47,7 @@ typedef struct pd_symcache_stats {
 } pd_symcache_stats;
 
 /** Fill `out` with what `c` holds now (zeros for NULL). */
-PD_EXTERN(void) pd_symcache_get_stats(pd_symcache *c, pd_symcache_stats *out);
+PD_EXTERN(void) pd_symcache_stats_get(pd_symcache *c, pd_symcache_stats *out);
 
 #ifdef __cplusplus
 }

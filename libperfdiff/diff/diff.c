@@ -10,19 +10,6 @@
 
 #include "internal.h"
 
-void pd_diff_options_init(pd_diff_options *opts)
-{
-	if (!opts)
-		return;
-	memset(opts, 0, sizeof *opts);
-	opts->version = PD_DIFF_OPTIONS_VERSION;
-	opts->depth = 5;
-	opts->min_change = -1;
-	opts->fdr = 0.05;
-	opts->rename_score = 0.6;
-	opts->cost_tolerance = 0.25;
-}
-
 const char *pd_diff_metric_name(pd_diff_metric m)
 {
 	static const char *const names[] = { "calltrace", "children", "self", "tree", "shift" };
@@ -40,6 +27,12 @@ const char *pd_diff_relation_kind_name(pd_diff_relation_kind k)
 static const size_t diff_sizes[] = {
 	0, PD_OPTIONS_END(pd_diff_options, cost_tolerance),
 };
+
+int pd_diff_options_init(pd_diff_options *opts, unsigned version)
+{
+	const pd_diff_options d = PD_DIFF_OPTIONS_INIT;
+	return pd_options_init(opts, version, &d, diff_sizes, PD_DIFF_OPTIONS_VERSION);
+}
 
 static int check_options(const pd_diff_options *o, pd_error *err)
 {
@@ -314,7 +307,7 @@ static int build_trees(pd_diff *d, pd_error *err)
 
 int pd_diff_import_options(pd_diff_options *o, const pd_diff_options *opts, pd_error *err)
 {
-	pd_diff_options_init(o);
+	*o = PD_DIFF_OPTIONS_INIT;
 	int rc = opts ? pd_options_import(o, opts, diff_sizes, PD_DIFF_OPTIONS_VERSION,
 					  "pd_diff_options", "diff", err) : 0;
 	return rc < 0 ? rc : check_options(o, err);
@@ -572,18 +565,13 @@ const pd_profile *pd_diff_profile(const pd_diff *d, int side)
 	return d && (side == 0 || side == 1) ? d->prof[side] : NULL;
 }
 
-void pd_diff_options_get(const pd_diff *d, pd_diff_options *out)
+int pd_diff_options_get(const pd_diff *d, pd_diff_options *out, unsigned version)
 {
-	if (!out)
-		return;
-	if (!d) {
-		pd_diff_options_init(out);
-		return;
-	}
-	*out = d->opts;
+	pd_diff_options o = d ? d->opts : PD_DIFF_OPTIONS_INIT;
 	/* as rowstats.c's min_change() applies it */
-	if (out->min_change < 0)
-		out->min_change = (out->flags & PD_DIFF_ABSOLUTE) ? 5.0 : 0.1;
+	if (d && o.min_change < 0)
+		o.min_change = (o.flags & PD_DIFF_ABSOLUTE) ? 5.0 : 0.1;
+	return pd_options_init(out, version, &o, diff_sizes, PD_DIFF_OPTIONS_VERSION);
 }
 
 size_t pd_diff_run_count(const pd_diff *d, int side)

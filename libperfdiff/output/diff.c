@@ -20,19 +20,16 @@ static const size_t diff_sizes[] = {
 	PD_OPTIONS_END(pd_diff_write_options, no_comm),
 };
 
-void pd_diff_write_options_init(pd_diff_write_options *o)
+int pd_diff_write_options_init(pd_diff_write_options *o, unsigned version)
 {
-	if (!o)
-		return;
-	memset(o, 0, sizeof *o);
-	o->version = PD_DIFF_WRITE_OPTIONS_VERSION;
-	o->format = PD_FORMAT_TEXT;
+	const pd_diff_write_options d = PD_DIFF_WRITE_OPTIONS_INIT;
+	return pd_options_init(o, version, &d, diff_sizes, PD_DIFF_WRITE_OPTIONS_VERSION);
 }
 
 int pdo_diff_options(pd_diff_write_options *out, const pd_diff_write_options *o,
 		     pd_error *err)
 {
-	pd_diff_write_options_init(out);
+	*out = PD_DIFF_WRITE_OPTIONS_INIT;
 	if (!o)
 		return 0;
 	int rc = pd_options_import(out, o, diff_sizes, PD_DIFF_WRITE_OPTIONS_VERSION,
@@ -341,7 +338,7 @@ int pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write_options *o
 	}
 	pdo_diff v = { .w = w, .d = d, .all = opts.all, .color = opts.color,
 		       .percent_limit = opts.percent_limit, .opts_sort = opts.sort, .err = err };
-	pd_diff_options_get(d, &v.opts);
+	pd_diff_options_get(d, &v.opts, PD_DIFF_OPTIONS_VERSION);
 	if (opts.percent_limit > 0 && (v.opts.flags & PD_DIFF_ABSOLUTE))
 		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
 				    "a percent limit does not go with absolute values (rates)");

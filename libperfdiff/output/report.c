@@ -17,17 +17,10 @@ static const size_t report_sizes[] = {
 	PD_OPTIONS_END(pd_report_write_options, color),
 };
 
-void pd_report_write_options_init(pd_report_write_options *o)
+int pd_report_write_options_init(pd_report_write_options *o, unsigned version)
 {
-	if (!o)
-		return;
-	memset(o, 0, sizeof *o);
-	o->version = PD_REPORT_WRITE_OPTIONS_VERSION;
-	o->format = PD_FORMAT_TEXT;
-	o->event = -1;
-	o->order = PD_CHAIN_CALLER;
-	o->chains = true;
-	o->threshold = PD_REPORT_THRESHOLD_AUTO;
+	const pd_report_write_options d = PD_REPORT_WRITE_OPTIONS_INIT;
+	return pd_options_init(o, version, &d, report_sizes, PD_REPORT_WRITE_OPTIONS_VERSION);
 }
 
 static int check_event(const pdo_report *r)
@@ -64,7 +57,7 @@ int pd_report_write(pd_writer *w, pd_profile *p, const pd_report_write_options *
 		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
 				    "no writer or profile given");
 	pdo_report r = { .w = w, .p = p, .err = err };
-	pd_report_write_options_init(&r.o);
+	r.o = PD_REPORT_WRITE_OPTIONS_INIT;
 	int rc = o ? pd_options_import(&r.o, o, report_sizes, PD_REPORT_WRITE_OPTIONS_VERSION,
 				       "pd_report_write_options", "output", err) : 0;
 	if (rc == 0)

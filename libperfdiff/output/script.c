@@ -16,13 +16,10 @@ static const size_t script_sizes[] = {
 	0, PD_OPTIONS_END(pd_script_write_options, ns),
 };
 
-void pd_script_write_options_init(pd_script_write_options *o)
+int pd_script_write_options_init(pd_script_write_options *o, unsigned version)
 {
-	if (!o)
-		return;
-	memset(o, 0, sizeof *o);
-	o->version = PD_SCRIPT_WRITE_OPTIONS_VERSION;
-	o->format = PD_FORMAT_TEXT;
+	const pd_script_write_options d = PD_SCRIPT_WRITE_OPTIONS_INIT;
+	return pd_options_init(o, version, &d, script_sizes, PD_SCRIPT_WRITE_OPTIONS_VERSION);
 }
 
 void name_info_fill(name_info *e, const char *s)
@@ -50,7 +47,7 @@ void name_info_fill(name_info *e, const char *s)
 int pdo_script_options(pd_script_write_options *out, const pd_script_write_options *o,
 			 pd_error *err)
 {
-	pd_script_write_options_init(out);
+	*out = PD_SCRIPT_WRITE_OPTIONS_INIT;
 	int rc = o ? pd_options_import(out, o, script_sizes, PD_SCRIPT_WRITE_OPTIONS_VERSION,
 				       "pd_script_write_options", "output", err) : 0;
 	if (rc == 0)

@@ -14,19 +14,16 @@ static const size_t write_sizes[] = {
 	0, PD_OPTIONS_END(pd_pprof_write_options, ncomments),
 };
 
-void pd_pprof_write_options_init(pd_pprof_write_options *o)
+int pd_pprof_write_options_init(pd_pprof_write_options *o, unsigned version)
 {
-	memset(o, 0, sizeof *o);
-	o->version = PD_PPROF_WRITE_OPTIONS_VERSION;
-	o->run = SIZE_MAX;
-	o->gzip = true;
+	const pd_pprof_write_options d = PD_PPROF_WRITE_OPTIONS_INIT;
+	return pd_options_init(o, version, &d, write_sizes, PD_PPROF_WRITE_OPTIONS_VERSION);
 }
 
 static int export_buf(pd_profile *p, const pd_pprof_write_options *uo, pd_buf *b,
 		      pd_error *err)
 {
-	pd_pprof_write_options o;
-	pd_pprof_write_options_init(&o);
+	pd_pprof_write_options o = PD_PPROF_WRITE_OPTIONS_INIT;
 	if (!p)
 		return pd_error_set(err, PD_EINVAL, "pprof", PD_NO_OFFSET, "no profile given");
 	if (uo && pd_options_import(&o, uo, write_sizes, PD_PPROF_WRITE_OPTIONS_VERSION,

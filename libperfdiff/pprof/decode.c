@@ -59,11 +59,9 @@ void pp_profile_free(pp_profile *m)
 
 void pp_caps_of(pp_caps *c, const pd_reader_options *o)
 {
-	pd_reader_options d;
-	if (!o) {
-		pd_reader_options_init(&d);
+	const pd_reader_options d = PD_READER_OPTIONS_INIT;
+	if (!o)
 		o = &d;
-	}
 	c->max_bytes = o->max_pprof_bytes > SIZE_MAX ? SIZE_MAX : (size_t)o->max_pprof_bytes;
 	c->max_memory = o->max_pprof_memory > SIZE_MAX ? SIZE_MAX : (size_t)o->max_pprof_memory;
 }

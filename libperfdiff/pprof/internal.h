@@ -72,7 +72,7 @@ typedef struct pp_caps {
 	size_t max_bytes;            /* protobuf after gunzip, and the file */
 	size_t max_memory;           /* the message decoded */
 } pp_caps;
-/* `o`'s caps (NULL: pd_reader_options_init()'s). */
+/* `o`'s caps (NULL: PD_READER_OPTIONS_INIT's). */
 void pp_caps_of(pp_caps *c, const pd_reader_options *o);
 
 /* gzip.c.  Whether `p` starts with gzip's magic. */

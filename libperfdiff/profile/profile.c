@@ -8,22 +8,22 @@
 #include "internal.h"
 #include "session/session.h"
 
-void pd_profile_options_init(pd_profile_options *opts)
-{
-	memset(opts, 0, sizeof *opts);
-	opts->version = PD_PROFILE_OPTIONS_VERSION;
-}
-
 /* How far each version of pd_profile_options went; version 1 held the
  * session's options by value, a layout no longer read. */
 static const size_t profile_sizes[] = {
 	0, 0, PD_OPTIONS_END(pd_profile_options, time_end),
 };
 
+int pd_profile_options_init(pd_profile_options *opts, unsigned version)
+{
+	const pd_profile_options d = PD_PROFILE_OPTIONS_INIT;
+	return pd_options_init(opts, version, &d, profile_sizes, PD_PROFILE_OPTIONS_VERSION);
+}
+
 int pd_profile_opts_import(pd_profile_opts *dst, const pd_profile_options *src,
 			   const char *file, pd_error *err)
 {
-	pd_profile_options_init(&dst->o);
+	dst->o = PD_PROFILE_OPTIONS_INIT;
 	int rc = src ? pd_options_import(&dst->o, src, profile_sizes, PD_PROFILE_OPTIONS_VERSION,
 					 "pd_profile_options", file, err) : 0;
 	if (rc == 0)

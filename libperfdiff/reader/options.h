@@ -11,7 +11,7 @@
 
 #include "perfdiff/reader.h"
 
-/* `src` (NULL: the defaults) over pd_reader_options_init()'s in `dst`.
+/* `src` (NULL: the defaults) over PD_READER_OPTIONS_INIT in `dst`.
  * 0, or PD_EINVAL for a version the library does not read, the message
  * under `file`. */
 int pd_reader_options_import(pd_reader_options *dst, const pd_reader_options *src,

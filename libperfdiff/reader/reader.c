@@ -11,12 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void pd_reader_options_init(pd_reader_options *opts)
-{
-	pd_reader_options d = PD_READER_OPTIONS_INIT;
-	*opts = d;
-}
-
 void pd_reader_warn(pd_reader *r, pd_warning_kind kind, const char *file, uint64_t offset,
 		    const char *fmt, ...)
 {
@@ -50,10 +44,16 @@ static const size_t reader_sizes[] = {
 	PD_OPTIONS_END(pd_reader_options, max_pprof_memory),
 };
 
+int pd_reader_options_init(pd_reader_options *opts, unsigned version)
+{
+	const pd_reader_options d = PD_READER_OPTIONS_INIT;
+	return pd_options_init(opts, version, &d, reader_sizes, PD_READER_OPTIONS_VERSION);
+}
+
 int pd_reader_options_import(pd_reader_options *dst, const pd_reader_options *src,
 			     const char *file, pd_error *err)
 {
-	pd_reader_options_init(dst);
+	*dst = PD_READER_OPTIONS_INIT;
 	if (!src)
 		return 0;
 	return pd_options_import(dst, src, reader_sizes, PD_READER_OPTIONS_VERSION,

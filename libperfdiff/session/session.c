@@ -95,24 +95,22 @@ struct pd_session {
 	pd_error ahead_err;
 };
 
-void pd_session_options_init(pd_session_options *opts)
-{
-	memset(opts, 0, sizeof *opts);
-	opts->version = PD_SESSION_OPTIONS_VERSION;
-	opts->max_stack = PD_DEFAULT_MAX_STACK;
-	opts->threads = PD_THREADS_DEFAULT;
-}
-
 /* How far each version of pd_session_options went; versions 1 and 2 held
  * the reader's options by value, a layout no longer read. */
 static const size_t session_sizes[] = {
 	0, 0, 0, PD_OPTIONS_END(pd_session_options, threads),
 };
 
+int pd_session_options_init(pd_session_options *opts, unsigned version)
+{
+	const pd_session_options d = PD_SESSION_OPTIONS_INIT;
+	return pd_options_init(opts, version, &d, session_sizes, PD_SESSION_OPTIONS_VERSION);
+}
+
 int pd_session_options_import(pd_session_options *dst, pd_reader_options *reader,
 			      const pd_session_options *src, const char *file, pd_error *err)
 {
-	pd_session_options_init(dst);
+	*dst = PD_SESSION_OPTIONS_INIT;
 	int rc = src ? pd_options_import(dst, src, session_sizes, PD_SESSION_OPTIONS_VERSION,
 					 "pd_session_options", file, err) : 0;
 	if (rc == 0 && dst->max_stack == 0)

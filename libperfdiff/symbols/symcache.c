@@ -221,7 +221,7 @@ pd_shdso *pd_symcache_dso(pd_symcache *c, const char *elf_path, const char *debu
 	return &d->dso;
 }
 
-void pd_symcache_get_stats(pd_symcache *c, pd_symcache_stats *out)
+void pd_symcache_stats_get(pd_symcache *c, pd_symcache_stats *out)
 {
 	memset(out, 0, sizeof *out);
 	if (!c)

@@ -6,6 +6,11 @@
  * a version of 0, newer than the library's, or of a layout the library no
  * longer reads is refused with PD_EINVAL and a message.  One helper, so that
  * every stage accepts and refuses versions alike.
+ *
+ * pd_options_init() is the other side of the same rule, libgit2's way: the
+ * caller's struct is as large as the header it was built with says, which
+ * may be an older one than the library's, so init writes only as far as
+ * the version the caller names went, never sizeof of the library's struct.
  */
 #include "util.h"
 
@@ -30,5 +35,16 @@ int pd_options_import(void *dst, const void *src, const size_t *sizes, unsigned 
 	/* the defaults are in `dst`: keep those of fields added since v */
 	memcpy(dst, src, sizes[v]);
 	memcpy(dst, &current, sizeof current);
+	return 0;
+}
+
+int pd_options_init(void *opts, unsigned version, const void *defaults, const size_t *sizes,
+		    unsigned current)
+{
+	/* refused before anything is written: the struct stays as it was */
+	if (!opts || version == 0 || version > current || sizes[version] == 0)
+		return PD_EINVAL;
+	memcpy(opts, defaults, sizes[version]);
+	memcpy(opts, &version, sizeof version);
 	return 0;
 }

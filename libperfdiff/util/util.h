@@ -179,6 +179,19 @@ const char *pd_open_strerror(int errnum);
 int pd_options_import(void *dst, const void *src, const size_t *sizes, unsigned current,
 		      const char *what, const char *file, pd_error *err);
 
+/*
+ * Fill the caller's options struct `opts` of version `version` with the
+ * defaults in `defaults` (a whole struct of the library's version
+ * `current`, `sizes` as above): only the sizes[version] bytes that version
+ * had are written, since a program built against an older header has a
+ * smaller struct, and `version` is what `opts` then carries.  0, or
+ * PD_EINVAL without writing anything for a NULL `opts` or a version of 0,
+ * above `current` or no longer read.  The pd_*_options_init() of every
+ * options struct.
+ */
+int pd_options_init(void *opts, unsigned version, const void *defaults, const size_t *sizes,
+		    unsigned current);
+
 /* How far a struct went: the end of its field `last`. */
 #define PD_OPTIONS_END(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
 

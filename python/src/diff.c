@@ -171,7 +171,9 @@ static int parse_diff_args(pdpy_diff *self, PyObject *args, PyObject *kw, pd_dif
 			       NULL };
 	PyObject *base, *new_, *event = NULL, *minc = NULL;
 	int tree = 0, align = 1, absolute = 0, lkp = 0;
-	pd_diff_options_init(o);
+	if (pdpy_options_init_rc(pd_diff_options_init(o, PD_DIFF_OPTIONS_VERSION),
+				 "pd_diff_options") < 0)
+		return -1;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|OdOIppppdd:Diff", kws,
 					 &pdpy_profile_type, &base, &pdpy_profile_type, &new_,
 					 &event, &o->fdr, &minc, &o->depth, &tree, &align,
@@ -242,7 +244,9 @@ static PyObject *diff_write(pdpy_diff *self, PyObject *args, PyObject *kw)
 	const char *format = "text", *sort = "change";
 	int all = 0, color = 0;
 	pd_diff_write_options o;
-	pd_diff_write_options_init(&o);
+	if (pdpy_options_init_rc(pd_diff_write_options_init(&o, PD_DIFF_WRITE_OPTIONS_VERSION),
+				 "pd_diff_write_options") < 0)
+		return NULL;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|spsdp", kws, &format, &all, &sort,
 					 &o.percent_limit, &color) ||
 	    ready(self) < 0 || parse_sort(sort, &o.sort) < 0)

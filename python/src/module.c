@@ -225,6 +225,17 @@ void *pdpy_raise(const pd_error *err, const char *path)
 	return NULL;
 }
 
+int pdpy_options_init_rc(int rc, const char *what)
+{
+	if (rc >= 0)
+		return 0;
+	pd_error err = { .code = rc, .offset = PD_NO_OFFSET };
+	snprintf(err.message, sizeof err.message,
+		 "this libperfdiff refuses the %s of this module, built with another one", what);
+	pdpy_raise(&err, NULL);
+	return -1;
+}
+
 /* Not PyErr_WarnEx(), which decodes its text as strict UTF-8 and so
  * fails on a message naming a file whose name is not UTF-8. */
 int pdpy_warn(pd_warning_kind kind, const char *msg)

@@ -292,8 +292,13 @@ pdpy_opts *pdpy_opts_parse(PyObject *kw, int profile)
 		PyErr_NoMemory();
 		return NULL;
 	}
-	pd_profile_options_init(&o->po);
-	pd_session_options_init(&o->so);
+	if (pdpy_options_init_rc(pd_profile_options_init(&o->po, PD_PROFILE_OPTIONS_VERSION),
+				 "pd_profile_options") < 0 ||
+	    pdpy_options_init_rc(pd_session_options_init(&o->so, PD_SESSION_OPTIONS_VERSION),
+				 "pd_session_options") < 0) {
+		pdpy_opts_free(o);
+		return NULL;
+	}
 	o->po.session = &o->so;
 	Py_ssize_t taken = 0;
 	PyObject *ev = take(kw, "event", &taken);

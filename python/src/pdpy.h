@@ -51,6 +51,10 @@ typedef struct pdpy_profile {
 
 /* Raise the Error subclass of err->code, with `path` (may be NULL). */
 void *pdpy_raise(const pd_error *err, const char *path);
+/* `rc` of a pd_*_options_init() of the struct `what`: 0, or -1 with the
+ * library's error raised when it refuses the options version the module
+ * was built with (another build of libperfdiff under the same SONAME). */
+int pdpy_options_init_rc(int rc, const char *what);
 /* Issue a library warning of kind `kind` through `warnings`; -1 with an
  * exception set when a filter turned it into an error. */
 int pdpy_warn(pd_warning_kind kind, const char *msg);

@@ -278,7 +278,9 @@ PyObject *pdpy_profile_lkp_keys(pdpy_profile *self, PyObject *args, PyObject *kw
  * the exception set. */
 static int pprof_options(pdpy_profile *self, PyObject *run, int gzip, pd_pprof_write_options *o)
 {
-	pd_pprof_write_options_init(o);
+	if (pdpy_options_init_rc(pd_pprof_write_options_init(o, PD_PPROF_WRITE_OPTIONS_VERSION),
+				 "pd_pprof_write_options") < 0)
+		return -1;
 	o->gzip = gzip;
 	if (!run || run == Py_None)
 		return 0;
@@ -387,7 +389,9 @@ PyObject *pdpy_profile_report(pdpy_profile *self, PyObject *args, PyObject *kw)
 	const char *format = "text";
 	PyObject *event = NULL;
 	pd_report_write_options o;
-	pd_report_write_options_init(&o);
+	if (pdpy_options_init_rc(pd_report_write_options_init(&o, PD_REPORT_WRITE_OPTIONS_VERSION),
+				 "pd_report_write_options") < 0)
+		return NULL;
 	int sort_self = 0, chains = 1, callee = 0, weight = 0, mean = 0;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|sOdppdppp", kws, &format, &event,
 					 &o.percent_limit, &sort_self, &chains, &o.threshold,

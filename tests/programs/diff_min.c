@@ -17,12 +17,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: diff_min json|lkp BASE NEW\n");
 		return 2;
 	}
-	pd_profile_options po;
-	pd_session_options so;
-	pd_profile_options_init(&po);
-	pd_session_options_init(&so);
-	pd_diff_options dopts;
-	pd_diff_options_init(&dopts);
+	/* the defaults: the macro, or *_init() given the version this program
+	 * was built with (a library that does not know it says so) */
+	pd_profile_options po = PD_PROFILE_OPTIONS_INIT;
+	pd_session_options so = PD_SESSION_OPTIONS_INIT;
+	pd_diff_options dopts = PD_DIFF_OPTIONS_INIT;
+	pd_diff_write_options wo;
+	if (pd_diff_write_options_init(&wo, PD_DIFF_WRITE_OPTIONS_VERSION) < 0) {
+		fprintf(stderr, "diff_min: libperfdiff refuses pd_diff_write_options version %u\n",
+			PD_DIFF_WRITE_OPTIONS_VERSION);
+		return 2;
+	}
 	if (fmt == PD_FORMAT_LKP) {  /* the robot's reading of the files */
 		pd_lkp_profile_options(&po, &so);
 		dopts.flags |= PD_DIFF_LKP_KEYS;
@@ -39,8 +44,6 @@ int main(int argc, char **argv)
 		rc = pd_diff_new(&d, p[0], p[1], &dopts, &err);
 	if (rc == 0)
 		rc = pd_writer_new_file(&w, stdout, &err);
-	pd_diff_write_options wo;
-	pd_diff_write_options_init(&wo);
 	wo.format = (pd_format)fmt;
 	for (int s = 0; s < 2; s++) {  /* the column titles, as given */
 		wo.files[s] = (const char *const *)&argv[2 + s];

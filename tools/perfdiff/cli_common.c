@@ -24,6 +24,15 @@ void cli_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+int cli_options_init_rc(int rc, const char *what)
+{
+	if (rc >= 0)
+		return 0;
+	cli_error("this libperfdiff refuses the %s of this perfdiff, built with another one",
+		  what);
+	return -1;
+}
+
 void cli_warning(const char *fmt, ...)
 {
 	va_list ap;
@@ -92,11 +101,9 @@ void cli_print_pd_error(const char *path, const pd_error *err)
 int cli_open_reader(const char *path, unsigned flags, const pd_reader_options *base,
 		    pd_reader **out, pd_error *err)
 {
-	pd_reader_options opts;
-	if (base)
-		opts = *base;
-	else
-		pd_reader_options_init(&opts);
+	/* the defaults from the header perfdiff was built with: no call that
+	 * could refuse them */
+	pd_reader_options opts = base ? *base : PD_READER_OPTIONS_INIT;
 	opts.flags = flags;
 	*out = NULL;
 	memset(err, 0, sizeof *err);

@@ -28,6 +28,12 @@ void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * a warning (what -v would list). */
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* `rc` of a pd_*_options_init() of the struct `what`: 0, or -1 after
+ * saying that the libperfdiff perfdiff runs with refuses the options
+ * version perfdiff was built with (another build of the library under the
+ * same SONAME), which nothing then can be asked of. */
+int cli_options_init_rc(int rc, const char *what);
+
 /* Print a usage error and the hint "Try 'perfdiff <cmd> --help'."; returns
  * CLI_EXIT_ERROR.  `cmd` may be NULL for the top level. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -66,12 +66,15 @@ int cli_session_set(pd_session_options *so, const cli_optdef *o, const cli_value
 
 /* ------------------------------------------------------------ profile */
 
-void cli_profile_opts_init(cli_profile_opts *po)
+int cli_profile_opts_init(cli_profile_opts *po)
 {
 	memset(po, 0, sizeof *po);
-	pd_profile_options_init(&po->popts);
-	pd_session_options_init(&po->sopts);
+	if (cli_options_init_rc(pd_profile_options_init(&po->popts, PD_PROFILE_OPTIONS_VERSION),
+				"pd_profile_options") < 0)
+		return -1;
 	po->popts.session = &po->sopts;
+	return cli_options_init_rc(pd_session_options_init(&po->sopts, PD_SESSION_OPTIONS_VERSION),
+				   "pd_session_options");
 }
 
 void cli_profile_opts_share_symbols(cli_profile_opts *po)

@@ -9,7 +9,8 @@
  * hands these setters the values of the option table's rows.
  *
  *     cli_profile_opts po;
- *     cli_profile_opts_init(&po);
+ *     if (cli_profile_opts_init(&po) < 0)       // already reported
+ *         return CLI_EXIT_ERROR;
  *     cli_parser p = { ..., .po = &po, .so = &po.sopts };
  *     ...cli_parse(&p, argc, argv)...
  *     if (cli_profile_opts_finish(&po) < 0)    // po.popts ready
@@ -40,8 +41,9 @@ typedef struct cli_profile_opts {
 	size_t nvalues[CPO_NLISTS];
 } cli_profile_opts;
 
-/* pd_profile_options_init() and no event, no lists. */
-void cli_profile_opts_init(cli_profile_opts *po);
+/* pd_profile_options_init() and no event, no lists: 0, or -1 after the
+ * error (cli_options_init_rc()); freeing `po` is right either way. */
+int cli_profile_opts_init(cli_profile_opts *po);
 
 struct cli_value;
 

@@ -108,7 +108,7 @@ void cli_progress_start(cli_progress *p, const cli_io *io, int nsides,
 		cli_progress_side *s = &p->side[i];
 		s->p = p;
 		s->label = labels ? labels[i] : NULL;
-		pd_reader_options_init(&s->ropts);
+		s->ropts = PD_READER_OPTIONS_INIT; /* no error path here: the macro */
 		s->ropts.progress = on_progress;
 		s->ropts.progress_payload = s;
 	}

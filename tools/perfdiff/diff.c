@@ -396,7 +396,9 @@ typedef int (*diff_writer)(pd_writer *w, const void *what, const pd_diff_write_o
 static int write_out(cli_diff *c, diff_writer write, const void *what, const char *noun)
 {
 	pd_diff_write_options o;
-	pd_diff_write_options_init(&o);
+	if (cli_options_init_rc(pd_diff_write_options_init(&o, PD_DIFF_WRITE_OPTIONS_VERSION),
+				"pd_diff_write_options") < 0)
+		return -1;
 	o.format = c->format;
 	o.all = c->all;
 	o.event = c->po.event;
@@ -530,12 +532,14 @@ int cmd_diff(int argc, char **argv)
 	c.format = PD_FORMAT_TEXT;
 	c.argc = argc;
 	c.argv = argv;
-	cli_profile_opts_init(&c.po);
-	pd_diff_options_init(&c.dopts);
 	cli_io_init(&c.io, CMD, true);
 	cli_warns_init(&c.warns);
-	int st;
-	bool stop = cli_parse_stop(parse_args(argc, argv, &c), diff_usage, &st);
+	int st = CLI_EXIT_ERROR;
+	bool stop = true;
+	if (cli_profile_opts_init(&c.po) == 0 &&
+	    cli_options_init_rc(pd_diff_options_init(&c.dopts, PD_DIFF_OPTIONS_VERSION),
+				"pd_diff_options") == 0)
+		stop = cli_parse_stop(parse_args(argc, argv, &c), diff_usage, &st);
 	/* the sides' files follow each other in paths[0] (split_files) */
 	if (!stop && cli_io_open(&c.io, c.paths[0], c.npaths[0] + c.npaths[1]) < 0) {
 		stop = true;

@@ -174,9 +174,13 @@ static bool symbolize(const char *path, stats_symbols *sym, const pd_reader_opti
 {
 	pd_session *s;
 	pd_session_options so;
-	pd_session_options_init(&so);
-	so.reader = ropts;
 	memset(err, 0, sizeof *err);
+	if (pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION) < 0) {
+		sym->error = strdup("this libperfdiff refuses the pd_session_options of this "
+				    "perfdiff, built with another one");
+		return false;
+	}
+	so.reader = ropts;
 	if (pd_session_open(&s, path, &so, err) < 0) {
 		sym->error = strdup(error_text(err));
 		return false;
@@ -198,10 +202,12 @@ static int stats_one_pass(dump_opts *o)
 	pd_session *s;
 	pd_error err;
 	memset(&err, 0, sizeof err);
+	pd_session_options so;
+	if (cli_options_init_rc(pd_session_options_init(&so, PD_SESSION_OPTIONS_VERSION),
+				"pd_session_options") < 0)
+		return CLI_EXIT_ERROR;
 	cli_progress prog;
 	cli_progress_start(&prog, &o->io, 1, NULL);
-	pd_session_options so;
-	pd_session_options_init(&so);
 	so.reader = cli_progress_reader(&prog, 0);
 	if (pd_session_open(&s, o->path, &so, &err) < 0) {
 		cli_progress_stop(&prog);

@@ -187,7 +187,9 @@ static int write_out(cli_explain *c, const pd_lkp_tables *t, pd_diff **d, size_t
 	if (cli_io_open(&c->io, c->paths, c->npaths) < 0)
 		return CLI_EXIT_ERROR;
 	pd_diff_write_options wo;
-	pd_diff_write_options_init(&wo);
+	if (cli_options_init_rc(pd_diff_write_options_init(&wo, PD_DIFF_WRITE_OPTIONS_VERSION),
+				"pd_diff_write_options") < 0)
+		return cli_io_close(&c->io, CLI_EXIT_ERROR);
 	wo.format = c->format;
 	wo.all = c->all;
 	wo.color = cli_io_colored(&c->io, c->format);
@@ -210,10 +212,12 @@ static int write_out(cli_explain *c, const pd_lkp_tables *t, pd_diff **d, size_t
 int cmd_explain(int argc, char **argv)
 {
 	cli_explain c = { .format = PD_FORMAT_TEXT };
-	pd_diff_options_init(&c.dopts);
 	cli_io_init(&c.io, CMD, true);
-	int st;
-	bool stop = cli_parse_stop(parse(&c, argc, argv), explain_usage, &st);
+	int st = CLI_EXIT_ERROR;
+	bool stop = true;
+	if (cli_options_init_rc(pd_diff_options_init(&c.dopts, PD_DIFF_OPTIONS_VERSION),
+				"pd_diff_options") == 0)
+		stop = cli_parse_stop(parse(&c, argc, argv), explain_usage, &st);
 	pd_lkp_tables *t = NULL;
 	pd_diff **d = NULL;
 	size_t n = 0;

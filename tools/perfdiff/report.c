@@ -327,15 +327,18 @@ int cmd_report(int argc, char **argv)
 {
 	cli_report c;
 	memset(&c, 0, sizeof c);
-	pd_report_write_options_init(&c.ro);
-	c.ro.profile_options = &c.po.popts;
 	c.argc = argc;
 	c.argv = argv;
-	cli_profile_opts_init(&c.po);
 	cli_io_init(&c.io, CMD, true);
 	cli_warns_init(&c.warns);
-	int st;
-	bool stop = cli_parse_stop(parse_args(argc, argv, &c), report_usage, &st);
+	int st = CLI_EXIT_ERROR;
+	bool stop = true;
+	if (cli_options_init_rc(pd_report_write_options_init(&c.ro, PD_REPORT_WRITE_OPTIONS_VERSION),
+				"pd_report_write_options") == 0 &&
+	    cli_profile_opts_init(&c.po) == 0) {
+		c.ro.profile_options = &c.po.popts;
+		stop = cli_parse_stop(parse_args(argc, argv, &c), report_usage, &st);
+	}
 	/* pprof opens its own outputs: -o may be a directory */
 	if (!stop && !c.pprof && cli_io_open(&c.io, c.paths, c.npaths) < 0) {
 		stop = true;

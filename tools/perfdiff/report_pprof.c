@@ -88,7 +88,11 @@ static int write_one(const report_pprof_args *a, const export *e, FILE *f)
 		return -1;
 	}
 	pd_pprof_write_options o;
-	pd_pprof_write_options_init(&o);
+	if (cli_options_init_rc(pd_pprof_write_options_init(&o, PD_PPROF_WRITE_OPTIONS_VERSION),
+				"pd_pprof_write_options") < 0) {
+		pd_profile_free(p);
+		return -1;
+	}
 	o.comments = a->comments;
 	o.ncomments = a->ncomments;
 	pd_error err;

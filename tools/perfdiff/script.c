@@ -333,12 +333,14 @@ int cmd_script(int argc, char **argv)
 {
 	script_opts o;
 	memset(&o, 0, sizeof o);
-	pd_script_write_options_init(&o.out);
-	pd_session_options_init(&o.session);
 	cli_io_init(&o.io, CMD, false);
 	cli_warns_init(&o.warns);
-	int st;
-	if (!cli_parse_stop(parse_args(argc, argv, &o), script_usage, &st))
+	int st = CLI_EXIT_ERROR;
+	if (cli_options_init_rc(pd_script_write_options_init(&o.out, PD_SCRIPT_WRITE_OPTIONS_VERSION),
+				"pd_script_write_options") == 0 &&
+	    cli_options_init_rc(pd_session_options_init(&o.session, PD_SESSION_OPTIONS_VERSION),
+				"pd_session_options") == 0 &&
+	    !cli_parse_stop(parse_args(argc, argv, &o), script_usage, &st))
 		st = cli_io_open(&o.io, &o.path, 1) < 0 ? CLI_EXIT_ERROR
 							: cli_io_close(&o.io, run(&o));
 	cli_warns_free(&o.warns);
