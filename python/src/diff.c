@@ -23,13 +23,36 @@ typedef struct pdpy_diff {
 	char *event;
 } pdpy_diff;
 
-static void diff_dealloc(pdpy_diff *self)
+/* Everything the diff holds, in the order it depends on it: the library's
+ * diff points into both sides' profiles, so it goes before them. */
+static int diff_clear(pdpy_diff *self)
 {
+	pd_diff *d = self->d;
+	self->d = NULL;
+	Py_BEGIN_ALLOW_THREADS
+	pd_diff_free(d);
+	Py_END_ALLOW_THREADS
 	Py_CLEAR(self->rows);
 	Py_CLEAR(self->relations);
-	pd_diff_free(self->d);
 	Py_CLEAR(self->side[0]);
 	Py_CLEAR(self->side[1]);
+	return 0;
+}
+
+/* The sides make `a.d = Diff(a, b)` a cycle: the collector must see them. */
+static int diff_traverse(pdpy_diff *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->side[0]);
+	Py_VISIT(self->side[1]);
+	Py_VISIT(self->rows);
+	Py_VISIT(self->relations);
+	return 0;
+}
+
+static void diff_dealloc(pdpy_diff *self)
+{
+	PyObject_GC_UnTrack(self);
+	diff_clear(self);
 	free(self->event);
 	if (self->lock)
 		PyThread_free_lock(self->lock);
@@ -318,7 +341,10 @@ PyTypeObject pdpy_diff_type = {
 	.tp_name = "perfdiff._perfdiff.Diff",
 	.tp_basicsize = sizeof(pdpy_diff),
 	.tp_dealloc = (destructor)diff_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.tp_traverse = (traverseproc)diff_traverse,
+	.tp_clear = (inquiry)diff_clear,
+	.tp_free = PyObject_GC_Del,
 	.tp_doc = "Diff(base, new, **options): two Profiles compared.",
 	.tp_methods = diff_methods,
 	.tp_getset = diff_getset,

@@ -16,9 +16,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A Profile holds no Python object, but a subclass instance's __dict__
+ * (perfdiff.Profile's) can hold a Diff of it: the type takes part in the
+ * collector so that such a cycle is found (its subclass traverses the
+ * dict). */
+static int profile_traverse(pdpy_profile *self, visitproc visit, void *arg)
+{
+	(void)self;
+	(void)visit;
+	(void)arg;
+	return 0;
+}
+
 static void profile_dealloc(pdpy_profile *self)
 {
-	pd_profile_free(self->p);
+	PyObject_GC_UnTrack(self);
+	pd_profile *p = self->p;
+	self->p = NULL;
+	/* the library's free joins its releaser thread */
+	Py_BEGIN_ALLOW_THREADS
+	pd_profile_free(p);
+	Py_END_ALLOW_THREADS
 	pdpy_opts_free(self->opts);
 	if (self->lock)
 		PyThread_free_lock(self->lock);
@@ -390,7 +408,9 @@ PyTypeObject pdpy_profile_type = {
 	.tp_name = "perfdiff._perfdiff.Profile",
 	.tp_basicsize = sizeof(pdpy_profile),
 	.tp_dealloc = (destructor)profile_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.tp_traverse = (traverseproc)profile_traverse,
+	.tp_free = PyObject_GC_Del,
 	.tp_doc = "Profile(paths, **options): runs folded into calling-context trees.",
 	.tp_methods = profile_methods,
 	.tp_getset = profile_getset,
