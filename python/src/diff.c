@@ -17,6 +17,7 @@
 typedef struct pdpy_diff {
 	PyObject_HEAD
 	pd_diff *d;
+	pdpy_state state;
 	pdpy_profile *side[2];
 	PyThread_type_lock lock;
 	PyObject *rows, *relations;
@@ -29,6 +30,7 @@ static int diff_clear(pdpy_diff *self)
 {
 	pd_diff *d = self->d;
 	self->d = NULL;
+	self->state = PDPY_EMPTY;
 	Py_BEGIN_ALLOW_THREADS
 	pd_diff_free(d);
 	Py_END_ALLOW_THREADS
@@ -54,6 +56,7 @@ static void diff_dealloc(pdpy_diff *self)
 	PyObject_GC_UnTrack(self);
 	diff_clear(self);
 	free(self->event);
+	self->event = NULL;
 	if (self->lock)
 		PyThread_free_lock(self->lock);
 	Py_TYPE(self)->tp_free((PyObject *)self);
@@ -214,12 +217,10 @@ static int parse_diff_args(pdpy_diff *self, PyObject *args, PyObject *kw, pd_dif
 		       ? -1 : 0;
 }
 
-static int diff_init(pdpy_diff *self, PyObject *args, PyObject *kw)
+/* The library's diff of the two sides, with the GIL released and both
+ * sides locked, then its rows and relations as Python records. */
+static int diff_build(pdpy_diff *self, PyObject *args, PyObject *kw)
 {
-	if (self->d) {
-		PyErr_SetString(PyExc_RuntimeError, "a Diff is made once");
-		return -1;
-	}
 	pd_diff_options o;
 	pd_error err;
 	int rc;
@@ -237,14 +238,29 @@ static int diff_init(pdpy_diff *self, PyObject *args, PyObject *kw)
 	return make_records(self);
 }
 
+/* Back to EMPTY (a failed or earlier __init__'s sides, event and records
+ * released), then READY only once everything is made. */
+static int diff_init(pdpy_diff *self, PyObject *args, PyObject *kw)
+{
+	if (pdpy_init_allowed(self->state, "Diff") < 0)
+		return -1;
+	diff_clear(self);
+	free(self->event);
+	self->event = NULL;
+	self->state = PDPY_BUSY;
+	if (diff_build(self, args, kw) < 0) {
+		diff_clear(self);
+		return -1;
+	}
+	self->state = PDPY_READY;
+	return 0;
+}
+
 /* ------------------------------------------------------------ methods */
 
 static int ready(pdpy_diff *self)
 {
-	if (self->d)
-		return 0;
-	PyErr_SetString(PyExc_RuntimeError, "Diff.__init__ was not called");
-	return -1;
+	return self->state == PDPY_READY ? 0 : pdpy_not_ready("Diff");
 }
 
 static int parse_sort(const char *s, pd_diff_sort *out)

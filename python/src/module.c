@@ -305,6 +305,25 @@ PyObject *pdpy_struct(PyTypeObject *type, PyObject **values, int n)
 	return s;
 }
 
+int pdpy_init_allowed(pdpy_state state, const char *type)
+{
+	if (state == PDPY_EMPTY)
+		return 0;
+	PyErr_Format(PyExc_RuntimeError,
+		     state == PDPY_READY ? "a %s is made once: make a new one"
+					 : "this %s's __init__ is running in another thread",
+		     type);
+	return -1;
+}
+
+int pdpy_not_ready(const char *type)
+{
+	PyErr_Format(PyExc_RuntimeError,
+		     "this %s is not ready: its __init__ was not called, failed, or is running",
+		     type);
+	return -1;
+}
+
 /* ------------------------------------------------------------ module */
 
 PyObject *pdpy_samples_open(PyObject *mod, PyObject *args, PyObject *kw);

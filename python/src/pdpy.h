@@ -37,11 +37,18 @@ typedef struct pdpy_types {
 extern pdpy_types pdpy;
 extern PyTypeObject pdpy_profile_type, pdpy_diff_type, pdpy_samples_type;
 
+/* Where an object's __init__ is.  Only a READY object is used; BUSY keeps
+ * other threads off (and a second __init__ out) while __init__ runs
+ * without the GIL, so that __init__ needs no lock and may call Python
+ * code (a user's iterator, `warnings`).  Set and read under the GIL. */
+typedef enum pdpy_state { PDPY_EMPTY, PDPY_BUSY, PDPY_READY } pdpy_state;
+
 /* A wrapped pd_profile: immutable once built (its views are built lazily,
  * under `lock`). */
 typedef struct pdpy_profile {
 	PyObject_HEAD
 	pd_profile *p;
+	pdpy_state state;
 	PyThread_type_lock lock;
 	int ev;                      /* the default event, -1: none */
 	struct pdpy_opts *opts;      /* what the profile was built with (owned) */
@@ -87,6 +94,12 @@ typedef struct pdpy_opts {
 pdpy_opts *pdpy_opts_parse(PyObject *kw, int profile);
 void pdpy_opts_free(pdpy_opts *o);
 
+/* 0 when __init__ may run on an object in `state` (EMPTY); else -1 with
+ * a RuntimeError naming `type` ("made once", "running"). */
+int pdpy_init_allowed(pdpy_state state, const char *type);
+/* The RuntimeError of a method called on an object that is not READY. */
+int pdpy_not_ready(const char *type);
+
 /* ---- out.c */
 
 /* A writer collecting its bytes in memory. */
@@ -102,7 +115,8 @@ PyObject *pdpy_out_finish(pdpy_out *o, int rc, pd_error *err);
 
 /* ---- profile.c */
 
-/* 0, or -1 with an exception for a Profile whose __init__ did not run. */
+/* 0, or -1 with an exception for a Profile whose __init__ did not run,
+ * failed or is running. */
 int pdpy_profile_ready(pdpy_profile *self);
 /* The event argument (None: the profile's default, str: by name, int: an
  * index) as an index; -1 with an exception. */

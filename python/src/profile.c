@@ -28,16 +28,25 @@ static int profile_traverse(pdpy_profile *self, visitproc visit, void *arg)
 	return 0;
 }
 
-static void profile_dealloc(pdpy_profile *self)
+/* Back to EMPTY: whatever a failed or earlier __init__ left. */
+static void profile_reset(pdpy_profile *self)
 {
-	PyObject_GC_UnTrack(self);
 	pd_profile *p = self->p;
 	self->p = NULL;
+	self->state = PDPY_EMPTY;
+	self->ev = -1;
 	/* the library's free joins its releaser thread */
 	Py_BEGIN_ALLOW_THREADS
 	pd_profile_free(p);
 	Py_END_ALLOW_THREADS
 	pdpy_opts_free(self->opts);
+	self->opts = NULL;
+}
+
+static void profile_dealloc(pdpy_profile *self)
+{
+	PyObject_GC_UnTrack(self);
+	profile_reset(self);
 	if (self->lock)
 		PyThread_free_lock(self->lock);
 	Py_TYPE(self)->tp_free((PyObject *)self);
@@ -166,36 +175,42 @@ static int read_all(pdpy_profile *self, PyObject *paths)
 	return rc < 0 || PyErr_Occurred() ? -1 : choose_event(self);
 }
 
-static int profile_init(pdpy_profile *self, PyObject *args, PyObject *kw)
+/* The profile of `paths`, read with the GIL released between inputs.  No
+ * lock is held: the object is BUSY, so no other thread uses it, and the
+ * user's iterator and `warnings` may run (and call back into it). */
+static int profile_build(pdpy_profile *self, PyObject *paths, PyObject *kw)
 {
-	PyObject *paths;
-	if (!PyArg_ParseTuple(args, "O:Profile", &paths))
-		return -1;
-	if (self->p) {
-		PyErr_SetString(PyExc_RuntimeError, "a Profile is read once");
-		return -1;
-	}
 	pd_error err;
 	if (!(self->opts = pdpy_opts_parse(kw, 1)))
 		return -1;
-	pdpy_lock(self->lock);
-	int rc = pd_profile_new(&self->p, &self->opts->po, &err);
-	if (rc < 0)
+	if (pd_profile_new(&self->p, &self->opts->po, &err) < 0) {
 		pdpy_raise(&err, NULL);
-	else
-		rc = read_all(self, paths);
-	PyThread_release_lock(self->lock);
-	return rc < 0 ? -1 : 0;
+		return -1;
+	}
+	return read_all(self, paths);
+}
+
+static int profile_init(pdpy_profile *self, PyObject *args, PyObject *kw)
+{
+	PyObject *paths;
+	if (!PyArg_ParseTuple(args, "O:Profile", &paths) ||
+	    pdpy_init_allowed(self->state, "Profile") < 0)
+		return -1;
+	profile_reset(self);
+	self->state = PDPY_BUSY;
+	if (profile_build(self, paths, kw) < 0) {
+		profile_reset(self);
+		return -1;
+	}
+	self->state = PDPY_READY;
+	return 0;
 }
 
 /* ------------------------------------------------------------ arguments */
 
 int pdpy_profile_ready(pdpy_profile *self)
 {
-	if (self->p)
-		return 0;
-	PyErr_SetString(PyExc_RuntimeError, "Profile.__init__ was not called");
-	return -1;
+	return self->state == PDPY_READY ? 0 : pdpy_not_ready("Profile");
 }
 
 int pdpy_profile_event(pdpy_profile *self, PyObject *event)
