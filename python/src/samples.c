@@ -9,6 +9,12 @@
  * the reader's warnings go through `warnings`; an error raises the Error
  * of its code, after the samples before it.  As `perfdiff script`, the
  * session reads ahead while the kernel's symbol table loads.
+ *
+ * The iterator's lock is held only around the library's calls and the
+ * copying: the ended session is taken out of the object first, so that
+ * `warnings` (filters, showwarning: Python code, which may call back into
+ * the iterator) runs unlocked, and the session's threads are joined with
+ * the GIL released.
  */
 #include "pdpy.h"
 
@@ -24,16 +30,29 @@ typedef struct pdpy_samples {
 	int done;
 } pdpy_samples;
 
-static void samples_close_locked(pdpy_samples *self)
+/* The session, taken out of the object under its lock: the iterator is
+ * done, and what is left to do with the session needs no lock. */
+static pd_session *samples_detach_locked(pdpy_samples *self)
 {
-	pd_session_free(self->s);
+	pd_session *s = self->s;
 	self->s = NULL;
 	self->done = 1;
+	return s;
+}
+
+/* Freeing a session joins its read-ahead threads: without the GIL. */
+static void session_free(pd_session *s)
+{
+	if (!s)
+		return;
+	Py_BEGIN_ALLOW_THREADS
+	pd_session_free(s);
+	Py_END_ALLOW_THREADS
 }
 
 static void samples_dealloc(pdpy_samples *self)
 {
-	samples_close_locked(self);
+	session_free(samples_detach_locked(self));
 	pdpy_opts_free(self->opts);
 	free(self->path);
 	if (self->lock)
@@ -143,28 +162,42 @@ static bool wanted(pdpy_samples *self, const pd_resolved_sample *rs)
 	return a && a->name && strcmp(a->name, self->opts->event) == 0;
 }
 
-static PyObject *samples_next(pdpy_samples *self)
+/* The next sample of the event asked for: 0, PD_ITEROVER at the end (or
+ * when done already), or an error. */
+static int next_wanted_locked(pdpy_samples *self, const pd_resolved_sample **rs,
+			      pd_error *err)
 {
-	pdpy_lock(self->lock);
-	PyObject *out = NULL;
-	const pd_resolved_sample *rs = NULL;
-	pd_error err;
 	int rc = PD_ITEROVER;
 	while (!self->done) {
 		Py_BEGIN_ALLOW_THREADS
-		rc = pd_session_next(self->s, &rs, &err);
+		rc = pd_session_next(self->s, rs, err);
 		Py_END_ALLOW_THREADS
-		if (rc < 0 || wanted(self, rs))
+		if (rc < 0 || wanted(self, *rs))
 			break;
 	}
-	if (!self->done && rc == 0)
-		out = sample_record(self, rs);
-	else if (!self->done) {
-		if (warn_all(self->s) == 0 && rc != PD_ITEROVER)
-			pdpy_raise(&err, self->path);
-		samples_close_locked(self);
-	}
+	return rc;
+}
+
+/* The end of an ended session, unlocked: its warnings, then its error
+ * (the warnings first, as the command prints them). */
+static void samples_end(pd_session *s, int rc, const pd_error *err, const char *path)
+{
+	if (warn_all(s) == 0 && rc != PD_ITEROVER)
+		pdpy_raise(err, path);
+	session_free(s);
+}
+
+static PyObject *samples_next(pdpy_samples *self)
+{
+	const pd_resolved_sample *rs = NULL;
+	pd_error err;
+	pdpy_lock(self->lock);
+	int rc = next_wanted_locked(self, &rs, &err);
+	PyObject *out = rc == 0 ? sample_record(self, rs) : NULL;
+	pd_session *ended = rc != 0 ? samples_detach_locked(self) : NULL;
 	PyThread_release_lock(self->lock);
+	if (ended)
+		samples_end(ended, rc, &err, self->path);
 	return out;
 }
 
@@ -172,8 +205,9 @@ static PyObject *samples_close(pdpy_samples *self, PyObject *unused)
 {
 	(void)unused;
 	pdpy_lock(self->lock);
-	samples_close_locked(self);
+	pd_session *s = samples_detach_locked(self);
 	PyThread_release_lock(self->lock);
+	session_free(s);
 	Py_RETURN_NONE;
 }
 
