@@ -11,6 +11,8 @@
  */
 #include "pdpy.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,7 +124,7 @@ static PyObject *relation_record(const pd_diff_relation *r)
 		pdpy_str(pd_diff_relation_kind_name(r->kind)), pdpy_str(r->base_symbol),
 		pdpy_str(r->new_symbol), str_tuple(r->base_symbols, r->nbase_symbols),
 		str_tuple(r->new_symbols, r->nnew_symbols), pdpy_str(r->base_parent),
-		pdpy_str(r->new_parent), pdpy_path(r->dso), PyFloat_FromDouble(r->base_change),
+		pdpy_str(r->new_parent), pdpy_str(r->dso), PyFloat_FromDouble(r->base_change),
 		PyFloat_FromDouble(r->new_change), PyFloat_FromDouble(r->net),
 		PyFloat_FromDouble(r->score), pdpy_str(r->evidence),
 		PyBool_FromLong(row && row->significant),
@@ -137,7 +139,7 @@ static PyObject *row_record(const pd_diff_row *r, PyObject *relation)
 {
 	PyObject *v[13] = {
 		pdpy_str(pd_diff_metric_name(r->metric)), pdpy_str(r->key), pdpy_str(r->symbol),
-		pdpy_path(r->dso), side_record(&r->base), side_record(&r->new),
+		pdpy_str(r->dso), side_record(&r->base), side_record(&r->new),
 		PyFloat_FromDouble(r->change), PyFloat_FromDouble(r->p_value),
 		PyFloat_FromDouble(r->q_value), PyBool_FromLong(r->significant),
 		Py_NewRef(relation ? relation : Py_None), PyBool_FromLong(r->tested),
@@ -190,26 +192,83 @@ static int make_records(pdpy_diff *self)
 
 /* ------------------------------------------------------------ __init__ */
 
+/* The InvalidArgumentError of an option value, in the command's words:
+ * those the library checks raise it too. */
+static int bad_value(const char *what, const char *value)
+{
+	pd_error err = { .code = PD_EINVAL, .offset = PD_NO_OFFSET };
+	snprintf(err.message, sizeof err.message, "%s, not %s", what, value);
+	pdpy_raise(&err, NULL);
+	return -1;
+}
+
+/* v within [lo, hi], above lo when `open`, as `perfdiff diff` checks its
+ * option. */
+static int check_number(double v, double lo, double hi, bool open, const char *what)
+{
+	if (isfinite(v) && v >= lo && v <= hi && !(open && v == lo))
+		return 0;
+	char num[32];
+	snprintf(num, sizeof num, "%g", v);
+	return bad_value(what, num);
+}
+
+/* depth=, a number of frames (0: all), as the command checks --depth. */
+static int parse_depth(PyObject *depth, unsigned *out)
+{
+	if (!depth)
+		return 0;
+	unsigned long long n = PyLong_AsUnsignedLongLong(depth);
+	if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_OverflowError))
+		return -1; /* not an int: its TypeError */
+	if (!PyErr_Occurred() && n <= UINT_MAX) {
+		*out = (unsigned)n;
+		return 0;
+	}
+	PyErr_Clear();
+	PyObject *r = PyObject_Repr(depth);
+	const char *s = r ? PyUnicode_AsUTF8(r) : NULL;
+	if (s)
+		bad_value("depth needs a number of frames (0: all)", s);
+	Py_XDECREF(r);
+	return -1;
+}
+
+/* The numbers of the options, as the command checks them; min_change
+ * None keeps the library's "the mode's default" (a negative number). */
+static int parse_numbers(pd_diff_options *o, PyObject *depth, PyObject *minc)
+{
+	if (parse_depth(depth, &o->depth) < 0)
+		return -1;
+	if (minc && minc != Py_None &&
+	    (((o->min_change = PyFloat_AsDouble(minc)) == -1.0 && PyErr_Occurred()) ||
+	     check_number(o->min_change, 0, HUGE_VAL, false, "min_change needs a number >= 0") < 0))
+		return -1;
+	return check_number(o->fdr, 0, 1, true, "fdr needs a rate above 0 and at most 1") < 0 ||
+	       check_number(o->rename_score, 0, 1, false,
+			    "rename_score needs a score from 0 to 1") < 0 ||
+	       check_number(o->cost_tolerance, 0, 1, false,
+			    "cost_tolerance needs a number from 0 to 1") < 0 ? -1 : 0;
+}
+
 static int parse_diff_args(pdpy_diff *self, PyObject *args, PyObject *kw, pd_diff_options *o)
 {
 	static char *kws[] = { "base", "new", "event", "fdr", "min_change", "depth", "tree",
 			       "align", "absolute", "lkp", "rename_score", "cost_tolerance",
 			       NULL };
-	PyObject *base, *new_, *event = NULL, *minc = NULL;
+	PyObject *base, *new_, *event = NULL, *minc = NULL, *depth = NULL;
 	int tree = 0, align = 1, absolute = 0, lkp = 0;
 	pd_diff_options_init(o);
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|OdOIppppdd:Diff", kws,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|OdOOppppdd:Diff", kws,
 					 &pdpy_profile_type, &base, &pdpy_profile_type, &new_,
-					 &event, &o->fdr, &minc, &o->depth, &tree, &align,
-					 &absolute, &lkp, &o->rename_score, &o->cost_tolerance))
-		return -1;
-	if (minc && minc != Py_None && (o->min_change = PyFloat_AsDouble(minc), PyErr_Occurred()))
+					 &event, &o->fdr, &minc, &depth, &tree, &align,
+					 &absolute, &lkp, &o->rename_score, &o->cost_tolerance) ||
+	    parse_numbers(o, depth, minc) < 0)
 		return -1;
 	o->flags |= (tree ? PD_DIFF_TREE_ROWS : 0) | (align ? 0 : PD_DIFF_NO_ALIGN) |
 		    (absolute ? PD_DIFF_ABSOLUTE : 0) | (lkp ? PD_DIFF_LKP_KEYS : 0);
-	const char *ev = event && event != Py_None ? PyUnicode_AsUTF8(event) : NULL;
-	if (event && event != Py_None && (!ev || !(self->event = strdup(ev))))
-		return ev ? (PyErr_NoMemory(), -1) : -1;
+	if (event && event != Py_None && !(self->event = pdpy_strdup(event)))
+		return -1;
 	o->event = self->event;
 	self->side[0] = (pdpy_profile *)Py_NewRef(base);
 	self->side[1] = (pdpy_profile *)Py_NewRef(new_);

@@ -208,7 +208,7 @@ void *pdpy_raise(const pd_error *err, const char *path)
 {
 	int code = err->code < 0 && err->code >= -8 ? err->code : PD_EINVAL;
 	PyObject *cls = code <= -2 ? pdpy.errors[-code] : pdpy.error;
-	PyObject *msg = pdpy_path(err->message), *e = NULL;
+	PyObject *msg = pdpy_str(err->message), *e = NULL;
 	if (msg)
 		e = PyObject_CallOneArg(cls, msg);
 	Py_XDECREF(msg);
@@ -218,8 +218,8 @@ void *pdpy_raise(const pd_error *err, const char *path)
 	    set_attr(e, "code_name", pdpy_str(pd_error_code_str(err->code))) == 0 &&
 	    set_attr(e, "offset", err->offset == PD_NO_OFFSET ? Py_NewRef(Py_None)
 			     : PyLong_FromUnsignedLongLong(err->offset)) == 0 &&
-	    set_attr(e, "path", pdpy_path(path)) == 0 &&
-	    set_attr(e, "message", pdpy_path(err->message)) == 0)
+	    set_attr(e, "path", pdpy_str(path)) == 0 &&
+	    set_attr(e, "message", pdpy_str(err->message)) == 0)
 		PyErr_SetObject(cls, e);
 	Py_DECREF(e);
 	return NULL;
@@ -230,7 +230,7 @@ void *pdpy_raise(const pd_error *err, const char *path)
 int pdpy_warn(pd_warning_kind kind, const char *msg)
 {
 	PyObject *cat = (unsigned)kind < 6 ? pdpy.warnings[kind] : pdpy.warning;
-	PyObject *text = pdpy_path(msg);
+	PyObject *text = pdpy_str(msg);
 	if (!text)
 		return -1;
 	int rc = PyErr_WarnFormat(cat, 1, "%U", text);
@@ -249,15 +249,26 @@ void pdpy_lock(PyThread_type_lock lock)
 	Py_END_ALLOW_THREADS
 }
 
-PyObject *pdpy_str(const char *s)
+PyObject *pdpy_strn(const char *s, size_t n)
 {
-	return s ? PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape")
-		 : Py_NewRef(Py_None);
+	return PyUnicode_DecodeFSDefaultAndSize(s, (Py_ssize_t)n);
 }
 
-PyObject *pdpy_path(const char *s)
+PyObject *pdpy_str(const char *s)
 {
-	return s ? PyUnicode_DecodeFSDefault(s) : Py_NewRef(Py_None);
+	return s ? pdpy_strn(s, strlen(s)) : Py_NewRef(Py_None);
+}
+
+char *pdpy_strdup(PyObject *v)
+{
+	PyObject *b = NULL;
+	if (!PyUnicode_FSConverter(v, &b))
+		return NULL;
+	char *s = strdup(PyBytes_AS_STRING(b));
+	Py_DECREF(b);
+	if (!s)
+		PyErr_NoMemory();
+	return s;
 }
 
 PyObject *pdpy_u64_tuple(const uint64_t *v, size_t n)

@@ -45,8 +45,7 @@ PyObject *pdpy_out_finish(pdpy_out *o, int rc, pd_error *err)
 		rc = pd_writer_flush(o->w, err);
 	pd_writer_free(o->w);
 	PyObject *s = rc < 0 ? pdpy_raise(err, NULL)
-			     : PyUnicode_DecodeUTF8(o->buf ? o->buf : "", (Py_ssize_t)o->len,
-						    "surrogateescape");
+			     : pdpy_strn(o->buf ? o->buf : "", o->len);
 	free(o->buf);
 	memset(o, 0, sizeof *o);
 	return s;

@@ -63,12 +63,19 @@ void *pdpy_raise(const pd_error *err, const char *path);
 int pdpy_warn(pd_warning_kind kind, const char *msg);
 /* Take `lock`, letting other Python threads run while waiting. */
 void pdpy_lock(PyThread_type_lock lock);
-/* A str from UTF-8 (NULL: None). */
+/* Text between Python and the library, one way for all of it.  The
+ * library's text is bytes: paths, and names that come from the recorded
+ * programs (symbols, comms, event names), in no promised encoding.  Every
+ * such text is decoded as os.fsdecode() does and every text given to the
+ * library (paths, filters, event names) encoded as os.fsencode() does,
+ * so that anything handed out can be handed back and means the same
+ * bytes, whatever they are. */
+/* A str of s's bytes (NULL: None); of n bytes for pdpy_strn(). */
 PyObject *pdpy_str(const char *s);
-/* A str from a path, or from text that quotes paths (an error's or a
- * warning's message), decoded as os.fsdecode() does, so that
- * os.fsencode() gives the bytes back (NULL: None). */
-PyObject *pdpy_path(const char *s);
+PyObject *pdpy_strn(const char *s, size_t n);
+/* A malloc'd copy of str, bytes or os.PathLike `v`'s bytes; NULL with an
+ * exception. */
+char *pdpy_strdup(PyObject *v);
 /* A tuple of n uint64s / doubles. */
 PyObject *pdpy_u64_tuple(const uint64_t *v, size_t n);
 PyObject *pdpy_double_tuple(const double *v, size_t n);

@@ -231,10 +231,11 @@ int pdpy_profile_event(pdpy_profile *self, PyObject *event)
 			PyErr_Format(PyExc_IndexError, "event %zd of %zu", i, n);
 		return -1;
 	}
-	const char *s = PyUnicode_AsUTF8(event);
-	int ev = s ? pd_profile_find_event(self->p, s) : -1;
-	if (s && ev < 0)
-		PyErr_Format(pdpy.errors[2], "no event '%s' in the profile", s);
+	char *name = pdpy_strdup(event);
+	int ev = name ? pd_profile_find_event(self->p, name) : -1;
+	if (name && ev < 0)
+		PyErr_Format(pdpy.errors[2], "no event %R in the profile", event);
+	free(name);
 	return ev;
 }
 
@@ -287,7 +288,7 @@ static PyObject *run_record(pd_profile *p, size_t r)
 {
 	const pd_run_info *ri = pd_profile_run_info(p, r);
 	PyObject *v[8] = {
-		pdpy_path(pd_profile_run_path(p, r)),
+		pdpy_str(pd_profile_run_path(p, r)),
 		PyLong_FromUnsignedLongLong(pd_profile_run_samples_read(p, r)),
 		PyLong_FromUnsignedLongLong(pd_profile_lost(p, r)),
 		PyBool_FromLong(pd_profile_run_truncated(p, r)),
@@ -326,8 +327,8 @@ static PyObject *get_warnings(pdpy_profile *self, void *unused)
 	PyObject *l = PyList_New(0);
 	for (size_t i = 0; l && i < pd_profile_warning_count(self->p); i++) {
 		unsigned k = (unsigned)pd_profile_warning_kind(self->p, i);
-		PyObject *t = Py_BuildValue("(ss)", k < 6 ? kind_names[k] : "other",
-					    pd_profile_warning(self->p, i));
+		PyObject *t = Py_BuildValue("(sN)", k < 6 ? kind_names[k] : "other",
+					    pdpy_str(pd_profile_warning(self->p, i)));
 		if (!t || PyList_Append(l, t) < 0)
 			Py_CLEAR(l);
 		Py_XDECREF(t);
@@ -343,7 +344,7 @@ static PyObject *get_unmatched(pdpy_profile *self, void *unused)
 	PyObject *l = PyList_New(0);
 	const char *what, *value;
 	for (size_t i = 0; l && i < pd_profile_filter_unmatched(self->p, &what, &value, i); i++) {
-		PyObject *t = Py_BuildValue("(ss)", what, value);
+		PyObject *t = Py_BuildValue("(sN)", what, pdpy_str(value));
 		if (!t || PyList_Append(l, t) < 0)
 			Py_CLEAR(l);
 		Py_XDECREF(t);

@@ -20,7 +20,7 @@ static PyObject *entry_record(const pd_flat_entry *e, size_t runs, double total)
 {
 	double scale = total > 0 ? 100.0 / total : 0;
 	PyObject *v[11] = {
-		pdpy_str(e->symbol), pdpy_path(e->dso), PyBool_FromLong(e->kernel),
+		pdpy_str(e->symbol), pdpy_str(e->dso), PyBool_FromLong(e->kernel),
 		PyBool_FromLong(e->inlined), PyBool_FromLong(e->unresolved),
 		PyLong_FromUnsignedLongLong(e->children), PyLong_FromUnsignedLongLong(e->self),
 		PyFloat_FromDouble((double)e->children * scale),
@@ -93,7 +93,7 @@ static PyObject *chain_record(const pd_chain_tree *t, size_t i, double scale)
 			PyTuple_SET_ITEM(path, (Py_ssize_t)--d, s);
 	}
 	PyObject *v[5] = {
-		path, pdpy_path(c->dso), PyLong_FromUnsignedLongLong(c->total),
+		path, pdpy_str(c->dso), PyLong_FromUnsignedLongLong(c->total),
 		PyLong_FromUnsignedLongLong(c->self), PyFloat_FromDouble((double)c->total * scale),
 	};
 	return pdpy_struct(pdpy.chain, v, 5);
@@ -161,7 +161,7 @@ static PyObject *node_record(const pd_cct_node *n, size_t id, size_t parent, siz
 	PyObject *v[13] = {
 		PyLong_FromSize_t(id),
 		parent == SIZE_MAX ? Py_NewRef(Py_None) : PyLong_FromSize_t(parent),
-		pdpy_str(pd_cct_symbol(n)), pdpy_path(pd_cct_dso(n)), pdpy_path(pd_cct_unit(n)),
+		pdpy_str(pd_cct_symbol(n)), pdpy_str(pd_cct_dso(n)), pdpy_str(pd_cct_unit(n)),
 		PyBool_FromLong(pd_cct_kernel(n)), PyBool_FromLong(pd_cct_inlined(n)),
 		PyBool_FromLong(pd_cct_unresolved(n)), PyLong_FromSize_t(pd_cct_depth(n)),
 		PyLong_FromUnsignedLongLong(pd_cct_self(n, SIZE_MAX)),
@@ -263,10 +263,11 @@ PyObject *pdpy_profile_lkp_keys(pdpy_profile *self, PyObject *args, PyObject *kw
 		return pdpy_raise(&err, NULL);
 	PyObject *d = PyDict_New();
 	for (size_t i = 0; d && i < n; i++) {
-		PyObject *v = PyFloat_FromDouble(keys[i].value);
-		if (!v || PyDict_SetItemString(d, keys[i].key, v) < 0)
+		PyObject *v = PyFloat_FromDouble(keys[i].value), *k = pdpy_str(keys[i].key);
+		if (!v || !k || PyDict_SetItem(d, k, v) < 0)
 			Py_CLEAR(d);
 		Py_XDECREF(v);
+		Py_XDECREF(k);
 	}
 	pd_lkp_keys_free(keys, n);
 	return d;

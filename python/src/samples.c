@@ -111,8 +111,8 @@ static PyObject *frame_record(const pd_frame *f)
 		PyLong_FromUnsignedLongLong(f->addr), PyLong_FromUnsignedLongLong(f->dso_addr),
 		pdpy_str(f->symbol), pdpy_str(f->symbol ? f->raw_symbol : NULL),
 		f->symbol ? PyLong_FromUnsignedLongLong(f->symbol_offset) : Py_NewRef(Py_None),
-		pdpy_path(f->dso ? f->dso : "[unknown]"), PyBool_FromLong(f->inlined),
-		pdpy_path(line ? f->srcfile : NULL),
+		pdpy_str(f->dso ? f->dso : "[unknown]"), PyBool_FromLong(f->inlined),
+		pdpy_str(line ? f->srcfile : NULL),
 		line ? PyLong_FromUnsignedLong(f->line) : Py_NewRef(Py_None), pdpy_str(f->unit),
 	};
 	return pdpy_struct(pdpy.frame, v, 10);
