@@ -18,8 +18,9 @@
 
 typedef struct pdpy_diff {
 	PyObject_HEAD
+	pdpy_state *st;              /* its module's */
 	pd_diff *d;
-	pdpy_state state;
+	pdpy_phase phase;
 	pdpy_profile *side[2];
 	PyThread_type_lock lock;
 	PyObject *rows, *relations;
@@ -32,7 +33,7 @@ static int diff_clear(pdpy_diff *self)
 {
 	pd_diff *d = self->d;
 	self->d = NULL;
-	self->state = PDPY_EMPTY;
+	self->phase = PDPY_EMPTY;
 	Py_BEGIN_ALLOW_THREADS
 	pd_diff_free(d);
 	Py_END_ALLOW_THREADS
@@ -46,6 +47,7 @@ static int diff_clear(pdpy_diff *self)
 /* The sides make `a.d = Diff(a, b)` a cycle: the collector must see them. */
 static int diff_traverse(pdpy_diff *self, visitproc visit, void *arg)
 {
+	Py_VISIT(Py_TYPE(self)); /* a heap type: the object holds it */
 	Py_VISIT(self->side[0]);
 	Py_VISIT(self->side[1]);
 	Py_VISIT(self->rows);
@@ -55,21 +57,27 @@ static int diff_traverse(pdpy_diff *self, visitproc visit, void *arg)
 
 static void diff_dealloc(pdpy_diff *self)
 {
+	PyTypeObject *type = Py_TYPE(self);
 	PyObject_GC_UnTrack(self);
 	diff_clear(self);
 	free(self->event);
 	self->event = NULL;
 	if (self->lock)
 		PyThread_free_lock(self->lock);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+	type->tp_free((PyObject *)self);
+	Py_DECREF(type);
 }
 
 static PyObject *diff_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
 	(void)args;
 	(void)kw;
-	pdpy_diff *self = (pdpy_diff *)type->tp_alloc(type, 0);
-	if (self && !(self->lock = PyThread_allocate_lock())) {
+	pdpy_state *st = pdpy_state_of(type);
+	pdpy_diff *self = st ? (pdpy_diff *)type->tp_alloc(type, 0) : NULL;
+	if (!self)
+		return NULL;
+	self->st = st;
+	if (!(self->lock = PyThread_allocate_lock())) {
 		Py_DECREF(self);
 		return PyErr_NoMemory();
 	}
@@ -97,11 +105,11 @@ static void lock_sides(pdpy_diff *self, bool take)
 
 /* ------------------------------------------------------------ records */
 
-static PyObject *side_record(const pd_diff_side *s)
+static PyObject *side_record(const pdpy_state *st, const pd_diff_side *s)
 {
 	PyObject *v[4] = { PyFloat_FromDouble(s->mean), PyFloat_FromDouble(s->stddev),
 			   pdpy_double_tuple(s->runs, s->nruns), PyLong_FromSize_t(s->present) };
-	return pdpy_struct(pdpy.side, v, 4);
+	return pdpy_struct(st, PDPY_SIDE, v, 4);
 }
 
 static PyObject *str_tuple(const char *const *s, size_t n)
@@ -117,7 +125,7 @@ static PyObject *str_tuple(const char *const *s, size_t n)
 	return t;
 }
 
-static PyObject *relation_record(const pd_diff_relation *r)
+static PyObject *relation_record(const pdpy_state *st, const pd_diff_relation *r)
 {
 	const pd_diff_row *row = r->row;
 	PyObject *v[17] = {
@@ -132,20 +140,20 @@ static PyObject *relation_record(const pd_diff_relation *r)
 		row ? PyFloat_FromDouble(row->q_value) : Py_NewRef(Py_None),
 		PyBool_FromLong(r->rows_significant),
 	};
-	return pdpy_struct(pdpy.relation, v, 17);
+	return pdpy_struct(st, PDPY_RELATION, v, 17);
 }
 
-static PyObject *row_record(const pd_diff_row *r, PyObject *relation)
+static PyObject *row_record(const pdpy_state *st, const pd_diff_row *r, PyObject *relation)
 {
 	PyObject *v[13] = {
 		pdpy_str(pd_diff_metric_name(r->metric)), pdpy_str(r->key), pdpy_str(r->symbol),
-		pdpy_str(r->dso), side_record(&r->base), side_record(&r->new),
+		pdpy_str(r->dso), side_record(st, &r->base), side_record(st, &r->new),
 		PyFloat_FromDouble(r->change), PyFloat_FromDouble(r->p_value),
 		PyFloat_FromDouble(r->q_value), PyBool_FromLong(r->significant),
 		Py_NewRef(relation ? relation : Py_None), PyBool_FromLong(r->tested),
 		pdpy_str(r->process),
 	};
-	return pdpy_struct(pdpy.row, v, 13);
+	return pdpy_struct(st, PDPY_ROW, v, 13);
 }
 
 /* self->relations, and a map from each relation's address to its record. */
@@ -156,7 +164,7 @@ static PyObject *make_relations(pdpy_diff *self)
 	self->relations = PyList_New((Py_ssize_t)n);
 	for (size_t i = 0; map && self->relations && i < n; i++) {
 		const pd_diff_relation *r = pd_diff_relation_at(self->d, i);
-		PyObject *rec = relation_record(r), *key = PyLong_FromVoidPtr((void *)r);
+		PyObject *rec = relation_record(self->st, r), *key = PyLong_FromVoidPtr((void *)r);
 		if (!rec || !key || PyDict_SetItem(map, key, rec) < 0)
 			Py_CLEAR(map);
 		Py_XDECREF(key);
@@ -180,7 +188,7 @@ static int make_records(pdpy_diff *self)
 		if (key)
 			rel = PyDict_GetItemWithError(map, key);
 		Py_XDECREF(key);
-		PyObject *rec = PyErr_Occurred() ? NULL : row_record(r, rel);
+		PyObject *rec = PyErr_Occurred() ? NULL : row_record(self->st, r, rel);
 		if (!rec)
 			Py_CLEAR(self->rows);
 		else
@@ -194,27 +202,28 @@ static int make_records(pdpy_diff *self)
 
 /* The InvalidArgumentError of an option value, in the command's words:
  * those the library checks raise it too. */
-static int bad_value(const char *what, const char *value)
+static int bad_value(const pdpy_state *st, const char *what, const char *value)
 {
 	pd_error err = { .code = PD_EINVAL, .offset = PD_NO_OFFSET };
 	snprintf(err.message, sizeof err.message, "%s, not %s", what, value);
-	pdpy_raise(&err, NULL);
+	pdpy_raise(st, &err, NULL);
 	return -1;
 }
 
 /* v within [lo, hi], above lo when `open`, as `perfdiff diff` checks its
  * option. */
-static int check_number(double v, double lo, double hi, bool open, const char *what)
+static int check_number(const pdpy_state *st, double v, double lo, double hi, bool open,
+			const char *what)
 {
 	if (isfinite(v) && v >= lo && v <= hi && !(open && v == lo))
 		return 0;
 	char num[32];
 	snprintf(num, sizeof num, "%g", v);
-	return bad_value(what, num);
+	return bad_value(st, what, num);
 }
 
 /* depth=, a number of frames (0: all), as the command checks --depth. */
-static int parse_depth(PyObject *depth, unsigned *out)
+static int parse_depth(const pdpy_state *st, PyObject *depth, unsigned *out)
 {
 	if (!depth)
 		return 0;
@@ -229,25 +238,26 @@ static int parse_depth(PyObject *depth, unsigned *out)
 	PyObject *r = PyObject_Repr(depth);
 	const char *s = r ? PyUnicode_AsUTF8(r) : NULL;
 	if (s)
-		bad_value("depth needs a number of frames (0: all)", s);
+		bad_value(st, "depth needs a number of frames (0: all)", s);
 	Py_XDECREF(r);
 	return -1;
 }
 
 /* The numbers of the options, as the command checks them; min_change
  * None keeps the library's "the mode's default" (a negative number). */
-static int parse_numbers(pd_diff_options *o, PyObject *depth, PyObject *minc)
+static int parse_numbers(const pdpy_state *st, pd_diff_options *o, PyObject *depth,
+			 PyObject *minc)
 {
-	if (parse_depth(depth, &o->depth) < 0)
+	if (parse_depth(st, depth, &o->depth) < 0)
 		return -1;
 	if (minc && minc != Py_None &&
 	    (((o->min_change = PyFloat_AsDouble(minc)) == -1.0 && PyErr_Occurred()) ||
-	     check_number(o->min_change, 0, HUGE_VAL, false, "min_change needs a number >= 0") < 0))
+	     check_number(st, o->min_change, 0, HUGE_VAL, false, "min_change needs a number >= 0") < 0))
 		return -1;
-	return check_number(o->fdr, 0, 1, true, "fdr needs a rate above 0 and at most 1") < 0 ||
-	       check_number(o->rename_score, 0, 1, false,
+	return check_number(st, o->fdr, 0, 1, true, "fdr needs a rate above 0 and at most 1") < 0 ||
+	       check_number(st, o->rename_score, 0, 1, false,
 			    "rename_score needs a score from 0 to 1") < 0 ||
-	       check_number(o->cost_tolerance, 0, 1, false,
+	       check_number(st, o->cost_tolerance, 0, 1, false,
 			    "cost_tolerance needs a number from 0 to 1") < 0 ? -1 : 0;
 }
 
@@ -256,14 +266,15 @@ static int parse_diff_args(pdpy_diff *self, PyObject *args, PyObject *kw, pd_dif
 	static char *kws[] = { "base", "new", "event", "fdr", "min_change", "depth", "tree",
 			       "align", "absolute", "lkp", "rename_score", "cost_tolerance",
 			       NULL };
+	PyTypeObject *profile_type = (PyTypeObject *)self->st->classes[PDPY_PROFILE];
 	PyObject *base, *new_, *event = NULL, *minc = NULL, *depth = NULL;
 	int tree = 0, align = 1, absolute = 0, lkp = 0;
 	pd_diff_options_init(o);
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|OdOOppppdd:Diff", kws,
-					 &pdpy_profile_type, &base, &pdpy_profile_type, &new_,
+					 profile_type, &base, profile_type, &new_,
 					 &event, &o->fdr, &minc, &depth, &tree, &align,
 					 &absolute, &lkp, &o->rename_score, &o->cost_tolerance) ||
-	    parse_numbers(o, depth, minc) < 0)
+	    parse_numbers(self->st, o, depth, minc) < 0)
 		return -1;
 	o->flags |= (tree ? PD_DIFF_TREE_ROWS : 0) | (align ? 0 : PD_DIFF_NO_ALIGN) |
 		    (absolute ? PD_DIFF_ABSOLUTE : 0) | (lkp ? PD_DIFF_LKP_KEYS : 0);
@@ -291,7 +302,7 @@ static int diff_build(pdpy_diff *self, PyObject *args, PyObject *kw)
 	Py_END_ALLOW_THREADS
 	lock_sides(self, false);
 	if (rc < 0) {
-		pdpy_raise(&err, NULL);
+		pdpy_raise(self->st, &err, NULL);
 		return -1;
 	}
 	return make_records(self);
@@ -301,17 +312,17 @@ static int diff_build(pdpy_diff *self, PyObject *args, PyObject *kw)
  * released), then READY only once everything is made. */
 static int diff_init(pdpy_diff *self, PyObject *args, PyObject *kw)
 {
-	if (pdpy_init_allowed(self->state, "Diff") < 0)
+	if (pdpy_init_allowed(self->phase, "Diff") < 0)
 		return -1;
 	diff_clear(self);
 	free(self->event);
 	self->event = NULL;
-	self->state = PDPY_BUSY;
+	self->phase = PDPY_BUSY;
 	if (diff_build(self, args, kw) < 0) {
 		diff_clear(self);
 		return -1;
 	}
-	self->state = PDPY_READY;
+	self->phase = PDPY_READY;
 	return 0;
 }
 
@@ -319,7 +330,7 @@ static int diff_init(pdpy_diff *self, PyObject *args, PyObject *kw)
 
 static int ready(pdpy_diff *self)
 {
-	return self->state == PDPY_READY ? 0 : pdpy_not_ready("Diff");
+	return self->phase == PDPY_READY ? 0 : pdpy_not_ready("Diff");
 }
 
 static int parse_sort(const char *s, pd_diff_sort *out)
@@ -353,7 +364,7 @@ static PyObject *diff_write(pdpy_diff *self, PyObject *args, PyObject *kw)
 	pd_error err;
 	int rc = pdpy_out_open(&out, &err);
 	if (rc < 0)
-		return pdpy_raise(&err, NULL);
+		return pdpy_raise(self->st, &err, NULL);
 	pdpy_lock(self->lock);
 	lock_sides(self, true);
 	Py_BEGIN_ALLOW_THREADS
@@ -361,7 +372,7 @@ static PyObject *diff_write(pdpy_diff *self, PyObject *args, PyObject *kw)
 	Py_END_ALLOW_THREADS
 	lock_sides(self, false);
 	PyThread_release_lock(self->lock);
-	return pdpy_out_finish(&out, rc, &err);
+	return pdpy_out_finish(self->st, &out, rc, &err);
 }
 
 static PyObject *get_rows(pdpy_diff *self, void *unused)
@@ -411,18 +422,20 @@ static PyGetSetDef diff_getset[] = {
 	{ "new", (getter)get_sides, NULL, "the new Profile", (void *)1 },
 	{ 0 } };
 
-PyTypeObject pdpy_diff_type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "perfdiff._perfdiff.Diff",
-	.tp_basicsize = sizeof(pdpy_diff),
-	.tp_dealloc = (destructor)diff_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-	.tp_traverse = (traverseproc)diff_traverse,
-	.tp_clear = (inquiry)diff_clear,
-	.tp_free = PyObject_GC_Del,
-	.tp_doc = "Diff(base, new, **options): two Profiles compared.",
-	.tp_methods = diff_methods,
-	.tp_getset = diff_getset,
-	.tp_init = (initproc)diff_init,
-	.tp_new = diff_new,
+static PyType_Slot diff_slots[] = {
+	{ Py_tp_dealloc, (void *)diff_dealloc },
+	{ Py_tp_traverse, (void *)diff_traverse },
+	{ Py_tp_clear, (void *)diff_clear },
+	{ Py_tp_doc, (void *)"Diff(base, new, **options): two Profiles compared." },
+	{ Py_tp_methods, diff_methods },
+	{ Py_tp_getset, diff_getset },
+	{ Py_tp_init, (void *)diff_init },
+	{ Py_tp_new, (void *)diff_new },
+	{ 0, NULL } };
+
+PyType_Spec pdpy_diff_spec = {
+	.name = "perfdiff._perfdiff.Diff",
+	.basicsize = sizeof(pdpy_diff),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = diff_slots,
 };
