@@ -33,10 +33,12 @@ static void profile_reset(pdpy_profile *self)
 	self->p = NULL;
 	self->phase = PDPY_EMPTY;
 	self->ev = -1;
-	/* the library's free joins its releaser thread */
-	Py_BEGIN_ALLOW_THREADS
-	pd_profile_free(p);
-	Py_END_ALLOW_THREADS
+	/* the library's free joins its releaser thread: without the GIL */
+	if (p) {
+		Py_BEGIN_ALLOW_THREADS
+		pd_profile_free(p);
+		Py_END_ALLOW_THREADS
+	}
 	pdpy_opts_free(self->opts);
 	self->opts = NULL;
 }
