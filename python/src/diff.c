@@ -28,17 +28,27 @@ typedef struct pdpy_diff {
 } pdpy_diff;
 
 /* Everything the diff holds, in the order it depends on it: the library's
- * diff points into both sides' profiles, so it goes before them. */
-static int diff_clear(pdpy_diff *self)
+ * diff points into both sides' profiles, so it goes before them.  Each
+ * field is emptied before its object is let go (a side's last reference
+ * may free a profile, and that lets the GIL go); the caller says what
+ * phase the object is in. */
+static void diff_release(pdpy_diff *self)
 {
 	/* joins no thread: freed with the GIL held, as fits a tp_clear */
 	pd_diff_free(self->d);
 	self->d = NULL;
-	self->phase = PDPY_EMPTY;
+	free(self->event);
+	self->event = NULL;
 	Py_CLEAR(self->rows);
 	Py_CLEAR(self->relations);
 	Py_CLEAR(self->side[0]);
 	Py_CLEAR(self->side[1]);
+}
+
+static int diff_clear(pdpy_diff *self)
+{
+	self->phase = PDPY_EMPTY;
+	diff_release(self);
 	return 0;
 }
 
@@ -57,9 +67,7 @@ static void diff_dealloc(pdpy_diff *self)
 {
 	PyTypeObject *type = Py_TYPE(self);
 	PyObject_GC_UnTrack(self);
-	diff_clear(self);
-	free(self->event);
-	self->event = NULL;
+	diff_release(self);
 	if (self->lock)
 		PyThread_free_lock(self->lock);
 	type->tp_free((PyObject *)self);
@@ -306,18 +314,17 @@ static int diff_build(pdpy_diff *self, PyObject *args, PyObject *kw)
 	return make_records(self);
 }
 
-/* Back to EMPTY (a failed or earlier __init__'s sides, event and records
- * released), then READY only once everything is made. */
+/* BUSY while it runs (a failed or earlier __init__'s sides, event and
+ * records released first), READY only once everything is made. */
 static int diff_init(pdpy_diff *self, PyObject *args, PyObject *kw)
 {
 	if (pdpy_init_allowed(self->phase, "Diff") < 0)
 		return -1;
-	diff_clear(self);
-	free(self->event);
-	self->event = NULL;
 	self->phase = PDPY_BUSY;
+	diff_release(self);
 	if (diff_build(self, args, kw) < 0) {
-		diff_clear(self);
+		diff_release(self);
+		self->phase = PDPY_EMPTY; /* only now: the release may let the GIL go */
 		return -1;
 	}
 	self->phase = PDPY_READY;

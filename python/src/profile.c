@@ -26,12 +26,15 @@ static int profile_traverse(pdpy_profile *self, visitproc visit, void *arg)
 	return 0;
 }
 
-/* Back to EMPTY: whatever a failed or earlier __init__ left. */
-static void profile_reset(pdpy_profile *self)
+/* Whatever a failed or earlier __init__ left, freed.  The fields are
+ * emptied before the GIL is let go, so that no other thread finds them
+ * half freed; the caller says what phase the object is in. */
+static void profile_release(pdpy_profile *self)
 {
 	pd_profile *p = self->p;
+	pdpy_opts *o = self->opts;
 	self->p = NULL;
-	self->phase = PDPY_EMPTY;
+	self->opts = NULL;
 	self->ev = -1;
 	/* the library's free joins its releaser thread: without the GIL */
 	if (p) {
@@ -39,15 +42,14 @@ static void profile_reset(pdpy_profile *self)
 		pd_profile_free(p);
 		Py_END_ALLOW_THREADS
 	}
-	pdpy_opts_free(self->opts);
-	self->opts = NULL;
+	pdpy_opts_free(o);
 }
 
 static void profile_dealloc(pdpy_profile *self)
 {
 	PyTypeObject *type = Py_TYPE(self);
 	PyObject_GC_UnTrack(self);
-	profile_reset(self);
+	profile_release(self);
 	if (self->lock)
 		PyThread_free_lock(self->lock);
 	type->tp_free((PyObject *)self);
@@ -202,10 +204,11 @@ static int profile_init(pdpy_profile *self, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTuple(args, "O:Profile", &paths) ||
 	    pdpy_init_allowed(self->phase, "Profile") < 0)
 		return -1;
-	profile_reset(self);
 	self->phase = PDPY_BUSY;
+	profile_release(self);
 	if (profile_build(self, paths, kw) < 0) {
-		profile_reset(self);
+		profile_release(self);
+		self->phase = PDPY_EMPTY; /* only now: the release may let the GIL go */
 		return -1;
 	}
 	self->phase = PDPY_READY;
