@@ -44,13 +44,24 @@ import os
 import socket
 import sys
 import warnings
+from typing import TYPE_CHECKING, Any, Iterator, Optional
+
+if TYPE_CHECKING:  # imported where used, so that a worker imports it there
+    import perfdiff
+
+# (name, host or None, its workers' addresses or None, path): one recording
+Input = tuple[str, Optional[str], Optional[list[str]], str]
+# what fold() sends back: (pprof bytes or None, warnings' texts, error or None)
+Folded = tuple[Optional[bytes], list[str], Optional[str]]
+# Dask's Client and futures, which Dask does not annotate
+Client = Any
 
 
 class Unreadable(Exception):
     """A recording that cannot be read: its name and why, in one line."""
 
 
-def fold(path, options):
+def fold(path: str, options: dict[str, Any]) -> Folded:
     """On a worker: one recording folded into pprof bytes, and the texts of
     the warnings reading it gave; (None, texts, the error's message) when
     it cannot be read, so that the client says so in one line."""
@@ -64,7 +75,7 @@ def fold(path, options):
     return data, [str(w.message) for w in caught], err
 
 
-def recordings_in(path):
+def recordings_in(path: str) -> list[str]:
     found = sorted(set(glob.glob(os.path.join(path, "**", "*.data"), recursive=True) +
                        glob.glob(os.path.join(path, "**", "perf.data"), recursive=True)))
     if not found:
@@ -72,9 +83,9 @@ def recordings_in(path):
     return found
 
 
-def worker_hosts(client):
+def worker_hosts(client: Client) -> dict[str, list[str]]:
     """{host, name or address: [worker addresses]} of the cluster."""
-    hosts = {}
+    hosts: dict[str, list[str]] = {}
     for addr, w in client.scheduler_info()["workers"].items():
         for key in (w.get("host"), str(w.get("name")), addr):
             if key:
@@ -82,7 +93,7 @@ def worker_hosts(client):
     return hosts
 
 
-def host_workers(host, hosts, arg):
+def host_workers(host: str, hosts: dict[str, list[str]], arg: str) -> list[str]:
     """The addresses of HOST's workers; Unreadable when it has none."""
     if host in hosts:
         return hosts[host]
@@ -97,12 +108,12 @@ def host_workers(host, hosts, arg):
                      f"{', '.join(known) or 'none'}); a local path needs no host")
 
 
-def expand(args, hosts):
+def expand(args: list[str], hosts: Optional[dict[str, list[str]]]) -> list[Input]:
     """(name, host or None, its workers' addresses or None, path) for each
     argument, by the rule of the module's documentation; `hosts` is None
     without --scheduler (every argument local).  A local path goes to the
     workers absolute: theirs may be another working directory."""
-    out = []
+    out: list[Input] = []
     for a in args:
         host, sep, path = a.partition(":")
         local = hosts is None or os.path.exists(a) or not sep or not host or "/" in host
@@ -113,11 +124,12 @@ def expand(args, hosts):
         elif local:
             out.append((a, None, None, os.path.abspath(a)))
         else:
+            assert hosts is not None  # not local: there is a scheduler
             out.append((a, host, host_workers(host, hosts, a), path))
     return out
 
 
-def submit(client, inputs, options):
+def submit(client: Client, inputs: list[Input], options: dict[str, Any]) -> list[Any]:
     """One task per recording, on its host's workers when it names one."""
     futures = []
     for _, _, where, path in inputs:
@@ -126,11 +138,11 @@ def submit(client, inputs, options):
     return futures
 
 
-def runs(inputs, futures, quiet):
+def runs(inputs: list[Input], futures: list[Any], quiet: bool) -> Iterator[tuple[str, bytes]]:
     """(name, pprof bytes) of each run in order, each fetched when the
     profile is ready for it and then let go, on the client and the worker."""
     for (name, host, _, path), fut in zip(inputs, futures):
-        data, texts, err = fut.result()
+        data, texts, err = fut.result()  # a Folded
         fut.release()
         if not quiet:
             for t in texts:
@@ -142,17 +154,18 @@ def runs(inputs, futures, quiet):
         del data
 
 
-def client_for(args):
+def client_for(args: argparse.Namespace) -> tuple[Client, Any]:
     from dask.distributed import Client, LocalCluster
+    # Dask does not annotate these: what they return is Any
     if args.scheduler:
-        return Client(args.scheduler), None
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
-    return Client(cluster), cluster
+        return Client(args.scheduler), None  # type: ignore[no-untyped-call]
+    cluster = LocalCluster(n_workers=args.workers,  # type: ignore[no-untyped-call]
+                           threads_per_worker=1, processes=True, dashboard_address=None)
+    return Client(cluster), cluster  # type: ignore[no-untyped-call]
 
 
-def parse(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parse(argv: Optional[list[str]]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--base", nargs="+", required=True, help="recordings of the base setup")
     ap.add_argument("--new", nargs="+", required=True, help="recordings of the new setup")
     ap.add_argument("--scheduler", help="address of a Dask scheduler (else a local cluster)")
@@ -171,7 +184,7 @@ def parse(argv):
     return args
 
 
-def write(path, text):
+def write(path: str, text: str) -> None:
     if path == "-":
         sys.stdout.write(text)
     else:
@@ -179,7 +192,8 @@ def write(path, text):
             f.write(text)
 
 
-def diff_sides(args, client, options):
+def diff_sides(args: argparse.Namespace, client: Client,
+               options: dict[str, Any]) -> list["perfdiff.Profile"]:
     import perfdiff
     hosts = worker_hosts(client) if args.scheduler else None
     sides = [expand(args.base, hosts), expand(args.new, hosts)]
@@ -190,7 +204,7 @@ def diff_sides(args, client, options):
                 for i, f in zip(sides, futures)]
 
 
-def main(argv=None):
+def main(argv: Optional[list[str]] = None) -> int:
     import perfdiff
     args = parse(argv)
     # a dso's unnamed frames as one, as perfdiff diff reads its files: the
@@ -210,14 +224,15 @@ def main(argv=None):
     except (Unreadable, perfdiff.Error) as e:
         print(f"fleet_diff: {e}", file=sys.stderr)
         return 2
-    diff = perfdiff.Diff(*profiles, event=args.event)
+    base, new = profiles
+    diff = perfdiff.Diff(base, new, event=args.event)
     if args.text:
         write(args.text, diff.text(all=args.all))
     if args.json:
         write(args.json, diff.json(all=args.all))
     if args.html:
         # the flame graph colours each node by its tree row's test
-        write(args.html, perfdiff.Diff(*profiles, event=args.event, tree=True).html(all=args.all))
+        write(args.html, perfdiff.Diff(base, new, event=args.event, tree=True).html(all=args.all))
     return 0
 
 

@@ -26,7 +26,7 @@ from . import _perfdiff
 from ._perfdiff import (  # noqa: F401  (the module's API)
     Chain, CorruptError, DataLostWarning, Entry, Error, Frame, InvalidArgumentError,
     LimitError, MetadataWarning, MismatchWarning, Node, NotFoundWarning, NotPerfDataError,
-    OutOfMemoryError, PerfdiffWarning, ReadError, Relation, Row, Run, Sample, Side,
+    OutOfMemoryError, PerfdiffWarning, ReadError, Relation, Row, Run, Sample, Samples, Side,
     UnsupportedError, UnverifiedWarning, library_version, samples,
 )
 
@@ -35,7 +35,7 @@ __all__ = [
     "OutOfMemoryError", "ReadError", "NotPerfDataError", "UnsupportedError",
     "CorruptError", "LimitError", "PerfdiffWarning", "DataLostWarning",
     "MetadataWarning", "UnverifiedWarning", "NotFoundWarning", "MismatchWarning",
-    "Run", "Entry", "Chain", "Node", "Frame", "Sample", "Side", "Row", "Relation",
+    "Run", "Entry", "Chain", "Node", "Frame", "Sample", "Samples", "Side", "Row", "Relation",
 ]
 
 __version__ = library_version()

@@ -1,10 +1,24 @@
 # Type stub of the perfdiff module (python/perfdiff/__init__.py and the
 # extension perfdiff._perfdiff); docs/python.md describes every name.
+#
+# The records (Run, Entry, ..., Row, Relation) are struct sequences, as
+# os.stat_result: tuples with read-only fields by name, final, not
+# NamedTuples (no _replace, _asdict or _fields), so they are described as
+# typeshed describes os.stat_result.  Text in and out follows
+# os.fsencode()/os.fsdecode(): paths and names may be given as bytes.
+# tests/python/test_stub.py checks this file against the runtime and runs
+# `mypy --strict` on examples/.
 import os
-from typing import Any, Iterator, NamedTuple, Optional, Sequence, Union
+from _typeshed import structseq
+from typing import (Any, Final, Iterable, Iterator, Literal, Optional, Sequence, Union, final,
+                    overload)
 
-_Input = Union[str, os.PathLike, bytes, bytearray, memoryview, tuple[str, bytes]]
-_Event = Union[None, str, int]
+_Path = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
+_Buffer = Union[bytes, bytearray, memoryview]
+_Input = Union[str, os.PathLike[str], os.PathLike[bytes], _Buffer, tuple[_Path, _Buffer]]
+_Event = Union[None, str, bytes, int]
+_Names = Union[None, str, bytes, Sequence[Union[str, bytes]]]
+_Ids = Union[None, int, Sequence[int]]
 
 __version__: str
 def library_version() -> str: ...
@@ -30,126 +44,246 @@ class UnverifiedWarning(PerfdiffWarning): ...
 class NotFoundWarning(PerfdiffWarning): ...
 class MismatchWarning(PerfdiffWarning): ...
 
-class Run(NamedTuple):
-    path: str
-    samples_read: int
-    lost: int
-    truncated: bool
-    span: int
-    perf_version: Optional[str]
-    hostname: Optional[str]
-    cmdline: Optional[str]
+@final
+class Run(structseq[Any], tuple[str, int, int, bool, int, Optional[str], Optional[str],
+        Optional[str]]):
+    __match_args__: Final = ("path", "samples_read", "lost", "truncated", "span",
+        "perf_version", "hostname", "cmdline")
+    @property
+    def path(self) -> str: ...
+    @property
+    def samples_read(self) -> int: ...
+    @property
+    def lost(self) -> int: ...
+    @property
+    def truncated(self) -> bool: ...
+    @property
+    def span(self) -> int: ...
+    @property
+    def perf_version(self) -> Optional[str]: ...
+    @property
+    def hostname(self) -> Optional[str]: ...
+    @property
+    def cmdline(self) -> Optional[str]: ...
 
-class Entry(NamedTuple):
-    symbol: str
-    dso: str
-    kernel: bool
-    inlined: bool
-    unresolved: bool
-    children: int
-    self: int
-    children_pct: float
-    self_pct: float
-    children_runs: tuple[int, ...]
-    self_runs: tuple[int, ...]
+@final
+class Entry(structseq[Any], tuple[str, str, bool, bool, bool, int, int, float, float,
+        tuple[int, ...], tuple[int, ...]]):
+    __match_args__: Final = ("symbol", "dso", "kernel", "inlined", "unresolved", "children",
+        "self", "children_pct", "self_pct", "children_runs", "self_runs")
+    @property
+    def symbol(self) -> str: ...
+    @property
+    def dso(self) -> str: ...
+    @property
+    def kernel(self) -> bool: ...
+    @property
+    def inlined(self) -> bool: ...
+    @property
+    def unresolved(self) -> bool: ...
+    @property
+    def children(self) -> int: ...
+    @property
+    def self(self) -> int: ...
+    @property
+    def children_pct(self) -> float: ...
+    @property
+    def self_pct(self) -> float: ...
+    @property
+    def children_runs(self) -> tuple[int, ...]: ...
+    @property
+    def self_runs(self) -> tuple[int, ...]: ...
 
-class Chain(NamedTuple):
-    path: tuple[str, ...]
-    dso: str
-    total: int
-    self: int
-    total_pct: float
+@final
+class Chain(structseq[Any], tuple[tuple[str, ...], str, int, int, float]):
+    __match_args__: Final = ("path", "dso", "total", "self", "total_pct")
+    @property
+    def path(self) -> tuple[str, ...]: ...
+    @property
+    def dso(self) -> str: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def self(self) -> int: ...
+    @property
+    def total_pct(self) -> float: ...
 
-class Node(NamedTuple):
-    id: int
-    parent: Optional[int]
-    symbol: Optional[str]
-    dso: Optional[str]
-    unit: Optional[str]
-    kernel: bool
-    inlined: bool
-    unresolved: bool
-    depth: int
-    self: int
-    total: int
-    self_runs: tuple[int, ...]
-    total_runs: tuple[int, ...]
+@final
+class Node(structseq[Any], tuple[int, Optional[int], Optional[str], Optional[str],
+        Optional[str], bool, bool, bool, int, int, int, tuple[int, ...], tuple[int, ...]]):
+    __match_args__: Final = ("id", "parent", "symbol", "dso", "unit", "kernel", "inlined",
+        "unresolved", "depth", "self", "total", "self_runs", "total_runs")
+    @property
+    def id(self) -> int: ...
+    @property
+    def parent(self) -> Optional[int]: ...
+    @property
+    def symbol(self) -> Optional[str]: ...
+    @property
+    def dso(self) -> Optional[str]: ...
+    @property
+    def unit(self) -> Optional[str]: ...
+    @property
+    def kernel(self) -> bool: ...
+    @property
+    def inlined(self) -> bool: ...
+    @property
+    def unresolved(self) -> bool: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def self(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def self_runs(self) -> tuple[int, ...]: ...
+    @property
+    def total_runs(self) -> tuple[int, ...]: ...
 
-class Frame(NamedTuple):
-    addr: int
-    dso_addr: int
-    symbol: Optional[str]
-    raw_symbol: Optional[str]
-    offset: Optional[int]
-    dso: str
-    inlined: bool
-    srcfile: Optional[str]
-    line: Optional[int]
-    unit: Optional[str]
+@final
+class Frame(structseq[Any], tuple[int, int, Optional[str], Optional[str], Optional[int],
+        str, bool, Optional[str], Optional[int], Optional[str]]):
+    __match_args__: Final = ("addr", "dso_addr", "symbol", "raw_symbol", "offset", "dso",
+        "inlined", "srcfile", "line", "unit")
+    @property
+    def addr(self) -> int: ...
+    @property
+    def dso_addr(self) -> int: ...
+    @property
+    def symbol(self) -> Optional[str]: ...
+    @property
+    def raw_symbol(self) -> Optional[str]: ...
+    @property
+    def offset(self) -> Optional[int]: ...
+    @property
+    def dso(self) -> str: ...
+    @property
+    def inlined(self) -> bool: ...
+    @property
+    def srcfile(self) -> Optional[str]: ...
+    @property
+    def line(self) -> Optional[int]: ...
+    @property
+    def unit(self) -> Optional[str]: ...
 
-class Sample(NamedTuple):
-    comm: str
-    pid: int
-    tid: int
-    cpu: Optional[int]
-    time: Optional[int]
-    period: int
-    event: str
-    frames: tuple[Frame, ...]
+@final
+class Sample(structseq[Any], tuple[str, int, int, Optional[int], Optional[int], int,
+        Optional[str], tuple[Frame, ...]]):
+    __match_args__: Final = ("comm", "pid", "tid", "cpu", "time", "period", "event",
+        "frames")
+    @property
+    def comm(self) -> str: ...
+    @property
+    def pid(self) -> int: ...
+    @property
+    def tid(self) -> int: ...
+    @property
+    def cpu(self) -> Optional[int]: ...
+    @property
+    def time(self) -> Optional[int]: ...
+    @property
+    def period(self) -> int: ...
+    @property
+    def event(self) -> Optional[str]: ...
+    @property
+    def frames(self) -> tuple[Frame, ...]: ...
 
-class Side(NamedTuple):
-    mean: float
-    stddev: float
-    runs: tuple[float, ...]
-    present: int
+@final
+class Side(structseq[Any], tuple[float, float, tuple[float, ...], int]):
+    __match_args__: Final = ("mean", "stddev", "runs", "present")
+    @property
+    def mean(self) -> float: ...
+    @property
+    def stddev(self) -> float: ...
+    @property
+    def runs(self) -> tuple[float, ...]: ...
+    @property
+    def present(self) -> int: ...
 
-class Relation(NamedTuple):
-    kind: str
-    base_symbol: str
-    new_symbol: str
-    base_symbols: tuple[str, ...]
-    new_symbols: tuple[str, ...]
-    base_parent: Optional[str]
-    new_parent: Optional[str]
-    dso: Optional[str]
-    base_change: float
-    new_change: float
-    net: float
-    score: float
-    evidence: str
-    significant: bool
-    p_value: Optional[float]
-    q_value: Optional[float]
-    rows_significant: bool
+@final
+class Relation(structseq[Any], tuple[str, str, str, tuple[str, ...], tuple[str, ...],
+        Optional[str], Optional[str], Optional[str], float, float, float, float, str, bool,
+        Optional[float], Optional[float], bool]):
+    __match_args__: Final = ("kind", "base_symbol", "new_symbol", "base_symbols",
+        "new_symbols", "base_parent", "new_parent", "dso", "base_change", "new_change",
+        "net", "score", "evidence", "significant", "p_value", "q_value", "rows_significant")
+    @property
+    def kind(self) -> str: ...
+    @property
+    def base_symbol(self) -> str: ...
+    @property
+    def new_symbol(self) -> str: ...
+    @property
+    def base_symbols(self) -> tuple[str, ...]: ...
+    @property
+    def new_symbols(self) -> tuple[str, ...]: ...
+    @property
+    def base_parent(self) -> Optional[str]: ...
+    @property
+    def new_parent(self) -> Optional[str]: ...
+    @property
+    def dso(self) -> Optional[str]: ...
+    @property
+    def base_change(self) -> float: ...
+    @property
+    def new_change(self) -> float: ...
+    @property
+    def net(self) -> float: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def evidence(self) -> str: ...
+    @property
+    def significant(self) -> bool: ...
+    @property
+    def p_value(self) -> Optional[float]: ...
+    @property
+    def q_value(self) -> Optional[float]: ...
+    @property
+    def rows_significant(self) -> bool: ...
 
-class Row(NamedTuple):
-    metric: str
-    key: str
-    symbol: str
-    dso: Optional[str]
-    base: Side
-    new: Side
-    change: float
-    p_value: float
-    q_value: float
-    significant: bool
-    relation: Optional[Relation]
-    tested: bool
-    process: Optional[str]
+@final
+class Row(structseq[Any], tuple[str, str, str, Optional[str], Side, Side, float, float,
+        float, bool, Optional[Relation], bool, Optional[str]]):
+    __match_args__: Final = ("metric", "key", "symbol", "dso", "base", "new", "change",
+        "p_value", "q_value", "significant", "relation", "tested", "process")
+    @property
+    def metric(self) -> str: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def symbol(self) -> str: ...
+    @property
+    def dso(self) -> Optional[str]: ...
+    @property
+    def base(self) -> Side: ...
+    @property
+    def new(self) -> Side: ...
+    @property
+    def change(self) -> float: ...
+    @property
+    def p_value(self) -> float: ...
+    @property
+    def q_value(self) -> float: ...
+    @property
+    def significant(self) -> bool: ...
+    @property
+    def relation(self) -> Optional[Relation]: ...
+    @property
+    def tested(self) -> bool: ...
+    @property
+    def process(self) -> Optional[str]: ...
 
 class Profile:
-    def __init__(self, paths: Union[_Input, Sequence[_Input]], *, event: Optional[str] = ...,
-                 inline: bool = ..., perf_compat: bool = ..., demangle: bool = ...,
-                 keep_suffixes: bool = ..., hide_unresolved: bool = ..., lkp: bool = ...,
-                 comm: Union[None, str, Sequence[str]] = ...,
-                 pid: Union[None, int, Sequence[int]] = ...,
-                 tid: Union[None, int, Sequence[int]] = ...,
-                 cpu: Union[None, int, Sequence[int]] = ...,
-                 dso: Union[None, str, Sequence[str]] = ...,
-                 time: Optional[tuple[Optional[int], Optional[int]]] = ...,
-                 kallsyms: Optional[str] = ..., symfs: Optional[str] = ...,
-                 buildid_dir: Optional[str] = ..., vmlinux: Optional[str] = ...,
-                 jit_dir: Optional[str] = ..., max_stack: Optional[int] = ...,
+    def __init__(self, paths: Union[_Input, Iterable[_Input]], *,
+                 event: Union[None, str, bytes] = ..., inline: bool = ...,
+                 perf_compat: bool = ..., demangle: bool = ..., keep_suffixes: bool = ...,
+                 hide_unresolved: bool = ..., merge_unresolved: bool = ..., lkp: bool = ...,
+                 comm: _Names = ..., pid: _Ids = ..., tid: _Ids = ..., cpu: _Ids = ...,
+                 dso: _Names = ..., time: Optional[tuple[Optional[int], Optional[int]]] = ...,
+                 kallsyms: Optional[_Path] = ..., symfs: Optional[_Path] = ...,
+                 buildid_dir: Optional[_Path] = ..., vmlinux: Optional[_Path] = ...,
+                 jit_dir: Optional[_Path] = ..., max_stack: Optional[int] = ...,
                  unwinder: Optional[str] = ..., threads: Optional[int] = ...) -> None: ...
     @property
     def events(self) -> list[str]: ...
@@ -163,13 +297,18 @@ class Profile:
     def unmatched_filters(self) -> list[tuple[str, str]]: ...
     def total(self, event: _Event = ..., run: Optional[int] = ...) -> int: ...
     def sample_count(self, event: _Event = ..., run: Optional[int] = ...) -> int: ...
-    def rows(self, metric: str = ..., event: _Event = ...) -> Union[list[Entry], list[Chain]]: ...
+    @overload
+    def rows(self, metric: Literal["children", "self"] = ..., event: _Event = ...
+             ) -> list[Entry]: ...
+    @overload
+    def rows(self, metric: Literal["calltrace"], event: _Event = ...) -> list[Chain]: ...
+    @overload
+    def rows(self, metric: str, event: _Event = ...) -> Union[list[Entry], list[Chain]]: ...
     def tree(self, event: _Event = ...) -> list[Node]: ...
     def lkp_keys(self, run: Optional[int] = ..., event: _Event = ...,
                  mean: bool = ...) -> dict[str, float]: ...
     def pprof(self, run: Optional[int] = ..., gzip: bool = ...) -> bytes: ...
-    def write_pprof(self, path: Union[str, bytes, os.PathLike], run: Optional[int] = ...,
-                    gzip: bool = ...) -> None: ...
+    def write_pprof(self, path: _Path, run: Optional[int] = ..., gzip: bool = ...) -> None: ...
     def report(self, format: str = ..., event: _Event = ..., percent_limit: float = ...,
                sort_self: bool = ..., chains: bool = ..., threshold: float = ...,
                callee: bool = ..., weight_samples: bool = ..., mean: bool = ...) -> str: ...
@@ -180,7 +319,7 @@ class Profile:
     def to_pandas(self, metric: str = ..., event: _Event = ...) -> Any: ...
 
 class Diff:
-    def __init__(self, base: Profile, new: Profile, event: Optional[str] = ...,
+    def __init__(self, base: Profile, new: Profile, event: Union[None, str, bytes] = ...,
                  fdr: float = ..., min_change: Optional[float] = ..., depth: int = ...,
                  tree: bool = ..., align: bool = ..., absolute: bool = ..., lkp: bool = ...,
                  rename_score: float = ..., cost_tolerance: float = ...) -> None: ...
@@ -207,15 +346,16 @@ class Diff:
     def svg(self, **options: Any) -> str: ...
     def to_pandas(self) -> Any: ...
 
+@final
 class Samples(Iterator[Sample]):
     def __next__(self) -> Sample: ...
     def close(self) -> None: ...
     def __enter__(self) -> "Samples": ...
-    def __exit__(self, *exc: Any) -> None: ...
+    def __exit__(self, *exc: object) -> None: ...
 
-def samples(path: Union[str, os.PathLike], *, event: Optional[str] = ..., inline: bool = ...,
+def samples(path: _Path, *, event: Union[None, str, bytes] = ..., inline: bool = ...,
             perf_compat: bool = ..., demangle: bool = ..., srcline: bool = ...,
-            kallsyms: Optional[str] = ..., symfs: Optional[str] = ...,
-            buildid_dir: Optional[str] = ..., vmlinux: Optional[str] = ...,
-            jit_dir: Optional[str] = ..., max_stack: Optional[int] = ...,
+            kallsyms: Optional[_Path] = ..., symfs: Optional[_Path] = ...,
+            buildid_dir: Optional[_Path] = ..., vmlinux: Optional[_Path] = ...,
+            jit_dir: Optional[_Path] = ..., max_stack: Optional[int] = ...,
             unwinder: Optional[str] = ..., threads: Optional[int] = ...) -> Samples: ...

@@ -11,37 +11,79 @@
  */
 #include "pdpy.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct pdpy_diff {
 	PyObject_HEAD
+	pdpy_state *st;              /* its module's */
 	pd_diff *d;
+	pdpy_phase phase;
 	pdpy_profile *side[2];
 	PyThread_type_lock lock;
 	PyObject *rows, *relations;
 	char *event;
 } pdpy_diff;
 
-static void diff_dealloc(pdpy_diff *self)
+/* Everything the diff holds, in the order it depends on it: the library's
+ * diff points into both sides' profiles, so it goes before them.  Each
+ * field is emptied before its object is let go (a side's last reference
+ * may free a profile, and that lets the GIL go); the caller says what
+ * phase the object is in. */
+static void diff_release(pdpy_diff *self)
 {
+	/* joins no thread: freed with the GIL held, as fits a tp_clear */
+	pd_diff_free(self->d);
+	self->d = NULL;
+	free(self->event);
+	self->event = NULL;
 	Py_CLEAR(self->rows);
 	Py_CLEAR(self->relations);
-	pd_diff_free(self->d);
 	Py_CLEAR(self->side[0]);
 	Py_CLEAR(self->side[1]);
-	free(self->event);
+}
+
+static int diff_clear(pdpy_diff *self)
+{
+	self->phase = PDPY_EMPTY;
+	diff_release(self);
+	return 0;
+}
+
+/* The sides make `a.d = Diff(a, b)` a cycle: the collector must see them. */
+static int diff_traverse(pdpy_diff *self, visitproc visit, void *arg)
+{
+	Py_VISIT(Py_TYPE(self)); /* a heap type: the object holds it */
+	Py_VISIT(self->side[0]);
+	Py_VISIT(self->side[1]);
+	Py_VISIT(self->rows);
+	Py_VISIT(self->relations);
+	return 0;
+}
+
+static void diff_dealloc(pdpy_diff *self)
+{
+	PyTypeObject *type = Py_TYPE(self);
+	PyObject_GC_UnTrack(self);
+	diff_release(self);
 	if (self->lock)
 		PyThread_free_lock(self->lock);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+	type->tp_free((PyObject *)self);
+	Py_DECREF(type);
 }
 
 static PyObject *diff_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
 	(void)args;
 	(void)kw;
-	pdpy_diff *self = (pdpy_diff *)type->tp_alloc(type, 0);
-	if (self && !(self->lock = PyThread_allocate_lock())) {
+	pdpy_state *st = pdpy_state_of(type);
+	pdpy_diff *self = st ? (pdpy_diff *)type->tp_alloc(type, 0) : NULL;
+	if (!self)
+		return NULL;
+	self->st = st;
+	if (!(self->lock = PyThread_allocate_lock())) {
 		Py_DECREF(self);
 		return PyErr_NoMemory();
 	}
@@ -69,11 +111,11 @@ static void lock_sides(pdpy_diff *self, bool take)
 
 /* ------------------------------------------------------------ records */
 
-static PyObject *side_record(const pd_diff_side *s)
+static PyObject *side_record(const pdpy_state *st, const pd_diff_side *s)
 {
 	PyObject *v[4] = { PyFloat_FromDouble(s->mean), PyFloat_FromDouble(s->stddev),
 			   pdpy_double_tuple(s->runs, s->nruns), PyLong_FromSize_t(s->present) };
-	return pdpy_struct(pdpy.side, v, 4);
+	return pdpy_struct(st, PDPY_SIDE, v, 4);
 }
 
 static PyObject *str_tuple(const char *const *s, size_t n)
@@ -89,14 +131,14 @@ static PyObject *str_tuple(const char *const *s, size_t n)
 	return t;
 }
 
-static PyObject *relation_record(const pd_diff_relation *r)
+static PyObject *relation_record(const pdpy_state *st, const pd_diff_relation *r)
 {
 	const pd_diff_row *row = r->row;
 	PyObject *v[17] = {
 		pdpy_str(pd_diff_relation_kind_name(r->kind)), pdpy_str(r->base_symbol),
 		pdpy_str(r->new_symbol), str_tuple(r->base_symbols, r->nbase_symbols),
 		str_tuple(r->new_symbols, r->nnew_symbols), pdpy_str(r->base_parent),
-		pdpy_str(r->new_parent), pdpy_path(r->dso), PyFloat_FromDouble(r->base_change),
+		pdpy_str(r->new_parent), pdpy_str(r->dso), PyFloat_FromDouble(r->base_change),
 		PyFloat_FromDouble(r->new_change), PyFloat_FromDouble(r->net),
 		PyFloat_FromDouble(r->score), pdpy_str(r->evidence),
 		PyBool_FromLong(row && row->significant),
@@ -104,20 +146,20 @@ static PyObject *relation_record(const pd_diff_relation *r)
 		row ? PyFloat_FromDouble(row->q_value) : Py_NewRef(Py_None),
 		PyBool_FromLong(r->rows_significant),
 	};
-	return pdpy_struct(pdpy.relation, v, 17);
+	return pdpy_struct(st, PDPY_RELATION, v, 17);
 }
 
-static PyObject *row_record(const pd_diff_row *r, PyObject *relation)
+static PyObject *row_record(const pdpy_state *st, const pd_diff_row *r, PyObject *relation)
 {
 	PyObject *v[13] = {
 		pdpy_str(pd_diff_metric_name(r->metric)), pdpy_str(r->key), pdpy_str(r->symbol),
-		pdpy_path(r->dso), side_record(&r->base), side_record(&r->new),
+		pdpy_str(r->dso), side_record(st, &r->base), side_record(st, &r->new),
 		PyFloat_FromDouble(r->change), PyFloat_FromDouble(r->p_value),
 		PyFloat_FromDouble(r->q_value), PyBool_FromLong(r->significant),
 		Py_NewRef(relation ? relation : Py_None), PyBool_FromLong(r->tested),
 		pdpy_str(r->process),
 	};
-	return pdpy_struct(pdpy.row, v, 13);
+	return pdpy_struct(st, PDPY_ROW, v, 13);
 }
 
 /* self->relations, and a map from each relation's address to its record. */
@@ -128,7 +170,7 @@ static PyObject *make_relations(pdpy_diff *self)
 	self->relations = PyList_New((Py_ssize_t)n);
 	for (size_t i = 0; map && self->relations && i < n; i++) {
 		const pd_diff_relation *r = pd_diff_relation_at(self->d, i);
-		PyObject *rec = relation_record(r), *key = PyLong_FromVoidPtr((void *)r);
+		PyObject *rec = relation_record(self->st, r), *key = PyLong_FromVoidPtr((void *)r);
 		if (!rec || !key || PyDict_SetItem(map, key, rec) < 0)
 			Py_CLEAR(map);
 		Py_XDECREF(key);
@@ -152,7 +194,7 @@ static int make_records(pdpy_diff *self)
 		if (key)
 			rel = PyDict_GetItemWithError(map, key);
 		Py_XDECREF(key);
-		PyObject *rec = PyErr_Occurred() ? NULL : row_record(r, rel);
+		PyObject *rec = PyErr_Occurred() ? NULL : row_record(self->st, r, rel);
 		if (!rec)
 			Py_CLEAR(self->rows);
 		else
@@ -164,28 +206,88 @@ static int make_records(pdpy_diff *self)
 
 /* ------------------------------------------------------------ __init__ */
 
+/* The InvalidArgumentError of an option value, in the command's words:
+ * those the library checks raise it too. */
+static int bad_value(const pdpy_state *st, const char *what, const char *value)
+{
+	pd_error err = { .code = PD_EINVAL, .offset = PD_NO_OFFSET };
+	snprintf(err.message, sizeof err.message, "%s, not %s", what, value);
+	pdpy_raise(st, &err, NULL);
+	return -1;
+}
+
+/* v within [lo, hi], above lo when `open`, as `perfdiff diff` checks its
+ * option. */
+static int check_number(const pdpy_state *st, double v, double lo, double hi, bool open,
+			const char *what)
+{
+	if (isfinite(v) && v >= lo && v <= hi && !(open && v == lo))
+		return 0;
+	char num[32];
+	snprintf(num, sizeof num, "%g", v);
+	return bad_value(st, what, num);
+}
+
+/* depth=, a number of frames (0: all), as the command checks --depth. */
+static int parse_depth(const pdpy_state *st, PyObject *depth, unsigned *out)
+{
+	if (!depth)
+		return 0;
+	unsigned long long n = PyLong_AsUnsignedLongLong(depth);
+	if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_OverflowError))
+		return -1; /* not an int: its TypeError */
+	if (!PyErr_Occurred() && n <= UINT_MAX) {
+		*out = (unsigned)n;
+		return 0;
+	}
+	PyErr_Clear();
+	PyObject *r = PyObject_Repr(depth);
+	const char *s = r ? PyUnicode_AsUTF8(r) : NULL;
+	if (s)
+		bad_value(st, "depth needs a number of frames (0: all)", s);
+	Py_XDECREF(r);
+	return -1;
+}
+
+/* The numbers of the options, as the command checks them; min_change
+ * None keeps the library's "the mode's default" (a negative number). */
+static int parse_numbers(const pdpy_state *st, pd_diff_options *o, PyObject *depth,
+			 PyObject *minc)
+{
+	if (parse_depth(st, depth, &o->depth) < 0)
+		return -1;
+	if (minc && minc != Py_None &&
+	    (((o->min_change = PyFloat_AsDouble(minc)) == -1.0 && PyErr_Occurred()) ||
+	     check_number(st, o->min_change, 0, HUGE_VAL, false, "min_change needs a number >= 0") < 0))
+		return -1;
+	return check_number(st, o->fdr, 0, 1, true, "fdr needs a rate above 0 and at most 1") < 0 ||
+	       check_number(st, o->rename_score, 0, 1, false,
+			    "rename_score needs a score from 0 to 1") < 0 ||
+	       check_number(st, o->cost_tolerance, 0, 1, false,
+			    "cost_tolerance needs a number from 0 to 1") < 0 ? -1 : 0;
+}
+
 static int parse_diff_args(pdpy_diff *self, PyObject *args, PyObject *kw, pd_diff_options *o)
 {
 	static char *kws[] = { "base", "new", "event", "fdr", "min_change", "depth", "tree",
 			       "align", "absolute", "lkp", "rename_score", "cost_tolerance",
 			       NULL };
-	PyObject *base, *new_, *event = NULL, *minc = NULL;
+	PyTypeObject *profile_type = (PyTypeObject *)self->st->classes[PDPY_PROFILE];
+	PyObject *base, *new_, *event = NULL, *minc = NULL, *depth = NULL;
 	int tree = 0, align = 1, absolute = 0, lkp = 0;
-	if (pdpy_options_init_rc(pd_diff_options_init(o, PD_DIFF_OPTIONS_VERSION),
+	if (pdpy_options_init_rc(self->st, pd_diff_options_init(o, PD_DIFF_OPTIONS_VERSION),
 				 "pd_diff_options") < 0)
 		return -1;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|OdOIppppdd:Diff", kws,
-					 &pdpy_profile_type, &base, &pdpy_profile_type, &new_,
-					 &event, &o->fdr, &minc, &o->depth, &tree, &align,
-					 &absolute, &lkp, &o->rename_score, &o->cost_tolerance))
-		return -1;
-	if (minc && minc != Py_None && (o->min_change = PyFloat_AsDouble(minc), PyErr_Occurred()))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|OdOOppppdd:Diff", kws,
+					 profile_type, &base, profile_type, &new_,
+					 &event, &o->fdr, &minc, &depth, &tree, &align,
+					 &absolute, &lkp, &o->rename_score, &o->cost_tolerance) ||
+	    parse_numbers(self->st, o, depth, minc) < 0)
 		return -1;
 	o->flags |= (tree ? PD_DIFF_TREE_ROWS : 0) | (align ? 0 : PD_DIFF_NO_ALIGN) |
 		    (absolute ? PD_DIFF_ABSOLUTE : 0) | (lkp ? PD_DIFF_LKP_KEYS : 0);
-	const char *ev = event && event != Py_None ? PyUnicode_AsUTF8(event) : NULL;
-	if (event && event != Py_None && (!ev || !(self->event = strdup(ev))))
-		return ev ? (PyErr_NoMemory(), -1) : -1;
+	if (event && event != Py_None && !(self->event = pdpy_strdup(event)))
+		return -1;
 	o->event = self->event;
 	self->side[0] = (pdpy_profile *)Py_NewRef(base);
 	self->side[1] = (pdpy_profile *)Py_NewRef(new_);
@@ -193,12 +295,10 @@ static int parse_diff_args(pdpy_diff *self, PyObject *args, PyObject *kw, pd_dif
 		       ? -1 : 0;
 }
 
-static int diff_init(pdpy_diff *self, PyObject *args, PyObject *kw)
+/* The library's diff of the two sides, with the GIL released and both
+ * sides locked, then its rows and relations as Python records. */
+static int diff_build(pdpy_diff *self, PyObject *args, PyObject *kw)
 {
-	if (self->d) {
-		PyErr_SetString(PyExc_RuntimeError, "a Diff is made once");
-		return -1;
-	}
 	pd_diff_options o;
 	pd_error err;
 	int rc;
@@ -210,20 +310,34 @@ static int diff_init(pdpy_diff *self, PyObject *args, PyObject *kw)
 	Py_END_ALLOW_THREADS
 	lock_sides(self, false);
 	if (rc < 0) {
-		pdpy_raise(&err, NULL);
+		pdpy_raise(self->st, &err, NULL);
 		return -1;
 	}
 	return make_records(self);
+}
+
+/* BUSY while it runs (a failed or earlier __init__'s sides, event and
+ * records released first), READY only once everything is made. */
+static int diff_init(pdpy_diff *self, PyObject *args, PyObject *kw)
+{
+	if (pdpy_init_allowed(self->phase, "Diff") < 0)
+		return -1;
+	self->phase = PDPY_BUSY;
+	diff_release(self);
+	if (diff_build(self, args, kw) < 0) {
+		diff_release(self);
+		self->phase = PDPY_EMPTY; /* only now: the release may let the GIL go */
+		return -1;
+	}
+	self->phase = PDPY_READY;
+	return 0;
 }
 
 /* ------------------------------------------------------------ methods */
 
 static int ready(pdpy_diff *self)
 {
-	if (self->d)
-		return 0;
-	PyErr_SetString(PyExc_RuntimeError, "Diff.__init__ was not called");
-	return -1;
+	return self->phase == PDPY_READY ? 0 : pdpy_not_ready("Diff");
 }
 
 static int parse_sort(const char *s, pd_diff_sort *out)
@@ -244,7 +358,7 @@ static PyObject *diff_write(pdpy_diff *self, PyObject *args, PyObject *kw)
 	const char *format = "text", *sort = "change";
 	int all = 0, color = 0;
 	pd_diff_write_options o;
-	if (pdpy_options_init_rc(pd_diff_write_options_init(&o, PD_DIFF_WRITE_OPTIONS_VERSION),
+	if (pdpy_options_init_rc(self->st, pd_diff_write_options_init(&o, PD_DIFF_WRITE_OPTIONS_VERSION),
 				 "pd_diff_write_options") < 0)
 		return NULL;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|spsdp", kws, &format, &all, &sort,
@@ -259,7 +373,7 @@ static PyObject *diff_write(pdpy_diff *self, PyObject *args, PyObject *kw)
 	pd_error err;
 	int rc = pdpy_out_open(&out, &err);
 	if (rc < 0)
-		return pdpy_raise(&err, NULL);
+		return pdpy_raise(self->st, &err, NULL);
 	pdpy_lock(self->lock);
 	lock_sides(self, true);
 	Py_BEGIN_ALLOW_THREADS
@@ -267,7 +381,7 @@ static PyObject *diff_write(pdpy_diff *self, PyObject *args, PyObject *kw)
 	Py_END_ALLOW_THREADS
 	lock_sides(self, false);
 	PyThread_release_lock(self->lock);
-	return pdpy_out_finish(&out, rc, &err);
+	return pdpy_out_finish(self->st, &out, rc, &err);
 }
 
 static PyObject *get_rows(pdpy_diff *self, void *unused)
@@ -317,15 +431,20 @@ static PyGetSetDef diff_getset[] = {
 	{ "new", (getter)get_sides, NULL, "the new Profile", (void *)1 },
 	{ 0 } };
 
-PyTypeObject pdpy_diff_type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "perfdiff._perfdiff.Diff",
-	.tp_basicsize = sizeof(pdpy_diff),
-	.tp_dealloc = (destructor)diff_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.tp_doc = "Diff(base, new, **options): two Profiles compared.",
-	.tp_methods = diff_methods,
-	.tp_getset = diff_getset,
-	.tp_init = (initproc)diff_init,
-	.tp_new = diff_new,
+static PyType_Slot diff_slots[] = {
+	{ Py_tp_dealloc, (void *)diff_dealloc },
+	{ Py_tp_traverse, (void *)diff_traverse },
+	{ Py_tp_clear, (void *)diff_clear },
+	{ Py_tp_doc, (void *)"Diff(base, new, **options): two Profiles compared." },
+	{ Py_tp_methods, diff_methods },
+	{ Py_tp_getset, diff_getset },
+	{ Py_tp_init, (void *)diff_init },
+	{ Py_tp_new, (void *)diff_new },
+	{ 0, NULL } };
+
+PyType_Spec pdpy_diff_spec = {
+	.name = "perfdiff._perfdiff.Diff",
+	.basicsize = sizeof(pdpy_diff),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = diff_slots,
 };

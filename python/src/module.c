@@ -10,10 +10,14 @@
  * the path; warnings of the library (pd_warning_kind) go through Python's
  * `warnings`, one category per kind, so that a script filters them as it
  * filters any other.
+ *
+ * The module is initialised in phases (PEP 489): PyInit__perfdiff() only
+ * returns its definition, and its exec slot makes every class -- heap
+ * types, records and exceptions alike -- into the module's state, so
+ * that each interpreter importing it (a subinterpreter too) gets its own
+ * and nothing is global.
  */
 #include "pdpy.h"
-
-pdpy_types pdpy;
 
 #define F(n, d) { n, d }
 static PyStructSequence_Field run_fields[] = {
@@ -96,8 +100,8 @@ static PyStructSequence_Field relation_fields[] = {
 	F("rows_significant", "some row it explains changed significantly"),
 	{ 0 } };
 
-static PyTypeObject *new_record(PyObject *m, const char *name, const char *doc,
-				PyStructSequence_Field *fields)
+static PyObject *new_record(PyObject *m, const char *name, const char *doc,
+			    PyStructSequence_Field *fields)
 {
 	int n = 0;
 	while (fields[n].name)
@@ -111,32 +115,36 @@ static PyTypeObject *new_record(PyObject *m, const char *name, const char *doc,
 		Py_DECREF(t);
 		return NULL;
 	}
-	return t;
+	return (PyObject *)t;
 }
 
-static int add_records(PyObject *m)
+static const struct record {
+	const char *name, *doc;
+	PyStructSequence_Field *fields;
+} records[PDPY_PROFILE] = {
+	[PDPY_RUN] = { "perfdiff.Run", "One input file of a Profile.", run_fields },
+	[PDPY_ENTRY] = { "perfdiff.Entry", "A symbol's children and self (Profile.rows).",
+			 entry_fields },
+	[PDPY_CHAIN] = { "perfdiff.Chain",
+			 "A caller path under a symbol (Profile.rows('calltrace')).", chain_fields },
+	[PDPY_NODE] = { "perfdiff.Node", "A node of the calling-context tree (Profile.tree).",
+			node_fields },
+	[PDPY_FRAME] = { "perfdiff.Frame", "A frame of a Sample.", frame_fields },
+	[PDPY_SAMPLE] = { "perfdiff.Sample", "A symbolized sample (perfdiff.samples).",
+			  sample_fields },
+	[PDPY_SIDE] = { "perfdiff.Side", "One side of a diff row.", side_fields },
+	[PDPY_ROW] = { "perfdiff.Row", "A row of a Diff.", row_fields },
+	[PDPY_RELATION] = { "perfdiff.Relation", "An explained shift of a Diff.",
+			    relation_fields },
+};
+
+static int add_records(PyObject *m, pdpy_state *st)
 {
-	return (pdpy.run = new_record(m, "perfdiff.Run", "One input file of a Profile.",
-				      run_fields)) &&
-	       (pdpy.entry = new_record(m, "perfdiff.Entry",
-					"A symbol's children and self (Profile.rows).",
-					entry_fields)) &&
-	       (pdpy.chain = new_record(m, "perfdiff.Chain",
-					"A caller path under a symbol (Profile.rows('calltrace')).",
-					chain_fields)) &&
-	       (pdpy.node = new_record(m, "perfdiff.Node",
-				       "A node of the calling-context tree (Profile.tree).",
-				       node_fields)) &&
-	       (pdpy.frame = new_record(m, "perfdiff.Frame", "A frame of a Sample.",
-					frame_fields)) &&
-	       (pdpy.sample = new_record(m, "perfdiff.Sample",
-					 "A symbolized sample (perfdiff.samples).", sample_fields)) &&
-	       (pdpy.side = new_record(m, "perfdiff.Side", "One side of a diff row.",
-				       side_fields)) &&
-	       (pdpy.row = new_record(m, "perfdiff.Row", "A row of a Diff.", row_fields)) &&
-	       (pdpy.relation = new_record(m, "perfdiff.Relation",
-					   "An explained shift of a Diff.", relation_fields))
-		       ? 0 : -1;
+	for (int i = 0; i < PDPY_PROFILE; i++)
+		if (!(st->classes[i] = new_record(m, records[i].name, records[i].doc,
+						  records[i].fields)))
+			return -1;
+	return 0;
 }
 
 /* ------------------------------------------------------------ exceptions */
@@ -155,16 +163,16 @@ static int add_class(PyObject *m, const char *name, PyObject *base, const char *
 	return *out ? PyModule_AddObjectRef(m, name, *out) : -1;
 }
 
-static int add_errors(PyObject *m)
+static int add_errors(PyObject *m, pdpy_state *st)
 {
 	if (add_class(m, "Error", NULL,
 		      "An error of libperfdiff: .code (a negative PD_E* number), .code_name, "
 		      ".offset (byte offset in the file, or None), .path and .message.",
-		      &pdpy.error) < 0)
+		      &st->errors[1]) < 0)
 		return -1;
 	for (int i = 2; i < 9; i++)
-		if (add_class(m, error_names[i], pdpy.error, pd_error_code_str(-i),
-			      &pdpy.errors[i]) < 0)
+		if (add_class(m, error_names[i], st->errors[1], pd_error_code_str(-i),
+			      &st->errors[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -183,14 +191,14 @@ static const char *const warning_docs[6] = {
 	"The file found is another build than the one recorded.",
 };
 
-static int add_warnings(PyObject *m)
+static int add_warnings(PyObject *m, pdpy_state *st)
 {
-	if (add_class(m, warning_names[0], PyExc_UserWarning, warning_docs[0], &pdpy.warning) < 0)
+	if (add_class(m, warning_names[0], PyExc_UserWarning, warning_docs[0],
+		      &st->warnings[0]) < 0)
 		return -1;
-	pdpy.warnings[0] = pdpy.warning;
 	for (int i = 1; i < 6; i++)
-		if (add_class(m, warning_names[i], pdpy.warning, warning_docs[i],
-			      &pdpy.warnings[i]) < 0)
+		if (add_class(m, warning_names[i], st->warnings[0], warning_docs[i],
+			      &st->warnings[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -204,11 +212,11 @@ static int set_attr(PyObject *o, const char *name, PyObject *v)
 	return rc;
 }
 
-void *pdpy_raise(const pd_error *err, const char *path)
+void *pdpy_raise(const pdpy_state *st, const pd_error *err, const char *path)
 {
 	int code = err->code < 0 && err->code >= -8 ? err->code : PD_EINVAL;
-	PyObject *cls = code <= -2 ? pdpy.errors[-code] : pdpy.error;
-	PyObject *msg = pdpy_path(err->message), *e = NULL;
+	PyObject *cls = st->errors[code <= -2 ? -code : 1];
+	PyObject *msg = pdpy_str(err->message), *e = NULL;
 	if (msg)
 		e = PyObject_CallOneArg(cls, msg);
 	Py_XDECREF(msg);
@@ -218,30 +226,30 @@ void *pdpy_raise(const pd_error *err, const char *path)
 	    set_attr(e, "code_name", pdpy_str(pd_error_code_str(err->code))) == 0 &&
 	    set_attr(e, "offset", err->offset == PD_NO_OFFSET ? Py_NewRef(Py_None)
 			     : PyLong_FromUnsignedLongLong(err->offset)) == 0 &&
-	    set_attr(e, "path", pdpy_path(path)) == 0 &&
-	    set_attr(e, "message", pdpy_path(err->message)) == 0)
+	    set_attr(e, "path", pdpy_str(path)) == 0 &&
+	    set_attr(e, "message", pdpy_str(err->message)) == 0)
 		PyErr_SetObject(cls, e);
 	Py_DECREF(e);
 	return NULL;
 }
 
-int pdpy_options_init_rc(int rc, const char *what)
+int pdpy_options_init_rc(const pdpy_state *st, int rc, const char *what)
 {
 	if (rc >= 0)
 		return 0;
 	pd_error err = { .code = rc, .offset = PD_NO_OFFSET };
 	snprintf(err.message, sizeof err.message,
 		 "this libperfdiff refuses the %s of this module, built with another one", what);
-	pdpy_raise(&err, NULL);
+	pdpy_raise(st, &err, NULL);
 	return -1;
 }
 
 /* Not PyErr_WarnEx(), which decodes its text as strict UTF-8 and so
  * fails on a message naming a file whose name is not UTF-8. */
-int pdpy_warn(pd_warning_kind kind, const char *msg)
+int pdpy_warn(const pdpy_state *st, pd_warning_kind kind, const char *msg)
 {
-	PyObject *cat = (unsigned)kind < 6 ? pdpy.warnings[kind] : pdpy.warning;
-	PyObject *text = pdpy_path(msg);
+	PyObject *cat = st->warnings[(unsigned)kind < 6 ? kind : 0];
+	PyObject *text = pdpy_str(msg);
 	if (!text)
 		return -1;
 	int rc = PyErr_WarnFormat(cat, 1, "%U", text);
@@ -260,15 +268,26 @@ void pdpy_lock(PyThread_type_lock lock)
 	Py_END_ALLOW_THREADS
 }
 
-PyObject *pdpy_str(const char *s)
+PyObject *pdpy_strn(const char *s, size_t n)
 {
-	return s ? PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape")
-		 : Py_NewRef(Py_None);
+	return PyUnicode_DecodeFSDefaultAndSize(s, (Py_ssize_t)n);
 }
 
-PyObject *pdpy_path(const char *s)
+PyObject *pdpy_str(const char *s)
 {
-	return s ? PyUnicode_DecodeFSDefault(s) : Py_NewRef(Py_None);
+	return s ? pdpy_strn(s, strlen(s)) : Py_NewRef(Py_None);
+}
+
+char *pdpy_strdup(PyObject *v)
+{
+	PyObject *b = NULL;
+	if (!PyUnicode_FSConverter(v, &b))
+		return NULL;
+	char *s = strdup(PyBytes_AS_STRING(b));
+	Py_DECREF(b);
+	if (!s)
+		PyErr_NoMemory();
+	return s;
 }
 
 PyObject *pdpy_u64_tuple(const uint64_t *v, size_t n)
@@ -299,8 +318,9 @@ PyObject *pdpy_double_tuple(const double *v, size_t n)
 	return t;
 }
 
-PyObject *pdpy_struct(PyTypeObject *type, PyObject **values, int n)
+PyObject *pdpy_struct(const pdpy_state *st, enum pdpy_class cls, PyObject **values, int n)
 {
+	PyTypeObject *type = (PyTypeObject *)st->classes[cls];
 	PyObject *s = NULL;
 	int ok = 1;
 	for (int i = 0; i < n; i++)
@@ -314,6 +334,25 @@ PyObject *pdpy_struct(PyTypeObject *type, PyObject **values, int n)
 			Py_XDECREF(values[i]);
 	}
 	return s;
+}
+
+int pdpy_init_allowed(pdpy_phase phase, const char *type)
+{
+	if (phase == PDPY_EMPTY)
+		return 0;
+	PyErr_Format(PyExc_RuntimeError,
+		     phase == PDPY_READY ? "a %s is made once: make a new one"
+					 : "this %s's __init__ is running in another thread",
+		     type);
+	return -1;
+}
+
+int pdpy_not_ready(const char *type)
+{
+	PyErr_Format(PyExc_RuntimeError,
+		     "this %s is not ready: its __init__ was not called, failed, or is running",
+		     type);
+	return -1;
 }
 
 /* ------------------------------------------------------------ module */
@@ -333,28 +372,72 @@ static PyMethodDef methods[] = {
 	{ "library_version", version, METH_NOARGS, "The linked libperfdiff's version." },
 	{ 0 } };
 
+static int module_exec(PyObject *m);
+
+/* Every reference the state holds, for the collector. */
+static int module_traverse(PyObject *m, visitproc visit, void *arg)
+{
+	pdpy_state *st = PyModule_GetState(m);
+	for (int i = 0; st && i < PDPY_NCLASSES; i++)
+		Py_VISIT(st->classes[i]);
+	for (int i = 0; st && i < 9; i++)
+		Py_VISIT(st->errors[i]);
+	for (int i = 0; st && i < 6; i++)
+		Py_VISIT(st->warnings[i]);
+	return 0;
+}
+
+static int module_clear(PyObject *m)
+{
+	pdpy_state *st = PyModule_GetState(m);
+	for (int i = 0; st && i < PDPY_NCLASSES; i++)
+		Py_CLEAR(st->classes[i]);
+	for (int i = 0; st && i < 9; i++)
+		Py_CLEAR(st->errors[i]);
+	for (int i = 0; st && i < 6; i++)
+		Py_CLEAR(st->warnings[i]);
+	return 0;
+}
+
+static void module_free(void *m)
+{
+	module_clear(m);
+}
+
+static PyModuleDef_Slot slots[] = {
+	{ Py_mod_exec, (void *)module_exec },
+	{ 0, NULL } };
+
 static struct PyModuleDef moddef = {
 	PyModuleDef_HEAD_INIT, "perfdiff._perfdiff",
-	"libperfdiff's public C API for Python; import `perfdiff`, not this.", -1, methods,
-	NULL, NULL, NULL, NULL,
+	"libperfdiff's public C API for Python; import `perfdiff`, not this.",
+	sizeof(pdpy_state), methods, slots, module_traverse, module_clear, module_free,
 };
 
-static int add_type(PyObject *m, const char *name, PyTypeObject *t)
+pdpy_state *pdpy_state_of(PyTypeObject *type)
 {
-	return PyType_Ready(t) < 0 ? -1 : PyModule_AddObjectRef(m, name, (PyObject *)t);
+	PyObject *m = PyType_GetModuleByDef(type, &moddef);
+	return m ? PyModule_GetState(m) : NULL;
+}
+
+/* A heap type of the module from `spec`, into the state and the module. */
+static int add_type(PyObject *m, PyType_Spec *spec, PyObject **out)
+{
+	*out = PyType_FromModuleAndSpec(m, spec, NULL);
+	return *out ? PyModule_AddType(m, (PyTypeObject *)*out) : -1;
+}
+
+static int module_exec(PyObject *m)
+{
+	pdpy_state *st = PyModule_GetState(m);
+	return add_records(m, st) < 0 || add_errors(m, st) < 0 || add_warnings(m, st) < 0 ||
+	       add_type(m, &pdpy_profile_spec, &st->classes[PDPY_PROFILE]) < 0 ||
+	       add_type(m, &pdpy_diff_spec, &st->classes[PDPY_DIFF]) < 0 ||
+	       add_type(m, &pdpy_samples_spec, &st->classes[PDPY_SAMPLES]) < 0
+		       ? -1 : 0;
 }
 
 PyMODINIT_FUNC PyInit__perfdiff(void)
 {
-	PyObject *m = PyModule_Create(&moddef);
-	if (!m)
-		return NULL;
-	if (add_records(m) < 0 || add_errors(m) < 0 || add_warnings(m) < 0 ||
-	    add_type(m, "Profile", &pdpy_profile_type) < 0 ||
-	    add_type(m, "Diff", &pdpy_diff_type) < 0 ||
-	    add_type(m, "Samples", &pdpy_samples_type) < 0) {
-		Py_DECREF(m);
-		return NULL;
-	}
-	return m;
+	return PyModuleDef_Init(&moddef);
 }

@@ -38,24 +38,11 @@ void pdpy_opts_free(pdpy_opts *o)
 	free(o);
 }
 
-/* A copy of str or os.PathLike `v` (file system encoding); NULL with an
- * exception. */
-static char *fs_string(PyObject *v)
-{
-	PyObject *b = NULL;
-	if (!PyUnicode_FSConverter(v, &b))
-		return NULL;
-	char *s = strdup(PyBytes_AS_STRING(b));
-	Py_DECREF(b);
-	if (!s)
-		PyErr_NoMemory();
-	return s;
-}
-
-/* A str or a single int becomes a list of one; otherwise a sequence. */
+/* A str, bytes or a single int becomes a list of one; otherwise a
+ * sequence. */
 static PyObject *as_list(PyObject *v)
 {
-	if (PyUnicode_Check(v) || PyLong_Check(v))
+	if (PyUnicode_Check(v) || PyBytes_Check(v) || PyLong_Check(v))
 		return PyTuple_Pack(1, v);
 	return PySequence_Fast(v, "a filter is a value or a sequence of values");
 }
@@ -69,9 +56,8 @@ static int parse_names(pdpy_opts *o, int k, PyObject *v)
 	o->names[k] = calloc((size_t)n + 1, sizeof *o->names[k]);
 	int rc = o->names[k] ? 0 : (PyErr_NoMemory(), -1);
 	for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
-		const char *s = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(seq, i));
-		if (!s || !(o->names[k][i] = strdup(s)))
-			rc = s ? (PyErr_NoMemory(), -1) : -1;
+		if (!(o->names[k][i] = pdpy_strdup(PySequence_Fast_GET_ITEM(seq, i))))
+			rc = -1;
 		else
 			o->nnames[k]++;
 	}
@@ -174,7 +160,7 @@ static int parse_session(pdpy_opts *o, PyObject *kw, Py_ssize_t *taken, int prof
 		return -1;
 	for (int i = 0; i < 5; i++) {
 		PyObject *v = take(kw, str_keys[i], taken);
-		if (v && !(o->strs[i] = fs_string(v)))
+		if (v && !(o->strs[i] = pdpy_strdup(v)))
 			return -1;
 	}
 	so->symfs = o->strs[S_SYMFS];
@@ -285,16 +271,16 @@ static int unknown_key(PyObject *kw, int profile)
 	return 0;
 }
 
-pdpy_opts *pdpy_opts_parse(PyObject *kw, int profile)
+pdpy_opts *pdpy_opts_parse(const pdpy_state *st, PyObject *kw, int profile)
 {
 	pdpy_opts *o = calloc(1, sizeof *o);
 	if (!o) {
 		PyErr_NoMemory();
 		return NULL;
 	}
-	if (pdpy_options_init_rc(pd_profile_options_init(&o->po, PD_PROFILE_OPTIONS_VERSION),
+	if (pdpy_options_init_rc(st, pd_profile_options_init(&o->po, PD_PROFILE_OPTIONS_VERSION),
 				 "pd_profile_options") < 0 ||
-	    pdpy_options_init_rc(pd_session_options_init(&o->so, PD_SESSION_OPTIONS_VERSION),
+	    pdpy_options_init_rc(st, pd_session_options_init(&o->so, PD_SESSION_OPTIONS_VERSION),
 				 "pd_session_options") < 0) {
 		pdpy_opts_free(o);
 		return NULL;
@@ -302,14 +288,11 @@ pdpy_opts *pdpy_opts_parse(PyObject *kw, int profile)
 	o->po.session = &o->so;
 	Py_ssize_t taken = 0;
 	PyObject *ev = take(kw, "event", &taken);
-	const char *evs = ev ? PyUnicode_AsUTF8(ev) : NULL;
-	if ((ev && (!evs || !(o->event = strdup(evs)))) ||
+	if ((ev && !(o->event = pdpy_strdup(ev))) ||
 	    (!profile && take_flag(kw, "srcline", &taken, &o->so.flags, PD_SESSION_SRCLINE, 1) < 0) ||
 	    parse_session(o, kw, &taken, profile) < 0 ||
 	    (profile && parse_profile(o, kw, &taken) < 0) ||
 	    (kw && unknown_key(kw, profile) < 0)) {
-		if (ev && evs && !o->event && !PyErr_Occurred())
-			PyErr_NoMemory();
 		pdpy_opts_free(o);
 		return NULL;
 	}

@@ -39,14 +39,13 @@ int pdpy_out_open(pdpy_out *o, pd_error *err)
 	return pd_writer_new_callback(&o->w, append, o, err);
 }
 
-PyObject *pdpy_out_finish(pdpy_out *o, int rc, pd_error *err)
+PyObject *pdpy_out_finish(const pdpy_state *st, pdpy_out *o, int rc, pd_error *err)
 {
 	if (rc == 0)
 		rc = pd_writer_flush(o->w, err);
 	pd_writer_free(o->w);
-	PyObject *s = rc < 0 ? pdpy_raise(err, NULL)
-			     : PyUnicode_DecodeUTF8(o->buf ? o->buf : "", (Py_ssize_t)o->len,
-						    "surrogateescape");
+	PyObject *s = rc < 0 ? pdpy_raise(st, err, NULL)
+			     : pdpy_strn(o->buf ? o->buf : "", o->len);
 	free(o->buf);
 	memset(o, 0, sizeof *o);
 	return s;

@@ -12,7 +12,12 @@
  * Python objects wrapping library handles carry a lock: the GIL is released
  * while the library reads, folds, diffs or writes, so the lock is what keeps
  * two Python threads from using one handle at once (the library's handles
- * are used by one thread at a time, profile.h and diff.h).
+ * are used by one thread at a time, profile.h and diff.h).  No Python code
+ * runs under such a lock, since it may call back into the object.
+ *
+ * Nothing is global: the classes live in the module's state (pdpy_state),
+ * which each object reaches through a pointer it keeps, so that every
+ * interpreter importing the module has its own.
  */
 #ifndef PDPY_H
 #define PDPY_H
@@ -23,25 +28,45 @@
 
 #include <perfdiff/perfdiff.h>
 
-/* Types and exception classes, made once at import (module.c) and only
- * read afterwards. */
-typedef struct pdpy_types {
-	PyObject *error;             /* perfdiff.Error */
-	PyObject *errors[9];         /* by -code (PD_EINVAL .. PD_ELIMIT) */
-	PyObject *warning;           /* perfdiff.PerfdiffWarning */
-	PyObject *warnings[6];       /* by pd_warning_kind */
-	PyTypeObject *run, *entry, *chain, *node, *frame, *sample;
-	PyTypeObject *side, *row, *relation;
-} pdpy_types;
+/* The module's classes, made by its exec slot (module.c) into its state,
+ * one set per module object (PEP 489), so that each interpreter that
+ * imports it has its own and no class is shared between them. */
+enum pdpy_class {
+	/* records (struct sequences) */
+	PDPY_RUN, PDPY_ENTRY, PDPY_CHAIN, PDPY_NODE, PDPY_FRAME, PDPY_SAMPLE,
+	PDPY_SIDE, PDPY_ROW, PDPY_RELATION,
+	/* the types wrapping library handles */
+	PDPY_PROFILE, PDPY_DIFF, PDPY_SAMPLES,
+	PDPY_NCLASSES
+};
 
-extern pdpy_types pdpy;
-extern PyTypeObject pdpy_profile_type, pdpy_diff_type, pdpy_samples_type;
+typedef struct pdpy_state {
+	PyObject *classes[PDPY_NCLASSES];   /* by pdpy_class */
+	PyObject *errors[9];   /* [1]: perfdiff.Error; [2..8]: by -code (PD_EINVAL..) */
+	PyObject *warnings[6]; /* by pd_warning_kind; [0]: PerfdiffWarning */
+} pdpy_state;
+
+/* The state of the module whose type `type` is or derives from.  An
+ * object keeps this pointer: the object holds its type, the type its
+ * module, so the state lives as long as the object. */
+pdpy_state *pdpy_state_of(PyTypeObject *type);
+
+/* The three types, as specs the module makes its heap types from. */
+extern PyType_Spec pdpy_profile_spec, pdpy_diff_spec, pdpy_samples_spec;
+
+/* Where an object's __init__ is.  Only a READY object is used; BUSY keeps
+ * other threads off (and a second __init__ out) while __init__ runs
+ * without the GIL, so that __init__ needs no lock and may call Python
+ * code (a user's iterator, `warnings`).  Set and read under the GIL. */
+typedef enum pdpy_phase { PDPY_EMPTY, PDPY_BUSY, PDPY_READY } pdpy_phase;
 
 /* A wrapped pd_profile: immutable once built (its views are built lazily,
  * under `lock`). */
 typedef struct pdpy_profile {
 	PyObject_HEAD
+	pdpy_state *st;              /* its module's */
 	pd_profile *p;
+	pdpy_phase phase;
 	PyThread_type_lock lock;
 	int ev;                      /* the default event, -1: none */
 	struct pdpy_opts *opts;      /* what the profile was built with (owned) */
@@ -50,28 +75,35 @@ typedef struct pdpy_profile {
 /* ---- module.c */
 
 /* Raise the Error subclass of err->code, with `path` (may be NULL). */
-void *pdpy_raise(const pd_error *err, const char *path);
+void *pdpy_raise(const pdpy_state *st, const pd_error *err, const char *path);
 /* `rc` of a pd_*_options_init() of the struct `what`: 0, or -1 with the
  * library's error raised when it refuses the options version the module
  * was built with (another build of libperfdiff under the same SONAME). */
-int pdpy_options_init_rc(int rc, const char *what);
+int pdpy_options_init_rc(const pdpy_state *st, int rc, const char *what);
 /* Issue a library warning of kind `kind` through `warnings`; -1 with an
  * exception set when a filter turned it into an error. */
-int pdpy_warn(pd_warning_kind kind, const char *msg);
+int pdpy_warn(const pdpy_state *st, pd_warning_kind kind, const char *msg);
 /* Take `lock`, letting other Python threads run while waiting. */
 void pdpy_lock(PyThread_type_lock lock);
-/* A str from UTF-8 (NULL: None). */
+/* Text between Python and the library, one way for all of it.  The
+ * library's text is bytes: paths, and names that come from the recorded
+ * programs (symbols, comms, event names), in no promised encoding.  Every
+ * such text is decoded as os.fsdecode() does and every text given to the
+ * library (paths, filters, event names) encoded as os.fsencode() does,
+ * so that anything handed out can be handed back and means the same
+ * bytes, whatever they are. */
+/* A str of s's bytes (NULL: None); of n bytes for pdpy_strn(). */
 PyObject *pdpy_str(const char *s);
-/* A str from a path, or from text that quotes paths (an error's or a
- * warning's message), decoded as os.fsdecode() does, so that
- * os.fsencode() gives the bytes back (NULL: None). */
-PyObject *pdpy_path(const char *s);
+PyObject *pdpy_strn(const char *s, size_t n);
+/* A malloc'd copy of str, bytes or os.PathLike `v`'s bytes; NULL with an
+ * exception. */
+char *pdpy_strdup(PyObject *v);
 /* A tuple of n uint64s / doubles. */
 PyObject *pdpy_u64_tuple(const uint64_t *v, size_t n);
 PyObject *pdpy_double_tuple(const double *v, size_t n);
-/* A new struct sequence of `type` from the n values (references stolen;
+/* A new record of class `cls` from the n values (references stolen;
  * any NULL: everything released, NULL returned). */
-PyObject *pdpy_struct(PyTypeObject *type, PyObject **values, int n);
+PyObject *pdpy_struct(const pdpy_state *st, enum pdpy_class cls, PyObject **values, int n);
 
 /* ---- options.c */
 
@@ -88,8 +120,14 @@ typedef struct pdpy_opts {
 
 /* Options from the keyword arguments the Profile and samples() share
  * (`profile`: also filters and profile flags); NULL with an exception. */
-pdpy_opts *pdpy_opts_parse(PyObject *kw, int profile);
+pdpy_opts *pdpy_opts_parse(const pdpy_state *st, PyObject *kw, int profile);
 void pdpy_opts_free(pdpy_opts *o);
+
+/* 0 when __init__ may run on an object in `phase` (EMPTY); else -1 with
+ * a RuntimeError naming `type` ("made once", "running"). */
+int pdpy_init_allowed(pdpy_phase phase, const char *type);
+/* The RuntimeError of a method called on an object that is not READY. */
+int pdpy_not_ready(const char *type);
 
 /* ---- out.c */
 
@@ -102,11 +140,12 @@ typedef struct pdpy_out {
 
 int pdpy_out_open(pdpy_out *o, pd_error *err);
 /* Flush, and the bytes as a str (NULL with an exception); frees `o`. */
-PyObject *pdpy_out_finish(pdpy_out *o, int rc, pd_error *err);
+PyObject *pdpy_out_finish(const pdpy_state *st, pdpy_out *o, int rc, pd_error *err);
 
 /* ---- profile.c */
 
-/* 0, or -1 with an exception for a Profile whose __init__ did not run. */
+/* 0, or -1 with an exception for a Profile whose __init__ did not run,
+ * failed or is running. */
 int pdpy_profile_ready(pdpy_profile *self);
 /* The event argument (None: the profile's default, str: by name, int: an
  * index) as an index; -1 with an exception. */

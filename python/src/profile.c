@@ -16,34 +16,69 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A Profile holds no Python object, but a subclass instance's __dict__
+ * (perfdiff.Profile's) can hold a Diff of it: the type takes part in the
+ * collector so that such a cycle is found (its subclass traverses the
+ * dict). */
+static int profile_traverse(pdpy_profile *self, visitproc visit, void *arg)
+{
+	Py_VISIT(Py_TYPE(self)); /* a heap type: the object holds it */
+	return 0;
+}
+
+/* Whatever a failed or earlier __init__ left, freed.  The fields are
+ * emptied before the GIL is let go, so that no other thread finds them
+ * half freed; the caller says what phase the object is in. */
+static void profile_release(pdpy_profile *self)
+{
+	pd_profile *p = self->p;
+	pdpy_opts *o = self->opts;
+	self->p = NULL;
+	self->opts = NULL;
+	self->ev = -1;
+	/* the library's free joins its releaser thread: without the GIL */
+	if (p) {
+		Py_BEGIN_ALLOW_THREADS
+		pd_profile_free(p);
+		Py_END_ALLOW_THREADS
+	}
+	pdpy_opts_free(o);
+}
+
 static void profile_dealloc(pdpy_profile *self)
 {
-	pd_profile_free(self->p);
-	pdpy_opts_free(self->opts);
+	PyTypeObject *type = Py_TYPE(self);
+	PyObject_GC_UnTrack(self);
+	profile_release(self);
 	if (self->lock)
 		PyThread_free_lock(self->lock);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+	type->tp_free((PyObject *)self);
+	Py_DECREF(type);
 }
 
 static PyObject *profile_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
 	(void)args;
 	(void)kw;
-	pdpy_profile *self = (pdpy_profile *)type->tp_alloc(type, 0);
-	if (self && !(self->lock = PyThread_allocate_lock())) {
+	pdpy_state *st = pdpy_state_of(type);
+	pdpy_profile *self = st ? (pdpy_profile *)type->tp_alloc(type, 0) : NULL;
+	if (!self)
+		return NULL;
+	self->st = st;
+	self->ev = -1;
+	if (!(self->lock = PyThread_allocate_lock())) {
 		Py_DECREF(self);
 		return PyErr_NoMemory();
 	}
-	if (self)
-		self->ev = -1;
 	return (PyObject *)self;
 }
 
 /* The warnings of the profile from `from` on, through `warnings`. */
-static int warn_from(pd_profile *p, size_t from)
+static int warn_from(pdpy_profile *self, size_t from)
 {
+	pd_profile *p = self->p;
 	for (size_t i = from; i < pd_profile_warning_count(p); i++)
-		if (pdpy_warn(pd_profile_warning_kind(p, i), pd_profile_warning(p, i)) < 0)
+		if (pdpy_warn(self->st, pd_profile_warning_kind(p, i), pd_profile_warning(p, i)) < 0)
 			return -1;
 	return 0;
 }
@@ -96,9 +131,9 @@ static int add_one(pdpy_profile *self, PyObject *item, size_t idx)
 						       in.path, &err)
 			 : pd_profile_add_input(self->p, in.path, &err);
 	Py_END_ALLOW_THREADS
-	int st = warn_from(self->p, from);
+	int st = warn_from(self, from);
 	if (st == 0 && rc < 0)
-		st = -1, pdpy_raise(&err, in.path);
+		st = -1, pdpy_raise(self->st, &err, in.path);
 	input_free(&in);
 	return st;
 }
@@ -120,7 +155,7 @@ static int choose_event(pdpy_profile *self)
 			   (size_t)n < sizeof err.message; i++)
 		n += snprintf(err.message + n, sizeof err.message - (size_t)n, " %s",
 			      pd_profile_event_name(self->p, i));
-	pdpy_raise(&err, NULL);
+	pdpy_raise(self->st, &err, NULL);
 	return -1;
 }
 
@@ -148,36 +183,43 @@ static int read_all(pdpy_profile *self, PyObject *paths)
 	return rc < 0 || PyErr_Occurred() ? -1 : choose_event(self);
 }
 
+/* The profile of `paths`, read with the GIL released between inputs.  No
+ * lock is held: the object is BUSY, so no other thread uses it, and the
+ * user's iterator and `warnings` may run (and call back into it). */
+static int profile_build(pdpy_profile *self, PyObject *paths, PyObject *kw)
+{
+	pd_error err;
+	if (!(self->opts = pdpy_opts_parse(self->st, kw, 1)))
+		return -1;
+	if (pd_profile_new(&self->p, &self->opts->po, &err) < 0) {
+		pdpy_raise(self->st, &err, NULL);
+		return -1;
+	}
+	return read_all(self, paths);
+}
+
 static int profile_init(pdpy_profile *self, PyObject *args, PyObject *kw)
 {
 	PyObject *paths;
-	if (!PyArg_ParseTuple(args, "O:Profile", &paths))
+	if (!PyArg_ParseTuple(args, "O:Profile", &paths) ||
+	    pdpy_init_allowed(self->phase, "Profile") < 0)
 		return -1;
-	if (self->p) {
-		PyErr_SetString(PyExc_RuntimeError, "a Profile is read once");
+	self->phase = PDPY_BUSY;
+	profile_release(self);
+	if (profile_build(self, paths, kw) < 0) {
+		profile_release(self);
+		self->phase = PDPY_EMPTY; /* only now: the release may let the GIL go */
 		return -1;
 	}
-	pd_error err;
-	if (!(self->opts = pdpy_opts_parse(kw, 1)))
-		return -1;
-	pdpy_lock(self->lock);
-	int rc = pd_profile_new(&self->p, &self->opts->po, &err);
-	if (rc < 0)
-		pdpy_raise(&err, NULL);
-	else
-		rc = read_all(self, paths);
-	PyThread_release_lock(self->lock);
-	return rc < 0 ? -1 : 0;
+	self->phase = PDPY_READY;
+	return 0;
 }
 
 /* ------------------------------------------------------------ arguments */
 
 int pdpy_profile_ready(pdpy_profile *self)
 {
-	if (self->p)
-		return 0;
-	PyErr_SetString(PyExc_RuntimeError, "Profile.__init__ was not called");
-	return -1;
+	return self->phase == PDPY_READY ? 0 : pdpy_not_ready("Profile");
 }
 
 int pdpy_profile_event(pdpy_profile *self, PyObject *event)
@@ -187,7 +229,7 @@ int pdpy_profile_event(pdpy_profile *self, PyObject *event)
 	size_t n = pd_profile_event_count(self->p);
 	if (!event || event == Py_None) {
 		if (self->ev < 0)
-			PyErr_SetString(pdpy.errors[2], "the profile has no samples, so no event");
+			PyErr_SetString(self->st->errors[2], "the profile has no samples, so no event");
 		return self->ev;
 	}
 	if (PyLong_Check(event)) {
@@ -198,10 +240,11 @@ int pdpy_profile_event(pdpy_profile *self, PyObject *event)
 			PyErr_Format(PyExc_IndexError, "event %zd of %zu", i, n);
 		return -1;
 	}
-	const char *s = PyUnicode_AsUTF8(event);
-	int ev = s ? pd_profile_find_event(self->p, s) : -1;
-	if (s && ev < 0)
-		PyErr_Format(pdpy.errors[2], "no event '%s' in the profile", s);
+	char *name = pdpy_strdup(event);
+	int ev = name ? pd_profile_find_event(self->p, name) : -1;
+	if (name && ev < 0)
+		PyErr_Format(self->st->errors[2], "no event %R in the profile", event);
+	free(name);
 	return ev;
 }
 
@@ -250,11 +293,11 @@ static PyObject *get_event(pdpy_profile *self, void *unused)
 			    : pdpy_str(pd_profile_event_name(self->p, (size_t)self->ev));
 }
 
-static PyObject *run_record(pd_profile *p, size_t r)
+static PyObject *run_record(const pdpy_state *st, pd_profile *p, size_t r)
 {
 	const pd_run_info *ri = pd_profile_run_info(p, r);
 	PyObject *v[8] = {
-		pdpy_path(pd_profile_run_path(p, r)),
+		pdpy_str(pd_profile_run_path(p, r)),
 		PyLong_FromUnsignedLongLong(pd_profile_run_samples_read(p, r)),
 		PyLong_FromUnsignedLongLong(pd_profile_lost(p, r)),
 		PyBool_FromLong(pd_profile_run_truncated(p, r)),
@@ -262,7 +305,7 @@ static PyObject *run_record(pd_profile *p, size_t r)
 		pdpy_str(ri ? ri->perf_version : NULL), pdpy_str(ri ? ri->hostname : NULL),
 		pdpy_str(ri ? ri->cmdline : NULL),
 	};
-	return pdpy_struct(pdpy.run, v, 8);
+	return pdpy_struct(st, PDPY_RUN, v, 8);
 }
 
 static PyObject *get_runs(pdpy_profile *self, void *unused)
@@ -273,7 +316,7 @@ static PyObject *get_runs(pdpy_profile *self, void *unused)
 	size_t n = pd_profile_run_count(self->p);
 	PyObject *l = PyList_New((Py_ssize_t)n);
 	for (size_t i = 0; l && i < n; i++) {
-		PyObject *r = run_record(self->p, i);
+		PyObject *r = run_record(self->st, self->p, i);
 		if (!r)
 			Py_CLEAR(l);
 		else
@@ -293,8 +336,8 @@ static PyObject *get_warnings(pdpy_profile *self, void *unused)
 	PyObject *l = PyList_New(0);
 	for (size_t i = 0; l && i < pd_profile_warning_count(self->p); i++) {
 		unsigned k = (unsigned)pd_profile_warning_kind(self->p, i);
-		PyObject *t = Py_BuildValue("(ss)", k < 6 ? kind_names[k] : "other",
-					    pd_profile_warning(self->p, i));
+		PyObject *t = Py_BuildValue("(sN)", k < 6 ? kind_names[k] : "other",
+					    pdpy_str(pd_profile_warning(self->p, i)));
 		if (!t || PyList_Append(l, t) < 0)
 			Py_CLEAR(l);
 		Py_XDECREF(t);
@@ -310,7 +353,7 @@ static PyObject *get_unmatched(pdpy_profile *self, void *unused)
 	PyObject *l = PyList_New(0);
 	const char *what, *value;
 	for (size_t i = 0; l && i < pd_profile_filter_unmatched(self->p, &what, &value, i); i++) {
-		PyObject *t = Py_BuildValue("(ss)", what, value);
+		PyObject *t = Py_BuildValue("(sN)", what, pdpy_str(value));
 		if (!t || PyList_Append(l, t) < 0)
 			Py_CLEAR(l);
 		Py_XDECREF(t);
@@ -385,15 +428,19 @@ static PyGetSetDef profile_getset[] = {
 	  "[(filter, value)] of filter values that matched no sample", NULL },
 	{ 0 } };
 
-PyTypeObject pdpy_profile_type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "perfdiff._perfdiff.Profile",
-	.tp_basicsize = sizeof(pdpy_profile),
-	.tp_dealloc = (destructor)profile_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-	.tp_doc = "Profile(paths, **options): runs folded into calling-context trees.",
-	.tp_methods = profile_methods,
-	.tp_getset = profile_getset,
-	.tp_init = (initproc)profile_init,
-	.tp_new = profile_new,
+static PyType_Slot profile_slots[] = {
+	{ Py_tp_dealloc, (void *)profile_dealloc },
+	{ Py_tp_traverse, (void *)profile_traverse },
+	{ Py_tp_doc, (void *)"Profile(paths, **options): runs folded into calling-context trees." },
+	{ Py_tp_methods, profile_methods },
+	{ Py_tp_getset, profile_getset },
+	{ Py_tp_init, (void *)profile_init },
+	{ Py_tp_new, (void *)profile_new },
+	{ 0, NULL } };
+
+PyType_Spec pdpy_profile_spec = {
+	.name = "perfdiff._perfdiff.Profile",
+	.basicsize = sizeof(pdpy_profile),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+	.slots = profile_slots,
 };

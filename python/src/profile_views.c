@@ -16,18 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static PyObject *entry_record(const pd_flat_entry *e, size_t runs, double total)
+static PyObject *entry_record(const pdpy_state *st, const pd_flat_entry *e, size_t runs,
+			      double total)
 {
 	double scale = total > 0 ? 100.0 / total : 0;
 	PyObject *v[11] = {
-		pdpy_str(e->symbol), pdpy_path(e->dso), PyBool_FromLong(e->kernel),
+		pdpy_str(e->symbol), pdpy_str(e->dso), PyBool_FromLong(e->kernel),
 		PyBool_FromLong(e->inlined), PyBool_FromLong(e->unresolved),
 		PyLong_FromUnsignedLongLong(e->children), PyLong_FromUnsignedLongLong(e->self),
 		PyFloat_FromDouble((double)e->children * scale),
 		PyFloat_FromDouble((double)e->self * scale),
 		pdpy_u64_tuple(e->children_runs, runs), pdpy_u64_tuple(e->self_runs, runs),
 	};
-	return pdpy_struct(pdpy.entry, v, 11);
+	return pdpy_struct(st, PDPY_ENTRY, v, 11);
 }
 
 /* The flat view of the event argument, under the lock; -1 with an
@@ -45,7 +46,7 @@ static int flat_locked(pdpy_profile *self, PyObject *event, int *ev,
 	Py_END_ALLOW_THREADS
 	if (rc < 0) {
 		PyThread_release_lock(self->lock);
-		pdpy_raise(&err, NULL);
+		pdpy_raise(self->st, &err, NULL);
 	}
 	return rc;
 }
@@ -64,7 +65,7 @@ PyObject *pdpy_profile_flat(pdpy_profile *self, PyObject *args, PyObject *kw)
 	double total = (double)pd_profile_total(self->p, (size_t)ev, SIZE_MAX);
 	PyObject *l = PyList_New((Py_ssize_t)n);
 	for (size_t i = 0; l && i < n; i++) {
-		PyObject *r = entry_record(&e[i], runs, total);
+		PyObject *r = entry_record(self->st, &e[i], runs, total);
 		if (!r)
 			Py_CLEAR(l);
 		else
@@ -77,7 +78,8 @@ PyObject *pdpy_profile_flat(pdpy_profile *self, PyObject *args, PyObject *kw)
 /* ------------------------------------------------------------ chains */
 
 /* Chain node `i` of `t`: its path from node 0 (the entry) out. */
-static PyObject *chain_record(const pd_chain_tree *t, size_t i, double scale)
+static PyObject *chain_record(const pdpy_state *st, const pd_chain_tree *t, size_t i,
+			      double scale)
 {
 	const pd_chain_node *c = pd_chain_tree_node(t, i);
 	size_t depth = 0;
@@ -93,10 +95,10 @@ static PyObject *chain_record(const pd_chain_tree *t, size_t i, double scale)
 			PyTuple_SET_ITEM(path, (Py_ssize_t)--d, s);
 	}
 	PyObject *v[5] = {
-		path, pdpy_path(c->dso), PyLong_FromUnsignedLongLong(c->total),
+		path, pdpy_str(c->dso), PyLong_FromUnsignedLongLong(c->total),
 		PyLong_FromUnsignedLongLong(c->self), PyFloat_FromDouble((double)c->total * scale),
 	};
-	return pdpy_struct(pdpy.chain, v, 5);
+	return pdpy_struct(st, PDPY_CHAIN, v, 5);
 }
 
 static int add_chains(PyObject *l, pdpy_profile *self, int ev, size_t entry, double scale)
@@ -108,11 +110,11 @@ static int add_chains(PyObject *l, pdpy_profile *self, int ev, size_t entry, dou
 	rc = pd_profile_chains(self->p, (size_t)ev, entry, PD_CHAIN_CALLEE, SIZE_MAX, 0, &t, &err);
 	Py_END_ALLOW_THREADS
 	if (rc < 0) {
-		pdpy_raise(&err, NULL);
+		pdpy_raise(self->st, &err, NULL);
 		return -1;
 	}
 	for (size_t i = 0; rc == 0 && i < pd_chain_tree_size(t); i++) {
-		PyObject *r = chain_record(t, i, scale);
+		PyObject *r = chain_record(self->st, t, i, scale);
 		rc = r ? PyList_Append(l, r) : -1;
 		Py_XDECREF(r);
 	}
@@ -156,19 +158,20 @@ static PyObject *runs_of(const pd_cct_node *n, size_t runs,
 	return t;
 }
 
-static PyObject *node_record(const pd_cct_node *n, size_t id, size_t parent, size_t runs)
+static PyObject *node_record(const pdpy_state *st, const pd_cct_node *n, size_t id,
+			     size_t parent, size_t runs)
 {
 	PyObject *v[13] = {
 		PyLong_FromSize_t(id),
 		parent == SIZE_MAX ? Py_NewRef(Py_None) : PyLong_FromSize_t(parent),
-		pdpy_str(pd_cct_symbol(n)), pdpy_path(pd_cct_dso(n)), pdpy_path(pd_cct_unit(n)),
+		pdpy_str(pd_cct_symbol(n)), pdpy_str(pd_cct_dso(n)), pdpy_str(pd_cct_unit(n)),
 		PyBool_FromLong(pd_cct_kernel(n)), PyBool_FromLong(pd_cct_inlined(n)),
 		PyBool_FromLong(pd_cct_unresolved(n)), PyLong_FromSize_t(pd_cct_depth(n)),
 		PyLong_FromUnsignedLongLong(pd_cct_self(n, SIZE_MAX)),
 		PyLong_FromUnsignedLongLong(pd_cct_total(n, SIZE_MAX)),
 		runs_of(n, runs, pd_cct_self), runs_of(n, runs, pd_cct_total),
 	};
-	return pdpy_struct(pdpy.node, v, 13);
+	return pdpy_struct(st, PDPY_NODE, v, 13);
 }
 
 /* A node waiting to be listed, with its parent's id. */
@@ -178,31 +181,31 @@ typedef struct pending {
 } pending;
 
 /* Preorder from the root: a stack of nodes, children pushed last first. */
-static int walk_tree(PyObject *l, const pd_cct_node *root, size_t runs)
+static int walk_tree(const pdpy_state *st, PyObject *l, const pd_cct_node *root, size_t runs)
 {
 	size_t cap = 64, top = 0;
-	pending *st = malloc(cap * sizeof *st);
-	if (!st)
+	pending *stack = malloc(cap * sizeof *stack);
+	if (!stack)
 		return PyErr_NoMemory(), -1;
-	st[top++] = (pending){ root, SIZE_MAX };
+	stack[top++] = (pending){ root, SIZE_MAX };
 	int rc = 0;
 	while (rc == 0 && top > 0) {
-		pending p = st[--top];
+		pending p = stack[--top];
 		size_t id = (size_t)PyList_GET_SIZE(l), nc = pd_cct_child_count(p.n);
-		PyObject *r = node_record(p.n, id, p.parent, runs);
+		PyObject *r = node_record(st, p.n, id, p.parent, runs);
 		rc = r ? PyList_Append(l, r) : -1;
 		Py_XDECREF(r);
 		if (rc == 0 && top + nc > cap) {
 			while (top + nc > cap)
 				cap *= 2;
-			pending *g = realloc(st, cap * sizeof *st);
+			pending *g = realloc(stack, cap * sizeof *stack);
 			rc = g ? 0 : (PyErr_NoMemory(), -1);
-			st = g ? g : st;
+			stack = g ? g : stack;
 		}
 		for (size_t i = nc; rc == 0 && i-- > 0;)
-			st[top++] = (pending){ pd_cct_child(p.n, i), id };
+			stack[top++] = (pending){ pd_cct_child(p.n, i), id };
 	}
-	free(st);
+	free(stack);
 	return rc;
 }
 
@@ -217,7 +220,7 @@ PyObject *pdpy_profile_tree(pdpy_profile *self, PyObject *args, PyObject *kw)
 		return NULL;
 	pdpy_lock(self->lock);
 	PyObject *l = PyList_New(0);
-	if (l && walk_tree(l, pd_profile_root(self->p, (size_t)ev),
+	if (l && walk_tree(self->st, l, pd_profile_root(self->p, (size_t)ev),
 			   pd_profile_run_count(self->p)) < 0)
 		Py_CLEAR(l);
 	PyThread_release_lock(self->lock);
@@ -260,13 +263,14 @@ PyObject *pdpy_profile_lkp_keys(pdpy_profile *self, PyObject *args, PyObject *kw
 	Py_END_ALLOW_THREADS
 	PyThread_release_lock(self->lock);
 	if (rc < 0)
-		return pdpy_raise(&err, NULL);
+		return pdpy_raise(self->st, &err, NULL);
 	PyObject *d = PyDict_New();
 	for (size_t i = 0; d && i < n; i++) {
-		PyObject *v = PyFloat_FromDouble(keys[i].value);
-		if (!v || PyDict_SetItemString(d, keys[i].key, v) < 0)
+		PyObject *v = PyFloat_FromDouble(keys[i].value), *k = pdpy_str(keys[i].key);
+		if (!v || !k || PyDict_SetItem(d, k, v) < 0)
 			Py_CLEAR(d);
 		Py_XDECREF(v);
+		Py_XDECREF(k);
 	}
 	pd_lkp_keys_free(keys, n);
 	return d;
@@ -278,7 +282,7 @@ PyObject *pdpy_profile_lkp_keys(pdpy_profile *self, PyObject *args, PyObject *kw
  * the exception set. */
 static int pprof_options(pdpy_profile *self, PyObject *run, int gzip, pd_pprof_write_options *o)
 {
-	if (pdpy_options_init_rc(pd_pprof_write_options_init(o, PD_PPROF_WRITE_OPTIONS_VERSION),
+	if (pdpy_options_init_rc(self->st, pd_pprof_write_options_init(o, PD_PPROF_WRITE_OPTIONS_VERSION),
 				 "pd_pprof_write_options") < 0)
 		return -1;
 	o->gzip = gzip;
@@ -312,7 +316,7 @@ PyObject *pdpy_profile_pprof(pdpy_profile *self, PyObject *args, PyObject *kw)
 	rc = pd_profile_write_pprof_buffer(self->p, &buf, &len, &o, &err);
 	Py_END_ALLOW_THREADS
 	PyThread_release_lock(self->lock);
-	PyObject *b = rc < 0 ? pdpy_raise(&err, NULL)
+	PyObject *b = rc < 0 ? pdpy_raise(self->st, &err, NULL)
 			     : PyBytes_FromStringAndSize(buf, (Py_ssize_t)len);
 	free(buf);
 	return b;
@@ -366,7 +370,7 @@ PyObject *pdpy_profile_write_pprof(pdpy_profile *self, PyObject *args, PyObject 
 	rc = write_pprof_file(self->p, cpath, &o, &err);
 	Py_END_ALLOW_THREADS
 	PyThread_release_lock(self->lock);
-	PyObject *r = rc < 0 ? pdpy_raise(&err, cpath) : (Py_INCREF(Py_None), Py_None);
+	PyObject *r = rc < 0 ? pdpy_raise(self->st, &err, cpath) : (Py_INCREF(Py_None), Py_None);
 	Py_DECREF(path);
 	return r;
 }
@@ -389,7 +393,7 @@ PyObject *pdpy_profile_report(pdpy_profile *self, PyObject *args, PyObject *kw)
 	const char *format = "text";
 	PyObject *event = NULL;
 	pd_report_write_options o;
-	if (pdpy_options_init_rc(pd_report_write_options_init(&o, PD_REPORT_WRITE_OPTIONS_VERSION),
+	if (pdpy_options_init_rc(self->st, pd_report_write_options_init(&o, PD_REPORT_WRITE_OPTIONS_VERSION),
 				 "pd_report_write_options") < 0)
 		return NULL;
 	int sort_self = 0, chains = 1, callee = 0, weight = 0, mean = 0;
@@ -417,7 +421,7 @@ PyObject *pdpy_profile_report(pdpy_profile *self, PyObject *args, PyObject *kw)
 	int rc = pdpy_out_open(&out, &err);
 	if (rc < 0) {
 		free(files);
-		return pdpy_raise(&err, NULL);
+		return pdpy_raise(self->st, &err, NULL);
 	}
 	pdpy_lock(self->lock);
 	Py_BEGIN_ALLOW_THREADS
@@ -425,5 +429,5 @@ PyObject *pdpy_profile_report(pdpy_profile *self, PyObject *args, PyObject *kw)
 	Py_END_ALLOW_THREADS
 	PyThread_release_lock(self->lock);
 	free(files);
-	return pdpy_out_finish(&out, rc, &err);
+	return pdpy_out_finish(self->st, &out, rc, &err);
 }

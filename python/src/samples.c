@@ -9,6 +9,12 @@
  * the reader's warnings go through `warnings`; an error raises the Error
  * of its code, after the samples before it.  As `perfdiff script`, the
  * session reads ahead while the kernel's symbol table loads.
+ *
+ * The iterator's lock is held only around the library's calls and the
+ * copying: the ended session is taken out of the object first, so that
+ * `warnings` (filters, showwarning: Python code, which may call back into
+ * the iterator) runs unlocked, and the session's threads are joined with
+ * the GIL released.
  */
 #include "pdpy.h"
 
@@ -17,6 +23,7 @@
 
 typedef struct pdpy_samples {
 	PyObject_HEAD
+	pdpy_state *st;              /* its module's */
 	pd_session *s;
 	pdpy_opts *opts;
 	PyThread_type_lock lock;
@@ -24,47 +31,79 @@ typedef struct pdpy_samples {
 	int done;
 } pdpy_samples;
 
-static void samples_close_locked(pdpy_samples *self)
+/* The session, taken out of the object under its lock: the iterator is
+ * done, and what is left to do with the session needs no lock. */
+static pd_session *samples_detach_locked(pdpy_samples *self)
 {
-	pd_session_free(self->s);
+	pd_session *s = self->s;
 	self->s = NULL;
 	self->done = 1;
+	return s;
+}
+
+/* Freeing a session joins its read-ahead threads: without the GIL. */
+static void session_free(pd_session *s)
+{
+	if (!s)
+		return;
+	Py_BEGIN_ALLOW_THREADS
+	pd_session_free(s);
+	Py_END_ALLOW_THREADS
+}
+
+/* Of a heap type, the object holds its type: the collector sees that. */
+static int samples_traverse(pdpy_samples *self, visitproc visit, void *arg)
+{
+	Py_VISIT(Py_TYPE(self));
+	return 0;
 }
 
 static void samples_dealloc(pdpy_samples *self)
 {
-	samples_close_locked(self);
+	PyTypeObject *type = Py_TYPE(self);
+	PyObject_GC_UnTrack(self);
+	session_free(samples_detach_locked(self));
 	pdpy_opts_free(self->opts);
 	free(self->path);
 	if (self->lock)
 		PyThread_free_lock(self->lock);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+	type->tp_free((PyObject *)self);
+	Py_DECREF(type);
+}
+
+/* A Samples of module state `st` for `path`, its options parsed, its
+ * session not open yet; NULL with an exception. */
+static pdpy_samples *samples_alloc(pdpy_state *st, PyObject *path, PyObject *kw)
+{
+	pdpy_samples *self = PyObject_GC_New(pdpy_samples,
+					     (PyTypeObject *)st->classes[PDPY_SAMPLES]);
+	if (!self)
+		return NULL;
+	self->st = st;
+	self->s = NULL;
+	self->done = 0;
+	self->opts = NULL;
+	self->lock = PyThread_allocate_lock();
+	self->path = strdup(PyBytes_AS_STRING(path));
+	PyObject_GC_Track(self);
+	self->opts = self->lock && self->path ? pdpy_opts_parse(st, kw, 0) : NULL;
+	if (self->opts)
+		return self;
+	if (!PyErr_Occurred())
+		PyErr_NoMemory();
+	Py_DECREF(self);
+	return NULL;
 }
 
 PyObject *pdpy_samples_open(PyObject *mod, PyObject *args, PyObject *kw)
 {
-	(void)mod;
-	PyObject *pathobj, *b = NULL;
-	if (!PyArg_ParseTuple(args, "O&:samples", PyUnicode_FSConverter, &b))
+	PyObject *path = NULL;
+	if (!PyArg_ParseTuple(args, "O&:samples", PyUnicode_FSConverter, &path))
 		return NULL;
-	pathobj = b;
-	pdpy_samples *self = PyObject_New(pdpy_samples, &pdpy_samples_type);
-	if (!self) {
-		Py_DECREF(pathobj);
+	pdpy_samples *self = samples_alloc(PyModule_GetState(mod), path, kw);
+	Py_DECREF(path);
+	if (!self)
 		return NULL;
-	}
-	self->s = NULL;
-	self->done = 0;
-	self->lock = PyThread_allocate_lock();
-	self->path = strdup(PyBytes_AS_STRING(pathobj));
-	Py_DECREF(pathobj);
-	self->opts = self->lock && self->path ? pdpy_opts_parse(kw, 0) : NULL;
-	if (!self->opts) {
-		if (!PyErr_Occurred())
-			PyErr_NoMemory();
-		Py_DECREF(self);
-		return NULL;
-	}
 	/* as `perfdiff script --format=json`: inline frames with their lines */
 	pd_session_options *so = &self->opts->so;
 	so->flags |= PD_SESSION_READ_AHEAD;
@@ -74,7 +113,7 @@ PyObject *pdpy_samples_open(PyObject *mod, PyObject *args, PyObject *kw)
 	rc = pd_session_open(&self->s, self->path, so, &err);
 	Py_END_ALLOW_THREADS
 	if (rc < 0) {
-		pdpy_raise(&err, self->path);
+		pdpy_raise(self->st, &err, self->path);
 		Py_DECREF(self);
 		return NULL;
 	}
@@ -85,18 +124,18 @@ PyObject *pdpy_samples_open(PyObject *mod, PyObject *args, PyObject *kw)
 
 /* A frame as `perfdiff script --format=json` gives it: raw_symbol and
  * offset only with a symbol, srcfile and line together or neither. */
-static PyObject *frame_record(const pd_frame *f)
+static PyObject *frame_record(const pdpy_state *st, const pd_frame *f)
 {
 	bool line = f->srcfile && f->line;
 	PyObject *v[10] = {
 		PyLong_FromUnsignedLongLong(f->addr), PyLong_FromUnsignedLongLong(f->dso_addr),
 		pdpy_str(f->symbol), pdpy_str(f->symbol ? f->raw_symbol : NULL),
 		f->symbol ? PyLong_FromUnsignedLongLong(f->symbol_offset) : Py_NewRef(Py_None),
-		pdpy_path(f->dso ? f->dso : "[unknown]"), PyBool_FromLong(f->inlined),
-		pdpy_path(line ? f->srcfile : NULL),
+		pdpy_str(f->dso ? f->dso : "[unknown]"), PyBool_FromLong(f->inlined),
+		pdpy_str(line ? f->srcfile : NULL),
 		line ? PyLong_FromUnsignedLong(f->line) : Py_NewRef(Py_None), pdpy_str(f->unit),
 	};
-	return pdpy_struct(pdpy.frame, v, 10);
+	return pdpy_struct(st, PDPY_FRAME, v, 10);
 }
 
 /* A sample; cpu and time None when the event does not sample them. */
@@ -106,7 +145,7 @@ static PyObject *sample_record(pdpy_samples *self, const pd_resolved_sample *rs)
 	uint64_t st = a ? a->sample_type : 0;
 	PyObject *frames = PyTuple_New((Py_ssize_t)rs->nframes);
 	for (size_t i = 0; frames && i < rs->nframes; i++) {
-		PyObject *f = frame_record(&rs->frames[i]);
+		PyObject *f = frame_record(self->st, &rs->frames[i]);
 		if (!f)
 			Py_CLEAR(frames);
 		else
@@ -118,18 +157,18 @@ static PyObject *sample_record(pdpy_samples *self, const pd_resolved_sample *rs)
 		st & PD_SAMPLE_TIME ? PyLong_FromUnsignedLongLong(rs->time) : Py_NewRef(Py_None),
 		PyLong_FromUnsignedLongLong(rs->period), pdpy_str(a ? a->name : NULL), frames,
 	};
-	return pdpy_struct(pdpy.sample, v, 8);
+	return pdpy_struct(self->st, PDPY_SAMPLE, v, 8);
 }
 
 /* The session's and the reader's warnings, at the end. */
-static int warn_all(pd_session *s)
+static int warn_all(const pdpy_state *st, pd_session *s)
 {
 	const pd_reader *r = pd_session_reader(s);
 	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
-		if (pdpy_warn(pd_reader_warning_kind(r, i), pd_reader_warning(r, i)) < 0)
+		if (pdpy_warn(st, pd_reader_warning_kind(r, i), pd_reader_warning(r, i)) < 0)
 			return -1;
 	for (size_t i = 0; i < pd_session_warning_count(s); i++)
-		if (pdpy_warn(pd_session_warning_kind(s, i), pd_session_warning(s, i)) < 0)
+		if (pdpy_warn(st, pd_session_warning_kind(s, i), pd_session_warning(s, i)) < 0)
 			return -1;
 	return 0;
 }
@@ -143,28 +182,43 @@ static bool wanted(pdpy_samples *self, const pd_resolved_sample *rs)
 	return a && a->name && strcmp(a->name, self->opts->event) == 0;
 }
 
-static PyObject *samples_next(pdpy_samples *self)
+/* The next sample of the event asked for: 0, PD_ITEROVER at the end (or
+ * when done already), or an error. */
+static int next_wanted_locked(pdpy_samples *self, const pd_resolved_sample **rs,
+			      pd_error *err)
 {
-	pdpy_lock(self->lock);
-	PyObject *out = NULL;
-	const pd_resolved_sample *rs = NULL;
-	pd_error err;
 	int rc = PD_ITEROVER;
 	while (!self->done) {
 		Py_BEGIN_ALLOW_THREADS
-		rc = pd_session_next(self->s, &rs, &err);
+		rc = pd_session_next(self->s, rs, err);
 		Py_END_ALLOW_THREADS
-		if (rc < 0 || wanted(self, rs))
+		if (rc < 0 || wanted(self, *rs))
 			break;
 	}
-	if (!self->done && rc == 0)
-		out = sample_record(self, rs);
-	else if (!self->done) {
-		if (warn_all(self->s) == 0 && rc != PD_ITEROVER)
-			pdpy_raise(&err, self->path);
-		samples_close_locked(self);
-	}
+	return rc;
+}
+
+/* The end of an ended session, unlocked: its warnings, then its error
+ * (the warnings first, as the command prints them). */
+static void samples_end(const pdpy_state *st, pd_session *s, int rc, const pd_error *err,
+			const char *path)
+{
+	if (warn_all(st, s) == 0 && rc != PD_ITEROVER)
+		pdpy_raise(st, err, path);
+	session_free(s);
+}
+
+static PyObject *samples_next(pdpy_samples *self)
+{
+	const pd_resolved_sample *rs = NULL;
+	pd_error err;
+	pdpy_lock(self->lock);
+	int rc = next_wanted_locked(self, &rs, &err);
+	PyObject *out = rc == 0 ? sample_record(self, rs) : NULL;
+	pd_session *ended = rc != 0 ? samples_detach_locked(self) : NULL;
 	PyThread_release_lock(self->lock);
+	if (ended)
+		samples_end(self->st, ended, rc, &err, self->path);
 	return out;
 }
 
@@ -172,8 +226,9 @@ static PyObject *samples_close(pdpy_samples *self, PyObject *unused)
 {
 	(void)unused;
 	pdpy_lock(self->lock);
-	samples_close_locked(self);
+	pd_session *s = samples_detach_locked(self);
 	PyThread_release_lock(self->lock);
+	session_free(s);
 	Py_RETURN_NONE;
 }
 
@@ -195,14 +250,20 @@ static PyMethodDef samples_methods[] = {
 	{ "__exit__", (PyCFunction)samples_exit, METH_VARARGS, NULL },
 	{ 0 } };
 
-PyTypeObject pdpy_samples_type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "perfdiff._perfdiff.Samples",
-	.tp_basicsize = sizeof(pdpy_samples),
-	.tp_dealloc = (destructor)samples_dealloc,
-	.tp_flags = Py_TPFLAGS_DEFAULT,
-	.tp_doc = "An iterator of the Sample records of one recording (perfdiff.samples()).",
-	.tp_iter = PyObject_SelfIter,
-	.tp_iternext = (iternextfunc)samples_next,
-	.tp_methods = samples_methods,
+static PyType_Slot samples_slots[] = {
+	{ Py_tp_dealloc, (void *)samples_dealloc },
+	{ Py_tp_traverse, (void *)samples_traverse },
+	{ Py_tp_doc,
+	  (void *)"An iterator of the Sample records of one recording (perfdiff.samples())." },
+	{ Py_tp_iter, (void *)PyObject_SelfIter },
+	{ Py_tp_iternext, (void *)samples_next },
+	{ Py_tp_methods, samples_methods },
+	{ 0, NULL } };
+
+/* made by perfdiff.samples() only */
+PyType_Spec pdpy_samples_spec = {
+	.name = "perfdiff._perfdiff.Samples",
+	.basicsize = sizeof(pdpy_samples),
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+	.slots = samples_slots,
 };
