@@ -166,7 +166,8 @@ START_TEST(test_shared_equals_alone)
 		read_all(&seq[i]);
 		check_job(&seq[i]);
 		ck_assert_str_eq(seq[i].out.text, alone[i].out.text);
-		pd_symcache_stats_get(c, i == 0 ? &first : &st);
+		ck_assert_int_eq(pd_symcache_stats_get(c, i == 0 ? &first : &st,
+						       PD_SYMCACHE_STATS_VERSION), 0);
 	}
 	/* the program's debug file (and libc's, where libc6-dbg is
 	 * installed), opened by the first session and reused by the second,
@@ -191,7 +192,7 @@ START_TEST(test_shared_equals_alone)
 		ck_assert_str_eq(par[i].out.text, alone[i].out.text);
 	}
 	/* the same entries as one after the other: none opened twice */
-	pd_symcache_stats_get(c, &st);
+	ck_assert_int_eq(pd_symcache_stats_get(c, &st, PD_SYMCACHE_STATS_VERSION), 0);
 	ck_assert_uint_eq(st.dsos, both.dsos);
 	ck_assert_uint_eq(st.kernel_tables, both.kernel_tables);
 	pd_symcache_free(c);
@@ -213,12 +214,19 @@ START_TEST(test_api_edges)
 	ck_assert_int_eq(pd_symcache_new(NULL, &err), PD_EINVAL);
 	pd_symcache_free(NULL);
 	pd_symcache_stats st;
-	pd_symcache_stats_get(NULL, &st);
+	ck_assert_int_eq(pd_symcache_stats_get(NULL, &st, PD_SYMCACHE_STATS_VERSION), 0);
 	ck_assert_uint_eq(st.dsos + st.kernel_tables + st.failed, 0);
 	pd_symcache *c;
 	ck_assert_int_eq(pd_symcache_new(&c, &err), 0);
-	pd_symcache_stats_get(c, &st);
+	ck_assert_int_eq(pd_symcache_stats_get(c, &st, PD_SYMCACHE_STATS_VERSION), 0);
 	ck_assert_uint_eq(st.dsos + st.kernel_tables + st.failed, 0);
+	/* a version this library does not know, or none: nothing written */
+	memset(&st, 0xa5, sizeof st);
+	ck_assert_int_eq(pd_symcache_stats_get(c, &st, 0), PD_EINVAL);
+	ck_assert_int_eq(pd_symcache_stats_get(c, &st, PD_SYMCACHE_STATS_VERSION + 1), PD_EINVAL);
+	ck_assert_int_eq(pd_symcache_stats_get(c, NULL, PD_SYMCACHE_STATS_VERSION), PD_EINVAL);
+	for (size_t i = 0; i < sizeof st; i++)
+		ck_assert_uint_eq(((const unsigned char *)&st)[i], 0xa5);
 	pd_symcache_free(c);
 }
 END_TEST

@@ -46,8 +46,17 @@ typedef struct pd_symcache_stats {
 	size_t failed;         /**< of both, those that could not be read */
 } pd_symcache_stats;
 
-/** Fill `out` with what `c` holds now (zeros for NULL). */
-PD_EXTERN(void) pd_symcache_stats_get(pd_symcache *c, pd_symcache_stats *out);
+/** The layout of pd_symcache_stats this header describes. */
+#define PD_SYMCACHE_STATS_VERSION 1
+
+/**
+ * Fill `out` with what `c` holds now (zeros for NULL), as far as `version`
+ * went (pass PD_SYMCACHE_STATS_VERSION): a field appended to the struct by
+ * a later library is never written into a program's older one.
+ * @return 0, or PD_EINVAL for a NULL `out` or a version this library does
+ *         not know (nothing written)
+ */
+PD_EXTERN(int) pd_symcache_stats_get(pd_symcache *c, pd_symcache_stats *out, unsigned version);
 
 #ifdef __cplusplus
 }

@@ -221,19 +221,27 @@ pd_shdso *pd_symcache_dso(pd_symcache *c, const char *elf_path, const char *debu
 	return &d->dso;
 }
 
-void pd_symcache_stats_get(pd_symcache *c, pd_symcache_stats *out)
+/* The size of each version of pd_symcache_stats, [0] unused. */
+static const size_t stats_sizes[] = { 0, sizeof(pd_symcache_stats) };
+
+int pd_symcache_stats_get(pd_symcache *c, pd_symcache_stats *out, unsigned version)
 {
-	memset(out, 0, sizeof *out);
-	if (!c)
-		return;
-	pthread_mutex_lock(&c->mu);
-	for (const kentry *k = c->kallsyms; k; k = k->next) {
-		out->kernel_tables++;
-		out->failed += k->state == ENTRY_DONE && !k->ks;
+	if (!out || version == 0 || version >= sizeof stats_sizes / sizeof stats_sizes[0])
+		return PD_EINVAL;
+	pd_symcache_stats st;
+	memset(&st, 0, sizeof st);
+	if (c) {
+		pthread_mutex_lock(&c->mu);
+		for (const kentry *k = c->kallsyms; k; k = k->next) {
+			st.kernel_tables++;
+			st.failed += k->state == ENTRY_DONE && !k->ks;
+		}
+		for (const dentry *d = c->dsos; d; d = d->next) {
+			st.dsos++;
+			st.failed += d->state == ENTRY_DONE && d->dso.failed;
+		}
+		pthread_mutex_unlock(&c->mu);
 	}
-	for (const dentry *d = c->dsos; d; d = d->next) {
-		out->dsos++;
-		out->failed += d->state == ENTRY_DONE && d->dso.failed;
-	}
-	pthread_mutex_unlock(&c->mu);
+	memcpy(out, &st, stats_sizes[version]);
+	return 0;
 }
