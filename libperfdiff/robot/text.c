@@ -407,7 +407,8 @@ int lt_text_decode(lt_text *out, const char *raw, size_t len)
 	/* the store may have moved while it grew: point the lines now */
 	for (size_t i = 0; rc == 0 && i < out->n; i++) {
 		size_t end = i + 1 < out->n ? d.offs[i + 1] : out->store.len;
-		out->v[i].s = (const char *)out->store.data + d.offs[i];
+		/* only empty lines: the store never allocated */
+		out->v[i].s = out->store.data ? (const char *)out->store.data + d.offs[i] : "";
 		out->v[i].len = end - d.offs[i];
 	}
 	free(d.offs);
