@@ -1006,8 +1006,19 @@ END_TEST
  * each beside the caller's own `cself`, gone from the new tree, where
  * each caller's self holds it; "other" keeps the rest of the profile.
  * The helper's nodes are each within the noise. */
+static void everywhere_in(fixture *f, const tfacts *tf, int ncallers, uint64_t cself,
+			  uint64_t per, bool kernel_helper);
+
 static void everywhere_case(fixture *f, const tfacts *tf, int ncallers, uint64_t cself,
 			    uint64_t per)
+{
+	everywhere_in(f, tf, ncallers, cself, per, false);
+}
+
+/* everywhere_case(), the helper a kernel function (an interrupt's entry,
+ * sampled under whatever user function it hit) when `kernel_helper`. */
+static void everywhere_in(fixture *f, const tfacts *tf, int ncallers, uint64_t cself,
+			  uint64_t per, bool kernel_helper)
 {
 	static const char *const callers[] = { "c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7" };
 	fx_init(f);
@@ -1021,7 +1032,8 @@ static void everywhere_case(fixture *f, const tfacts *tf, int ncallers, uint64_t
 			uint32_t c = add_at(f, s, m, callers[i], dso, s ? cself + per : cself,
 					    DT_SEEN_OUTLINE);
 			if (!s)
-				add_at(f, s, c, "helper", dso, per, DT_SEEN_OUTLINE);
+				add_at(f, s, c, "helper", kernel_helper ? KDSO : dso, per,
+				       DT_SEEN_OUTLINE | (kernel_helper ? DT_KERNEL : 0));
 		}
 		add_at(f, s, m, "other", dso, 2000, DT_SEEN_OUTLINE);
 	}
@@ -1066,6 +1078,12 @@ START_TEST(test_inlined_everywhere)
 	r = find_kind(&f, PD_REL_INLINED);
 	ck_assert_msg(strstr(r->evidence, "gone from the new build's symbol table"), "%s",
 		      r->evidence);
+	fx_free(&f);
+	/* the same numbers with a kernel helper under user callers: code is
+	 * inlined into its own binary only (a CI run saw an interrupt's
+	 * asm_common_interrupt "outlined" from a user function) */
+	everywhere_in(&f, &gone, 8, 50, 15, true);
+	ck_assert_uint_eq(f.al.nrels, 0);
 	fx_free(&f);
 	/* the same, but the callers' self did not grow: the cost went away,
 	 * nothing went anywhere */

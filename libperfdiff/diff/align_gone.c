@@ -167,7 +167,10 @@ static int collect(const ctx *c, bool from_base, gone_set *s)
 			continue;
 		bool nested;
 		uint32_t q = surviving_caller(c, from_base, F, x, &nested);
-		if (q == 0)
+		/* code is inlined into a caller of its own binary: an interrupt's
+		 * kernel entry under a user function it hit is no inlining */
+		if (q == 0 || !dt_key_same_dso(F->keys, F->n[x].key, F->n[q].key) ||
+		    (F->n[x].flags & DT_KERNEL) != (F->n[q].flags & DT_KERNEL))
 			continue;
 		gone g = { F->n[x].key, F->n[q].key, x, q, nested ? 0 : incl(F, x), DT_NONE, 0, 0 };
 		if (push_gone(s, g) < 0)
