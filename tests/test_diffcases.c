@@ -2180,6 +2180,43 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(((const dcase *)a)->name, ((const dcase *)b)->name);
 }
 
+/* Whether `name` is a word of the space-separated `list`. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * PD_DIFFCASES_ONLY="a b c": keep those cases and the ones whose
+ * recordings they read.  The sanitizer build scores a subset that covers
+ * every kind of relation and recipe: the release build scores them all,
+ * and the sanitizers look for memory errors, which the same code paths
+ * find on fewer recordings.
+ */
+static void cases_subset(const char *only)
+{
+	if (!only || !*only)
+		return;
+	bool keep[MAXCASES] = {false};
+	for (size_t i = 0; i < L.ncases; i++)
+		if (listed(only, L.cases[i].name)) {
+			keep[i] = true;
+			const dcase *o = owner_of(&L.cases[i]);
+			if (o)
+				keep[o - L.cases] = true;
+		}
+	size_t n = 0;
+	for (size_t i = 0; i < L.ncases; i++)
+		if (keep[i])
+			L.cases[n++] = L.cases[i];
+	fprintf(stderr, "diffcases: PD_DIFFCASES_ONLY keeps %zu of %zu cases\n", n, L.ncases);
+	L.ncases = n;
+}
+
 /* Every tests/diffcases/<name>.case, parsed, by name. */
 static void cases_load(void)
 {
@@ -2203,6 +2240,7 @@ static void cases_load(void)
 		copy(names[0], NAMEMAX, L.cases[i].name);
 		case_parse(&L.cases[i], names[0]);
 	}
+	cases_subset(getenv("PD_DIFFCASES_ONLY"));
 }
 
 /* The first of `tries` that records here, in `out`; false (the last in
