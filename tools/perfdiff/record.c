@@ -1,0 +1,292 @@
+/*
+ * `perfdiff record [-a] [-p PID[,PID]] [-F HZ] [-d SECONDS]
+ * [--kernel-only|--user-only] [--format=pprof|perf] [-o FILE] [-- CMD
+ * ARGS]`: option parsing, the command started and held until the sampler
+ * follows it, a wait for its end (or -d, or SIGINT, which ends the
+ * recording cleanly), and the library's calls: pd_recorder_* to record,
+ * the profile and its pprof export (or the perf.data stream) to write.
+ * perf record's meanings: a command alone is recorded with its children;
+ * -a with a command records the whole machine while it runs.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "cli_help.h"
+#include "cli_io.h"
+#include "cli_parse.h"
+#include "record_cli.h"
+
+#define CMD "record"
+
+void record_usage(FILE *f)
+{
+	fputs(cli_help_record, f);
+}
+
+#ifndef PD_HAVE_RECORD
+int cmd_record(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	cli_error("record: this perfdiff was built without it (PERFDIFF_RECORD: needs clang, "
+		  "bpftool and the kernel's BTF at build time)");
+	return CLI_EXIT_ERROR;
+}
+#else
+#include <perfdiff/record.h>
+
+typedef struct cli_record {
+	pd_recorder_options ro;
+	double duration;           /* 0: until the command ends or SIGINT */
+	const char *pids;          /* -p's list */
+	bool perf_format;
+	char **argv;               /* the command, NULL-terminated */
+	int argc;
+	bool after_dashdash;
+	cli_io io;
+} cli_record;
+
+static int set_option(void *own, const cli_optdef *opt, const cli_value *v, const char *cmd)
+{
+	cli_record *c = own;
+	(void)cmd;
+	switch (opt->id) {
+	case CLI_RECORD_ALL_CPUS: c->ro.system_wide = true; break;
+	case CLI_RECORD_PID: c->pids = v->str; break;
+	case CLI_RECORD_FREQ: c->ro.freq = (unsigned)v->count; break;
+	case CLI_RECORD_DURATION: c->duration = v->num; break;
+	case CLI_RECORD_KERNEL_ONLY: c->ro.stacks = PD_RECORDER_KERNEL_ONLY; break;
+	case CLI_RECORD_USER_ONLY: c->ro.stacks = PD_RECORDER_USER_ONLY; break;
+	default: c->perf_format = v->word == 1; break;
+	}
+	return 0;
+}
+
+/* An operand: the command's words (after "--", or from its first). */
+static int add_word(void *own, const char *arg)
+{
+	cli_record *c = own;
+	c->argv[c->argc++] = (char *)arg;
+	return 0;
+}
+
+static cli_parse_result parse(cli_record *c, int argc, char **argv)
+{
+	c->argv = calloc((size_t)argc + 1, sizeof *c->argv);
+	if (!c->argv) {
+		cli_error("out of memory");
+		return CLI_PARSE_FAILED;
+	}
+	const cli_parser p = { .cmd = CMD, .io = &c->io, .own = c, .set = set_option,
+			       .operand = add_word };
+	cli_parse_result r = cli_parse(&p, argc, argv);
+	if (r != CLI_PARSED)
+		return r;
+	if (c->pids && c->argc)
+		return cli_parse_refuse(CMD, "-p and a command do not go together");
+	if (c->pids && c->ro.system_wide)
+		return cli_parse_refuse(CMD, "-p and -a do not go together");
+	if (!c->pids && !c->argc && !c->ro.system_wide)
+		return cli_parse_refuse(CMD, "record what? give -a, -p PID or -- COMMAND");
+	return CLI_PARSED;
+}
+
+/* ---------------------------------------------------------- recording */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static void catch_signals(bool on)
+{
+	struct sigaction sa = { .sa_handler = on ? on_signal : SIG_DFL };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Fork the command, held on a pipe until the sampler follows it. */
+static pid_t start_command(const cli_record *c, int *go)
+{
+	int fds[2];
+	if (pipe(fds) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char byte;
+		close(fds[1]);
+		if (read(fds[0], &byte, 1) != 1)
+			_exit(127);    /* the recorder gave up */
+		close(fds[0]);
+		execvp(c->argv[0], c->argv);
+		fprintf(stderr, "perfdiff record: cannot run '%s': %s\n", c->argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return pid;
+}
+
+static int add_pids(pd_recorder *r, const char *list, pd_error *err)
+{
+	for (const char *s = list; *s;) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s || errno || v == 0 || v > 0x7fffffff || (*end && *end != ','))
+			return cli_usage_error(CMD, "-p %s: not a list of pids", list);
+		int rc = pd_recorder_add_pid(r, (uint32_t)v, err);
+		if (rc < 0)
+			return rc;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Drain every 250 ms until the command ends, -d passes or a signal. */
+static int wait_loop(const cli_record *c, pd_recorder *r, pid_t child, int *status,
+		     pd_error *err)
+{
+	double end = c->duration > 0 ? now_s() + c->duration : 0;
+	const struct timespec tick = { 0, 250000000 };
+	for (;;) {
+		nanosleep(&tick, NULL);
+		int rc = pd_recorder_poll(r, err);
+		if (rc < 0)
+			return rc;
+		if (child > 0 && waitpid(child, status, WNOHANG) == child)
+			return 0;
+		if (interrupted || (end && now_s() >= end)) {
+			if (child > 0) {
+				kill(child, SIGINT);
+				waitpid(child, status, 0);
+			}
+			return 0;
+		}
+	}
+}
+
+static int record(const cli_record *c, pd_recorder *r, pd_error *err)
+{
+	int go = -1, status = 0, rc = 0;
+	pid_t child = c->argc ? start_command(c, &go) : 0;
+	if (child < 0) {
+		cli_error("record: cannot start '%s': %s", c->argv[0], strerror(errno));
+		return -1;
+	}
+	if (child > 0 && !c->ro.system_wide)
+		rc = pd_recorder_add_pid(r, (uint32_t)child, err);
+	if (rc == 0 && c->pids)
+		rc = add_pids(r, c->pids, err);
+	if (rc == 0)
+		rc = pd_recorder_start(r, err);
+	catch_signals(true);
+	if (go >= 0) {
+		if (rc == 0 && write(go, "g", 1) != 1)
+			rc = -1;
+		close(go);    /* on failure the command exits unrun */
+	}
+	if (rc == 0)
+		rc = wait_loop(c, r, child, &status, err);
+	else if (child > 0)
+		waitpid(child, &status, 0);
+	int src = pd_recorder_stop(r, rc < 0 ? NULL : err);
+	catch_signals(false);
+	return rc < 0 ? rc : src;
+}
+
+/* ------------------------------------------------------------ output */
+
+static int write_pprof(pd_recorder *r, FILE *f, pd_error *err)
+{
+	pd_profile_options po;
+	pd_pprof_write_options wo;
+	pd_profile *p = NULL;
+	if (cli_options_init_rc(pd_profile_options_init(&po, PD_PROFILE_OPTIONS_VERSION),
+				"pd_profile_options") < 0 ||
+	    cli_options_init_rc(pd_pprof_write_options_init(&wo, PD_PPROF_WRITE_OPTIONS_VERSION),
+				"pd_pprof_write_options") < 0)
+		return PD_EINVAL;
+	po.flags |= PD_PROFILE_KEEP_SITES;
+	int rc = pd_profile_new(&p, &po, err);
+	if (rc == 0)
+		rc = pd_recorder_add_to_profile(r, p, err);
+	if (rc == 0)
+		rc = pd_profile_write_pprof(p, f, &wo, err);
+	pd_profile_free(p);
+	return rc;
+}
+
+static void summary(const cli_record *c, const pd_recorder *r)
+{
+	pd_recorder_stats s;
+	if (c->io.verbosity == CLI_QUIET || pd_recorder_stats_get(r, &s, PD_RECORDER_STATS_VERSION))
+		return;
+	uint64_t lost = s.lost_full + s.lost_collision + s.lost_stack;
+	fprintf(stderr, "[ perfdiff record: %llu samples, %llu stacks, %llu processes, %.3f s ]\n",
+		(unsigned long long)s.samples, (unsigned long long)s.stacks,
+		(unsigned long long)s.processes, (double)s.duration_ns / 1e9);
+	if (lost)
+		cli_warning("Lost %llu samples (count map full %llu, stack id collisions %llu, "
+			    "stacks not taken %llu)", (unsigned long long)lost,
+			    (unsigned long long)s.lost_full, (unsigned long long)s.lost_collision,
+			    (unsigned long long)s.lost_stack);
+}
+
+static int run(cli_record *c)
+{
+	pd_error err = { 0 };
+	pd_recorder *r = NULL;
+	if (pd_recorder_new(&r, &c->ro, &err) < 0) {
+		cli_error("record: %s", err.message);
+		return CLI_EXIT_ERROR;
+	}
+	int rc = record(c, r, &err);
+	if (rc < -1)
+		cli_error("record: %s", err.message);
+	summary(c, r);
+	if (!c->io.out_path)
+		c->io.out_path = c->perf_format ? "perf.data" : "perfdiff.pb.gz";
+	if (rc < -1 || cli_io_open(&c->io, NULL, 0) < 0) {
+		pd_recorder_free(r);
+		return CLI_EXIT_ERROR;
+	}
+	rc = c->perf_format ? pd_recorder_write_perf(r, c->io.out, c->io.out_path, &err)
+			    : write_pprof(r, c->io.out, &err);
+	if (rc < 0)
+		cli_error("record: %s", err.message);
+	pd_recorder_free(r);
+	return cli_io_close(&c->io, rc < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	cli_record c = { 0 };
+	int st = CLI_EXIT_ERROR;
+	cli_io_init(&c.io, CMD, false);
+	if (cli_options_init_rc(pd_recorder_options_init(&c.ro, PD_RECORDER_OPTIONS_VERSION),
+				"pd_recorder_options") == 0 &&
+	    !cli_parse_stop(parse(&c, argc, argv), record_usage, &st))
+		st = run(&c);
+	free(c.argv);
+	return st;
+}
+#endif
