@@ -8,6 +8,10 @@
 
 /* perf's default --max-stack is 127; a stack map value is this many u64 */
 #define PD_BPF_MAX_STACK 127
+/* entries of each of the two stack maps (1 KB each) */
+#define PD_BPF_STACK_ENTRIES 16384
+/* set in a stack id of the second stack map */
+#define PD_BPF_STACK2 (1 << 30)
 
 struct pd_bpf_key {
 	__u32 pid, tid;           /* the process (tgid) and thread */

@@ -26,7 +26,9 @@ static int read_stack(struct pd_recorder *r, int32_t id)
 {
 	if (id < 0)
 		return 0;
-	if (bpf_map__lookup_elem(r->skel->maps.stacks, &id, sizeof id, r->stackbuf,
+	struct bpf_map *m = id & PD_BPF_STACK2 ? r->skel->maps.stacks2 : r->skel->maps.stacks;
+	id &= ~PD_BPF_STACK2;
+	if (bpf_map__lookup_elem(m, &id, sizeof id, r->stackbuf,
 				 PD_BPF_MAX_STACK * sizeof(uint64_t), 0))
 		return -1;
 	int n = 0;
@@ -99,14 +101,45 @@ static int snapshot_keys(struct pd_recorder *r, struct pd_bpf_key **out, size_t 
 	return 0;
 }
 
-static void free_stacks(struct pd_recorder *r, const struct pd_bpf_key *keys, size_t n)
+static void free_stack(struct pd_recorder *r, int32_t id)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (keys[i].kstack >= 0)
-			bpf_map__delete_elem(r->skel->maps.stacks, &keys[i].kstack, sizeof(int32_t), 0);
-		if (keys[i].ustack >= 0)
-			bpf_map__delete_elem(r->skel->maps.stacks, &keys[i].ustack, sizeof(int32_t), 0);
+	if (id < 0)
+		return;
+	struct bpf_map *m = id & PD_BPF_STACK2 ? r->skel->maps.stacks2 : r->skel->maps.stacks;
+	id &= ~PD_BPF_STACK2;
+	bpf_map__delete_elem(m, &id, sizeof id, 0);
+}
+
+/* Free the stack ids the drained keys used, but those keys counted
+ * since the snapshot use too: their stacks are read at the next drain
+ * (a freed id could be taken by another stack meanwhile).  A key made in
+ * the moment between that second look and the delete finds its stack
+ * gone, a lost sample, rather than a wrong one. */
+static int free_stacks(struct pd_recorder *r, const struct pd_bpf_key *keys, size_t n)
+{
+	struct pd_bpf_key *live;
+	size_t nlive;
+	pd_u64map keep;
+
+	if (snapshot_keys(r, &live, &nlive) < 0)
+		return PD_ENOMEM;
+	pd_u64map_init(&keep);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < nlive; i++) {
+		if (live[i].kstack >= 0)
+			rc = pd_u64map_put(&keep, (uint64_t)live[i].kstack, (void *)1);
+		if (rc == 0 && live[i].ustack >= 0)
+			rc = pd_u64map_put(&keep, (uint64_t)live[i].ustack, (void *)1);
 	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (keys[i].kstack >= 0 && !pd_u64map_get(&keep, (uint64_t)keys[i].kstack))
+			free_stack(r, keys[i].kstack);
+		if (keys[i].ustack >= 0 && !pd_u64map_get(&keep, (uint64_t)keys[i].ustack))
+			free_stack(r, keys[i].ustack);
+	}
+	pd_u64map_free(&keep);
+	free(live);
+	return rc;
 }
 
 int rec_bpf_drain(struct pd_recorder *r, pd_error *err)
@@ -124,7 +157,8 @@ int rec_bpf_drain(struct pd_recorder *r, pd_error *err)
 						    &count, sizeof count, 0) == 0)
 			rc = add_entry(r, &keys[i], count, now);
 	}
-	free_stacks(r, keys, n);
+	if (rc == 0)
+		rc = free_stacks(r, keys, n);
 	free(keys);
 	read_lost(r, klost);
 	for (int i = 0; i < PD_BPF_LOST_NR; i++)

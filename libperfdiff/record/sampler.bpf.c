@@ -27,12 +27,17 @@ const volatile bool filter = false;
 const volatile bool want_kernel = true;
 const volatile bool want_user = true;
 
-struct {
+/* Two stack maps: a stack whose id (a hash bucket) another stack holds
+ * in the first goes to the second, so that a collision loses a sample
+ * only when both buckets are taken. */
+struct stack_map {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, PD_BPF_MAX_STACK * sizeof(__u64));
-	__uint(max_entries, 16384);
-} stacks SEC(".maps");
+	__uint(max_entries, PD_BPF_STACK_ENTRIES);
+};
+struct stack_map stacks SEC(".maps");
+struct stack_map stacks2 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -65,11 +70,16 @@ static void count_lost(__u32 why)
 
 /* A stack id, or -1 for none: -EFAULT is "this context has no such
  * stack" (a kernel thread's user stack, a user-mode sample's kernel
- * stack), not a loss. */
+ * stack), not a loss.  Ids of the second map have PD_BPF_STACK2 set. */
 static __s32 stack_id(void *ctx, __u64 flags, bool *failed)
 {
 	long id = bpf_get_stackid(ctx, &stacks, flags);
 
+	if (id == -EEXIST) {
+		id = bpf_get_stackid(ctx, &stacks2, flags);
+		if (id >= 0)
+			return (__s32)(id | PD_BPF_STACK2);
+	}
 	if (id >= 0)
 		return (__s32)id;
 	if (id == -EFAULT)
