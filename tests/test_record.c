@@ -256,6 +256,32 @@ START_TEST(test_usage)
 }
 END_TEST
 
+/* Without a capability, one line names it (status 2, nothing written). */
+START_TEST(test_missing_capability)
+{
+	PD_SKIP_IF(L.skip);
+	if (!pd_test_sh_ok("capsh --help >/dev/null 2>&1"))
+		PD_SKIP("no capsh to drop a capability with");
+	static const char *const caps[] = { "CAP_BPF", "CAP_PERFMON" };
+	for (int i = 0; i < 2; i++) {
+		char cmd[2 * PATHMAX];
+		snprintf(cmd, sizeof cmd,
+			 "capsh --drop=cap_sys_admin,%s -- -c \"'%s' record -o '%s/nocap.pb.gz' -- "
+			 "true\" 2>&1; echo \"status $?\"", i ? "cap_perfmon" : "cap_bpf",
+			 PD_CLI_PATH, L.dir);
+		int st;
+		char *out = pd_test_run(cmd, &st);
+		fprintf(stderr, "%s", out ? out : "");
+		char want[128];
+		snprintf(want, sizeof want, "needs %s (", caps[i]);
+		ck_assert_msg(out && strstr(out, want) && strstr(out, "status 2\n"), "%s", out);
+		ck_assert_int_eq(strchr(out, '\n') - out + 1 + (int)strlen("status 2\n"),
+				 (int)strlen(out));   /* one line, then the status */
+		free(out);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("record");
@@ -263,6 +289,7 @@ static Suite *suite(void)
 	tcase_add_unchecked_fixture(tc, lab_setup, lab_teardown);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_usage);
+	tcase_add_test(tc, test_missing_capability);
 	tcase_add_test(tc, test_hot_function_as_perf);
 	tcase_add_test(tc, test_kernel_frames_as_perf);
 	tcase_add_test(tc, test_rename_found);

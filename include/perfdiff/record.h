@@ -86,8 +86,8 @@ typedef struct pd_recorder pd_recorder;
 /**
  * Load the sampler into the kernel and open its perf events on every
  * online CPU, not yet enabled.  0, or PD_EPERM (a capability missing:
- * "perfdiff record needs CAP_BPF (run as root or give it the
- * capability)"), PD_EUNSUPPORTED (the kernel refuses the program or the
+ * "sampling with BPF needs CAP_BPF (run as root, or with CAP_BPF and
+ * CAP_PERFMON)"), PD_EUNSUPPORTED (the kernel refuses the program or the
  * event), PD_EINVAL (bad options) or PD_ENOMEM; `*out` is then NULL.
  */
 PD_EXTERN(int) pd_recorder_new(pd_recorder **out, const pd_recorder_options *o, pd_error *err);

@@ -118,7 +118,7 @@ int rec_bpf_open(struct pd_recorder *r, pd_error *err)
 	const char *cap = missing_cap();
 	if (cap)
 		return pd_error_reason(err, PD_EPERM,
-				       "perfdiff record needs %s (run it as root or give it "
+				       "sampling with BPF needs %s (run as root, or with "
 				       "CAP_BPF and CAP_PERFMON)", cap);
 	int rc = load(r, err);
 	return rc < 0 ? rc : open_events(r, err);
