@@ -256,6 +256,36 @@ START_TEST(test_usage)
 }
 END_TEST
 
+/* -a until SIGINT: status 0, and the file holds what was gathered; -d
+ * ends a recording of pids. */
+START_TEST(test_sigint_and_duration)
+{
+	PD_SKIP_IF(L.skip);
+	char cmd[4 * PATHMAX], pb[PATHMAX];
+	snprintf(pb, sizeof pb, "%s/int.pb.gz", L.dir);
+	snprintf(cmd, sizeof cmd,
+		 "'%s' record -q -a -F 999 -o '%s' & p=$!; sleep 0.7; kill -INT $p; wait $p; "
+		 "echo \"status $?\"; '%s' dump --stats '%s' 2>&1 | grep 'samples/count'",
+		 PD_CLI_PATH, pb, PD_CLI_PATH, pb);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	unsigned long n = 0;
+	const char *t = out ? strstr(out, "total ") : NULL;
+	ck_assert_msg(out && strstr(out, "status 0\n") && t && sscanf(t, "total %lu", &n) == 1 &&
+		      n > 50, "%s", out);
+	free(out);
+
+	snprintf(pb, sizeof pb, "%s/dur.pb.gz", L.dir);
+	snprintf(cmd, sizeof cmd,
+		 "'%s/hot' 100000 & h=$!; '%s' record -q -p $h -d 0.6 -o '%s'; echo \"status $?\"; "
+		 "kill $h; '%s' report '%s' | grep -c '\\] hot$'", L.dir, PD_CLI_PATH, pb,
+		 PD_CLI_PATH, pb);
+	out = pd_test_run(cmd, &st);
+	ck_assert_msg(out && strncmp(out, "status 0\n", 9) == 0 && atoi(out + 9) > 0, "%s", out);
+	free(out);
+}
+END_TEST
+
 /* Without a capability, one line names it (status 2, nothing written). */
 START_TEST(test_missing_capability)
 {
@@ -290,6 +320,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_usage);
 	tcase_add_test(tc, test_missing_capability);
+	tcase_add_test(tc, test_sigint_and_duration);
 	tcase_add_test(tc, test_hot_function_as_perf);
 	tcase_add_test(tc, test_kernel_frames_as_perf);
 	tcase_add_test(tc, test_rename_found);
