@@ -196,6 +196,18 @@ START_TEST(test_hot_function_as_perf)
 }
 END_TEST
 
+/* A shell running the program 40 times, each run a few milliseconds:
+ * each child is named (its maps read while it lives) as perf names it. */
+START_TEST(test_short_lived_children)
+{
+	PD_SKIP_IF(L.skip);
+	char pb[PATHMAX], data[PATHMAX], cmd[2 * PATHMAX];
+	snprintf(cmd, sizeof cmd, "sh -c 'for i in $(seq 40); do \"%s/hot\" 6; done'", L.dir);
+	record_both("short", cmd, pb, data);
+	assert_close("hot (short-lived)", pd_share(pb, "hot", false), perf_share(data, "hot", false));
+}
+END_TEST
+
 /* The kernel symbols perf gives at least 5 % self are there, so named,
  * within 10 points. */
 START_TEST(test_kernel_frames_as_perf)
@@ -323,6 +335,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_sigint_and_duration);
 	tcase_add_test(tc, test_hot_function_as_perf);
 	tcase_add_test(tc, test_kernel_frames_as_perf);
+	tcase_add_test(tc, test_short_lived_children);
 	tcase_add_test(tc, test_rename_found);
 	suite_add_tcase(s, tc);
 	return s;

@@ -8,8 +8,9 @@
  * stack) keys in the kernel; the recording drains that aggregate now and
  * then (pd_recorder_poll()) and at the end (pd_recorder_stop()), so user space
  * handles one entry per distinct stack instead of one record per sample.
- * Each process's executable maps are read from /proc/PID/maps when it is
- * first seen in a drain, the kernel's from /proc/kallsyms, and the
+ * Each process's executable maps are read from /proc/PID/maps as soon as
+ * it is first sampled (the sampler tells of it on a ring buffer) and again
+ * after an exec, the kernel's symbols from /proc/kallsyms, and the
  * binaries' build-ids from their ELF notes.
  *
  *     pd_recorder_options o;
@@ -19,7 +20,7 @@
  *     if (pd_recorder_new(&r, &o, &err) < 0) ...      // loaded, not started
  *     pd_recorder_add_pid(r, child, &err);            // or o.system_wide
  *     pd_recorder_start(r, &err);
- *     while (...) { sleep; pd_recorder_poll(r, &err); }
+ *     while (...) { pd_recorder_wait(r, 250, &err); pd_recorder_poll(r, &err); }
  *     pd_recorder_stop(r, &err);
  *     pd_recorder_add_to_profile(r, profile, &err);   // then pd_profile_write_pprof()
  *     pd_recorder_free(r);
@@ -103,10 +104,25 @@ PD_EXTERN(int) pd_recorder_add_pid(pd_recorder *r, uint32_t pid, pd_error *err);
 PD_EXTERN(int) pd_recorder_start(pd_recorder *r, pd_error *err);
 
 /**
+ * Wait up to `ms` milliseconds for processes sampled for the first time
+ * (and for execs of those sampled before), reading their maps as each is
+ * told of, so that a process that lives a few milliseconds is still there
+ * to be read.  Returns early on a signal.  What to call between drains:
+ *
+ *     while (running) {
+ *         for (int i = 0; i < 5; i++) pd_recorder_wait(r, 50, &err);
+ *         pd_recorder_poll(r, &err);
+ *     }
+ *
+ * 0 or PD_ENOMEM.
+ */
+PD_EXTERN(int) pd_recorder_wait(pd_recorder *r, int ms, pd_error *err);
+
+/**
  * Move what the kernel has counted so far into the recording, reading the
- * maps of the processes seen for the first time (call it often enough that
- * short-lived processes are still there: every 100 to 500 ms).  0,
- * PD_EIO or PD_ENOMEM.
+ * maps of the processes seen for the first time that pd_recorder_wait()
+ * has not read (call it every 100 to 500 ms: the kernel's maps are
+ * finite).  0, PD_EIO or PD_ENOMEM.
  */
 PD_EXTERN(int) pd_recorder_poll(pd_recorder *r, pd_error *err);
 

@@ -103,6 +103,10 @@ static int load(struct pd_recorder *r, pd_error *err)
 	if (rc)
 		return pd_error_reason(err, PD_EUNSUPPORTED,
 				       "the kernel refuses the sampler: %s", strerror(-rc));
+	r->skel->links.pd_exec = bpf_program__attach(r->skel->progs.pd_exec);
+	if (!r->skel->links.pd_exec)
+		return pd_error_reason(err, PD_EUNSUPPORTED,
+				       "cannot follow execs (sched_process_exec): %s", strerror(errno));
 	if (!r->o.system_wide) {
 		r->skel->links.pd_fork = bpf_program__attach(r->skel->progs.pd_fork);
 		if (!r->skel->links.pd_fork)
@@ -113,6 +117,34 @@ static int load(struct pd_recorder *r, pd_error *err)
 	return 0;
 }
 
+/* A process sampled for the first time, or one that ran exec: its maps
+ * are read now, while it is still there. */
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct pd_recorder *r = ctx;
+	struct pd_bpf_proc_event ev;
+
+	if (size < sizeof ev)
+		return 0;
+	memcpy(&ev, data, sizeof ev);
+	return ev.what == PD_BPF_EV_EXEC ? rec_proc_reread(r, ev.pid) : rec_proc_seen(r, ev.pid);
+}
+
+static int open_ring(struct pd_recorder *r, pd_error *err)
+{
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, r, NULL);
+	return r->rb ? 0 : pd_error_reason(err, PD_EUNSUPPORTED, "no ring buffer: %s",
+					   strerror(errno));
+}
+
+int rec_bpf_wait(struct pd_recorder *r, int ms, pd_error *err)
+{
+	int n = ms < 0 ? ring_buffer__consume(r->rb) : ring_buffer__poll(r->rb, ms);
+	if (n >= 0 || n == -EINTR)
+		return 0;
+	return pd_error_reason(err, PD_ENOMEM, "out of memory reading a process's maps");
+}
+
 int rec_bpf_open(struct pd_recorder *r, pd_error *err)
 {
 	const char *cap = missing_cap();
@@ -121,6 +153,8 @@ int rec_bpf_open(struct pd_recorder *r, pd_error *err)
 				       "sampling with BPF needs %s (run as root, or with "
 				       "CAP_BPF and CAP_PERFMON)", cap);
 	int rc = load(r, err);
+	if (rc == 0)
+		rc = open_ring(r, err);
 	return rc < 0 ? rc : open_events(r, err);
 }
 
@@ -155,6 +189,7 @@ int rec_bpf_enable(struct pd_recorder *r, bool on, pd_error *err)
 
 void rec_bpf_close(struct pd_recorder *r)
 {
+	ring_buffer__free(r->rb);
 	for (int c = 0; r->links && c < r->ncpus; c++)
 		bpf_link__destroy(r->links[c]);
 	for (int c = 0; r->fds && c < r->ncpus; c++)

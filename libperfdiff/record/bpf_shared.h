@@ -19,6 +19,17 @@ struct pd_bpf_key {
 	char comm[16];
 };
 
+/* What the events ring says of a process. */
+struct pd_bpf_proc_event {
+	__u32 pid;
+	__u32 what;               /* enum pd_bpf_ev */
+};
+
+enum pd_bpf_ev {
+	PD_BPF_EV_NEW = 0,        /* sampled for the first time */
+	PD_BPF_EV_EXEC = 1,       /* a process sampled before ran exec */
+};
+
 enum pd_bpf_lost {
 	PD_BPF_LOST_FULL = 0,      /* the counts map was full */
 	PD_BPF_LOST_COLLISION = 1, /* another stack held the stack id (-EEXIST) */

@@ -148,6 +148,8 @@ int rec_bpf_drain(struct pd_recorder *r, pd_error *err)
 	size_t n;
 	uint64_t now = rec_now(), klost[PD_BPF_LOST_NR];
 
+	if (rec_bpf_wait(r, -1, err) < 0)
+		return PD_ENOMEM;
 	if (snapshot_keys(r, &keys, &n) < 0)
 		return pd_error_reason(err, PD_ENOMEM, "out of memory draining the samples");
 	int rc = 0;

@@ -48,12 +48,14 @@ typedef struct rec_buildid {
 } rec_buildid;
 
 struct pd_rec;   /* the skeleton */
+struct ring_buffer;
 
 struct pd_recorder {
 	pd_recorder_options o;
 	struct pd_rec *skel;
 	int *fds;                  /* one perf event per CPU, -1 where offline */
 	struct bpf_link **links;
+	struct ring_buffer *rb;    /* new processes and execs */
 	int ncpus;
 	bool started, stopped;
 	uint64_t t_start, t_last, t_stop;   /* CLOCK_MONOTONIC ns */
@@ -80,10 +82,13 @@ int rec_bpf_open(struct pd_recorder *r, pd_error *err);
 int rec_bpf_add_pid(struct pd_recorder *r, uint32_t pid, pd_error *err);
 int rec_bpf_enable(struct pd_recorder *r, bool on, pd_error *err);
 int rec_bpf_drain(struct pd_recorder *r, pd_error *err);
+/* Wait up to `ms` (-1: do not wait) for new processes and execs. */
+int rec_bpf_wait(struct pd_recorder *r, int ms, pd_error *err);
 void rec_bpf_close(struct pd_recorder *r);
 
 /* procs.c */
 int rec_proc_seen(struct pd_recorder *r, uint32_t pid);
+int rec_proc_reread(struct pd_recorder *r, uint32_t pid);
 int rec_kernel_read(struct pd_recorder *r);
 const rec_buildid *rec_buildid_of(struct pd_recorder *r, const char *path);
 void rec_procs_free(struct pd_recorder *r);

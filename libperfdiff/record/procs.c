@@ -1,8 +1,9 @@
 /*
  * What the samples' addresses need to be named later: each process's
- * executable maps, read from /proc/PID/maps the first time a drain sees
- * the process (a process that exits before then keeps its frames
- * unnamed), the build-ids of the binaries mapped (their ELF notes, read
+ * executable maps, read from /proc/PID/maps when the sampler first sees
+ * the process (it says so on its ring at once, and the drains catch any
+ * it could not tell; a process gone before then keeps its frames
+ * unnamed) and again after an exec, the build-ids of the binaries mapped (their ELF notes, read
  * once per path), and the kernel's _text and build-id (/proc/kallsyms,
  * /sys/kernel/notes), which is how perf lays out a recording of its own.
  */
@@ -74,6 +75,19 @@ int rec_proc_seen(struct pd_recorder *r, uint32_t pid)
 		return rc;
 	r->nprocs++;
 	return pd_u64map_put(&r->proc_index, pid, (void *)(uintptr_t)r->nprocs);
+}
+
+/* After an exec: the maps read again, the old image's dropped. */
+int rec_proc_reread(struct pd_recorder *r, uint32_t pid)
+{
+	uintptr_t at = (uintptr_t)pd_u64map_get(&r->proc_index, pid);
+	if (!at)
+		return rec_proc_seen(r, pid);
+	rec_proc *p = &r->procs[at - 1];
+	for (size_t j = 0; j < p->nmaps; j++)
+		free(p->maps[j].path);
+	p->nmaps = 0;
+	return read_maps(p);
 }
 
 static uint8_t elf_build_id(const char *path, uint8_t id[20])

@@ -101,6 +101,11 @@ int pd_recorder_poll(pd_recorder *r, pd_error *err)
 	return r->started && !r->stopped ? rec_bpf_drain(r, err) : 0;
 }
 
+int pd_recorder_wait(pd_recorder *r, int ms, pd_error *err)
+{
+	return r->started && !r->stopped ? rec_bpf_wait(r, ms < 0 ? 0 : ms, err) : 0;
+}
+
 int pd_recorder_stop(pd_recorder *r, pd_error *err)
 {
 	if (!r->started || r->stopped)

@@ -53,6 +53,21 @@ struct {
 	__uint(max_entries, 65536);
 } pids SEC(".maps");
 
+/* Processes sampled so far, and the ring that tells user space of a new
+ * one (or of an exec of one) at once, so that it reads the maps before
+ * a short-lived process is gone. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 65536);
+} seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
@@ -99,6 +114,13 @@ int pd_sample(struct bpf_perf_event_data *ctx)
 
 	if (filter && !bpf_map_lookup_elem(&pids, &tgid))
 		return 0;
+	if (!bpf_map_lookup_elem(&seen, &tgid)) {
+		__u8 one = 1;
+		struct pd_bpf_proc_event ev = { .pid = tgid, .what = PD_BPF_EV_NEW };
+
+		if (bpf_map_update_elem(&seen, &tgid, &one, BPF_NOEXIST) == 0)
+			bpf_ringbuf_output(&events, &ev, sizeof ev, 0);
+	}
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	key.kstack = want_kernel ? stack_id(ctx, 0, &failed) : -1;
 	key.ustack = want_user ? stack_id(ctx, BPF_F_USER_STACK, &failed) : -1;
@@ -131,6 +153,17 @@ int BPF_PROG(pd_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (filter && ptgid != ctgid && bpf_map_lookup_elem(&pids, &ptgid))
 		bpf_map_update_elem(&pids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(pd_exec, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	struct pd_bpf_proc_event ev = { .pid = tgid, .what = PD_BPF_EV_EXEC };
+
+	if (bpf_map_lookup_elem(&seen, &tgid))
+		bpf_ringbuf_output(&events, &ev, sizeof ev, 0);
 	return 0;
 }
 

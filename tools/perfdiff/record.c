@@ -161,15 +161,18 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Drain every 250 ms until the command ends, -d passes or a signal. */
+/* Drain every 250 ms, reading new processes' maps as they come, until
+ * the command ends, -d passes or a signal. */
 static int wait_loop(const cli_record *c, pd_recorder *r, pid_t child, int *status,
 		     pd_error *err)
 {
 	double end = c->duration > 0 ? now_s() + c->duration : 0;
-	const struct timespec tick = { 0, 250000000 };
 	for (;;) {
-		nanosleep(&tick, NULL);
-		int rc = pd_recorder_poll(r, err);
+		int rc = 0;
+		for (int i = 0; rc == 0 && i < 5 && !interrupted; i++)
+			rc = pd_recorder_wait(r, 50, err);
+		if (rc == 0)
+			rc = pd_recorder_poll(r, err);
 		if (rc < 0)
 			return rc;
 		if (child > 0 && waitpid(child, status, WNOHANG) == child)
