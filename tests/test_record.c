@@ -298,6 +298,33 @@ START_TEST(test_sigint_and_duration)
 }
 END_TEST
 
+/* --interval: one file an interval, named by its start, each a profile
+ * of its own interval that a diff takes as runs. */
+START_TEST(test_interval)
+{
+	PD_SKIP_IF(L.skip);
+	char cmd[4 * PATHMAX];
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && '%s' record -q -a -F 999 --interval 0.4 -d 1.5 -o cont/ && ls cont | "
+		 "grep -c '^[0-9]\\{8\\}-[0-9]\\{6\\}\\.[0-9]\\{3\\}\\.pb\\.gz$' && "
+		 "set -- cont/*.pb.gz && '%s' diff \"$1\" -- \"$2\" >/dev/null; echo \"diff $?\"; "
+		 "for f; do '%s' dump --stats \"$f\" | grep -c 'samples/count total [1-9]'; done",
+		 L.dir, PD_CLI_PATH, PD_CLI_PATH, PD_CLI_PATH);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	fprintf(stderr, "%s", out ? out : "");
+	int files = out ? atoi(out) : 0;
+	ck_assert_msg(files >= 3 && files <= 5, "%d files", files);
+	ck_assert_msg(strstr(out, "\ndiff 0\n") || strstr(out, "\ndiff 1\n"), "%s", out);
+	/* every file holds samples: as many "1" lines as files */
+	int ones = 0;
+	for (const char *q = strstr(out, "\ndiff "); q && (q = strstr(q + 1, "\n1")); )
+		ones++;
+	ck_assert_int_eq(ones, files);
+	free(out);
+}
+END_TEST
+
 /* Without a capability, one line names it (status 2, nothing written). */
 START_TEST(test_missing_capability)
 {
@@ -333,6 +360,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_usage);
 	tcase_add_test(tc, test_missing_capability);
 	tcase_add_test(tc, test_sigint_and_duration);
+	tcase_add_test(tc, test_interval);
 	tcase_add_test(tc, test_hot_function_as_perf);
 	tcase_add_test(tc, test_kernel_frames_as_perf);
 	tcase_add_test(tc, test_short_lived_children);

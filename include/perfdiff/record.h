@@ -164,6 +164,16 @@ PD_EXTERN(int) pd_recorder_write_perf(pd_recorder *r, FILE *f, const char *name,
  */
 PD_EXTERN(int) pd_recorder_add_to_profile(pd_recorder *r, pd_profile *p, pd_error *err);
 
+/**
+ * Forget the samples gathered so far (and the lost ones), keeping the
+ * processes' maps and the binaries' build-ids, so that the next
+ * pd_recorder_write_perf() or pd_recorder_add_to_profile() holds only
+ * what is drained after this call: one profile per interval of a
+ * continuous recording.  The stats count from here too, except
+ * `processes`.
+ */
+PD_EXTERN(void) pd_recorder_clear(pd_recorder *r);
+
 /** Detach and unload the sampler and free the recording.  NULL is allowed. */
 PD_EXTERN(void) pd_recorder_free(pd_recorder *r);
 

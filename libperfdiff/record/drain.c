@@ -63,7 +63,7 @@ static int add_entry(struct pd_recorder *r, const struct pd_bpf_key *k, uint64_t
 	memcpy(e->ips + nk, r->stackbuf, (size_t)nu * sizeof *e->ips);
 	r->nentries++;
 	r->samples += count;
-	return rec_proc_seen(r, k->pid);
+	return rec_proc_cover(r, k->pid, e->ips + nk, (size_t)nu, r->drains);
 }
 
 /* The kernel's lost counters, summed over CPUs (they only grow). */
@@ -150,6 +150,7 @@ int rec_bpf_drain(struct pd_recorder *r, pd_error *err)
 
 	if (rec_bpf_wait(r, -1, err) < 0)
 		return PD_ENOMEM;
+	r->drains++;
 	if (snapshot_keys(r, &keys, &n) < 0)
 		return pd_error_reason(err, PD_ENOMEM, "out of memory draining the samples");
 	int rc = 0;
@@ -164,7 +165,7 @@ int rec_bpf_drain(struct pd_recorder *r, pd_error *err)
 	free(keys);
 	read_lost(r, klost);
 	for (int i = 0; i < PD_BPF_LOST_NR; i++)
-		r->klost[i] = klost[i];
+		r->klost[i] = klost[i] - r->klost_base[i];
 	r->t_last = now;
 	return rc < 0 ? pd_error_reason(err, rc, "out of memory draining the samples") : 0;
 }

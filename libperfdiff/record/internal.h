@@ -36,6 +36,7 @@ typedef struct rec_map {
 
 typedef struct rec_proc {
 	uint32_t pid;
+	uint64_t gen;              /* the drain that last read the maps again */
 	rec_map *maps;
 	size_t nmaps, cap;
 } rec_proc;
@@ -58,7 +59,7 @@ struct pd_recorder {
 	struct ring_buffer *rb;    /* new processes and execs */
 	int ncpus;
 	bool started, stopped;
-	uint64_t t_start, t_last, t_stop;   /* CLOCK_MONOTONIC ns */
+	uint64_t t_start, t_last, t_stop;   /* CLOCK_MONOTONIC ns; t_start: since the clear */
 	rec_entry *entries;
 	size_t nentries, entries_cap;
 	rec_proc *procs;
@@ -70,8 +71,10 @@ struct pd_recorder {
 	uint8_t kbuildid[20];
 	uint8_t kbuildid_len;
 	uint64_t samples;
+	uint64_t drains;           /* drains so far: rec_proc_cover()'s generation */
 	uint64_t lost[3];          /* lost in user space, by enum pd_bpf_lost */
-	uint64_t klost[3];         /* lost in the kernel (its running totals) */
+	uint64_t klost[3];         /* lost in the kernel since pd_recorder_clear() */
+	uint64_t klost_base[3];    /* the kernel's running totals at the clear */
 	uint64_t *stackbuf;        /* PD_BPF_MAX_STACK u64 */
 };
 
@@ -89,6 +92,8 @@ void rec_bpf_close(struct pd_recorder *r);
 /* procs.c */
 int rec_proc_seen(struct pd_recorder *r, uint32_t pid);
 int rec_proc_reread(struct pd_recorder *r, uint32_t pid);
+int rec_proc_cover(struct pd_recorder *r, uint32_t pid, const uint64_t *ips, size_t n,
+		   uint64_t gen);
 int rec_kernel_read(struct pd_recorder *r);
 const rec_buildid *rec_buildid_of(struct pd_recorder *r, const char *path);
 void rec_procs_free(struct pd_recorder *r);

@@ -38,6 +38,18 @@ static int parse_map_line(const char *line, rec_map *m)
 	return m->path ? 1 : PD_ENOMEM;
 }
 
+static bool has_map(const rec_proc *p, const rec_map *m)
+{
+	for (size_t j = 0; j < p->nmaps; j++)
+		if (p->maps[j].start == m->start && p->maps[j].end == m->end &&
+		    p->maps[j].pgoff == m->pgoff && strcmp(p->maps[j].path, m->path) == 0)
+			return true;
+	return false;
+}
+
+/* Add the maps /proc lists now that `p` does not have yet (a process
+ * first seen while the dynamic loader was still mapping its libraries
+ * has them added at the next look). */
 static int read_maps(rec_proc *p)
 {
 	char path[64], line[4096 + 256];
@@ -52,6 +64,8 @@ static int read_maps(rec_proc *p)
 		int got = parse_map_line(line, &m);
 		if (got < 0)
 			rc = got;
+		else if (got && has_map(p, &m))
+			free(m.path);
 		else if (got && pd_grow(&p->maps, &p->cap, p->nmaps + 1, sizeof *p->maps) < 0)
 			rc = PD_ENOMEM, free(m.path);
 		else if (got)
@@ -75,6 +89,34 @@ int rec_proc_seen(struct pd_recorder *r, uint32_t pid)
 		return rc;
 	r->nprocs++;
 	return pd_u64map_put(&r->proc_index, pid, (void *)(uintptr_t)r->nprocs);
+}
+
+static bool covered(const rec_proc *p, uint64_t ip)
+{
+	for (size_t j = 0; j < p->nmaps; j++)
+		if (ip >= p->maps[j].start && ip < p->maps[j].end)
+			return true;
+	return false;
+}
+
+/* A drain's entry of `pid` with user frames `ips`: the maps read when
+ * the process was first seen, and read again (once a drain, `gen`) when
+ * a frame is in none of them (a library mapped since). */
+int rec_proc_cover(struct pd_recorder *r, uint32_t pid, const uint64_t *ips, size_t n,
+		   uint64_t gen)
+{
+	int rc = rec_proc_seen(r, pid);
+	if (rc < 0)
+		return rc;
+	rec_proc *p = &r->procs[(uintptr_t)pd_u64map_get(&r->proc_index, pid) - 1];
+	if (p->gen == gen)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!covered(p, ips[i])) {
+			p->gen = gen;
+			return read_maps(p);
+		}
+	return 0;
 }
 
 /* After an exec: the maps read again, the old image's dropped. */

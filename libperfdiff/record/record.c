@@ -159,6 +159,20 @@ int pd_recorder_add_to_profile(pd_recorder *r, pd_profile *p, pd_error *err)
 	return rc;
 }
 
+void pd_recorder_clear(pd_recorder *r)
+{
+	for (size_t i = 0; i < r->nentries; i++)
+		free(r->entries[i].ips);
+	r->nentries = 0;
+	r->samples = 0;
+	for (int i = 0; i < PD_BPF_LOST_NR; i++) {
+		r->klost_base[i] += r->klost[i];
+		r->klost[i] = 0;
+		r->lost[i] = 0;
+	}
+	r->t_start = r->t_last;
+}
+
 void pd_recorder_free(pd_recorder *r)
 {
 	if (!r)

@@ -26,7 +26,7 @@
 	 PERF_SAMPLE_CALLCHAIN)
 
 enum { REC_HEADER_ATTR = 64, REC_HEADER_BUILD_ID = 67, REC_HEADER_FEATURE = 80 };
-enum { FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_ARCH = 6, FEAT_LAST = 32 };
+enum { FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_ARCH = 6, FEAT_SAMPLE_TIME = 21, FEAT_LAST = 32 };
 
 typedef struct wr {
 	FILE *f;
@@ -104,7 +104,17 @@ static void write_feature_str(wr *w, uint64_t feat, const char *s)
 	end(w);
 }
 
-static void write_features(wr *w)
+/* The recording's span, from its start (or clear) to its last drain. */
+static void write_sample_time(wr *w, const struct pd_recorder *r)
+{
+	begin(w, REC_HEADER_FEATURE, 0);
+	put64(w, FEAT_SAMPLE_TIME);
+	put64(w, r->t_start);
+	put64(w, r->t_last);
+	end(w);
+}
+
+static void write_features(wr *w, const struct pd_recorder *r)
 {
 	struct utsname u;
 	char host[256] = "";
@@ -114,6 +124,7 @@ static void write_features(wr *w)
 	}
 	if (gethostname(host, sizeof host - 1) == 0)
 		write_feature_str(w, FEAT_HOSTNAME, host);
+	write_sample_time(w, r);
 	begin(w, REC_HEADER_FEATURE, 0);   /* the end of the features */
 	put64(w, FEAT_LAST);
 	end(w);
@@ -252,7 +263,7 @@ int rec_stream_write(struct pd_recorder *r, FILE *f, const char *name, pd_error 
 
 	fwrite(head, 1, sizeof head, f);
 	write_attr(&w, r);
-	write_features(&w);
+	write_features(&w, r);
 	int rc = write_build_ids(&w, r);
 	if (rc == 0) {
 		write_maps(&w, r);

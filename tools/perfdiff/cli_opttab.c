@@ -193,6 +193,8 @@ static const cli_optdef table[] = {
 	  "a frequency from 1 to 100000 Hz", NULL, "perfdiff-record.1.scd" },
 	{ "--duration", "-d", CLI_DOUBLE, "SECONDS", RECORD, OWN, CLI_RECORD_DURATION,
 	  CLI_LO_OPEN, 0, 1e9, "a number of seconds above 0", NULL, "perfdiff-record.1.scd" },
+	NUM("--interval", CLI_DOUBLE, "SECONDS", RECORD, OWN, CLI_RECORD_INTERVAL, CLI_LO_OPEN,
+	    0, 1e9, "a number of seconds above 0", "perfdiff-record.1.scd"),
 	FLAG("--kernel-only", NULL, RECORD, OWN, CLI_RECORD_KERNEL_ONLY, "perfdiff-record.1.scd"),
 	FLAG("--user-only", NULL, RECORD, OWN, CLI_RECORD_USER_ONLY, "perfdiff-record.1.scd"),
 	WORD("--format", "pprof|perf", RECORD, OWN, CLI_RECORD_FORMAT, CLI_FORMAT,

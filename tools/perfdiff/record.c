@@ -1,10 +1,12 @@
 /*
  * `perfdiff record [-a] [-p PID[,PID]] [-F HZ] [-d SECONDS]
- * [--kernel-only|--user-only] [--format=pprof|perf] [-o FILE] [-- CMD
- * ARGS]`: option parsing, the command started and held until the sampler
- * follows it, a wait for its end (or -d, or SIGINT, which ends the
- * recording cleanly), and the library's calls: pd_recorder_* to record,
- * the profile and its pprof export (or the perf.data stream) to write.
+ * [--kernel-only|--user-only] [--format=pprof|perf] [--interval=SECONDS]
+ * [-o FILE] [-- CMD ARGS]`: option parsing, the command started and held
+ * until the sampler follows it, a wait for its end (or -d, or SIGINT,
+ * which ends the recording cleanly), and the library's calls:
+ * pd_recorder_* to record, the profile and its pprof export (or the
+ * perf.data stream) to write, once, or with --interval once an interval
+ * into files named by the interval's start.
  * perf record's meanings: a command alone is recorded with its children;
  * -a with a command records the whole machine while it runs.
  */
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +48,9 @@ int cmd_record(int argc, char **argv)
 typedef struct cli_record {
 	pd_recorder_options ro;
 	double duration;           /* 0: until the command ends or SIGINT */
+	double interval;           /* --interval: one file each; 0: one file */
+	char prefix[4096];         /* --interval: -o as a directory or a prefix */
+	struct timespec cut_wall;  /* the wall-clock start of the interval */
 	const char *pids;          /* -p's list */
 	bool perf_format;
 	char **argv;               /* the command, NULL-terminated */
@@ -62,6 +68,7 @@ static int set_option(void *own, const cli_optdef *opt, const cli_value *v, cons
 	case CLI_RECORD_PID: c->pids = v->str; break;
 	case CLI_RECORD_FREQ: c->ro.freq = (unsigned)v->count; break;
 	case CLI_RECORD_DURATION: c->duration = v->num; break;
+	case CLI_RECORD_INTERVAL: c->interval = v->num; break;
 	case CLI_RECORD_KERNEL_ONLY: c->ro.stacks = PD_RECORDER_KERNEL_ONLY; break;
 	case CLI_RECORD_USER_ONLY: c->ro.stacks = PD_RECORDER_USER_ONLY; break;
 	default: c->perf_format = v->word == 1; break;
@@ -95,6 +102,8 @@ static cli_parse_result parse(cli_record *c, int argc, char **argv)
 		return cli_parse_refuse(CMD, "-p and -a do not go together");
 	if (!c->pids && !c->argc && !c->ro.system_wide)
 		return cli_parse_refuse(CMD, "record what? give -a, -p PID or -- COMMAND");
+	if (c->interval > 0 && (!c->io.out_path || !strcmp(c->io.out_path, "-")))
+		return cli_parse_refuse(CMD, "--interval needs -o DIR/ (or -o DIR/PREFIX)");
 	return CLI_PARSED;
 }
 
@@ -154,6 +163,52 @@ static int add_pids(pd_recorder *r, const char *list, pd_error *err)
 	return 0;
 }
 
+static int write_pprof(pd_recorder *r, FILE *f, pd_error *err);
+
+/* -o DIR/, an existing DIR, or DIR/PREFIX: what the files' names start
+ * with.  0, or -1 after the error. */
+static int interval_prefix(cli_record *c)
+{
+	const char *o = c->io.out_path;
+	struct stat sb;
+	size_t n = strlen(o);
+	bool dir = (n && o[n - 1] == '/') || (stat(o, &sb) == 0 && S_ISDIR(sb.st_mode));
+	if (dir && mkdir(o, 0777) < 0 && errno != EEXIST) {
+		cli_error("record: %s: cannot make the directory: %s", o, strerror(errno));
+		return -1;
+	}
+	snprintf(c->prefix, sizeof c->prefix, "%s%s", o, dir && o[n - 1] != '/' ? "/" : "");
+	clock_gettime(CLOCK_REALTIME, &c->cut_wall);
+	return 0;
+}
+
+/* The interval's file, named by its start (UTC, to the millisecond),
+ * written whole or not at all; then the recording forgets it. */
+static int write_interval(cli_record *c, pd_recorder *r, pd_error *err)
+{
+	char stamp[64], path[sizeof c->prefix + 96];
+	struct tm tm;
+	gmtime_r(&c->cut_wall.tv_sec, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	snprintf(path, sizeof path, "%s%s.%03ld.%s", c->prefix, stamp,
+		 c->cut_wall.tv_nsec / 1000000, c->perf_format ? "data" : "pb.gz");
+	clock_gettime(CLOCK_REALTIME, &c->cut_wall);
+	pd_outfile *of;
+	int rc = pd_outfile_open(&of, path, err);
+	if (rc < 0)
+		return rc;
+	FILE *f = pd_outfile_stream(of);
+	rc = c->perf_format ? pd_recorder_write_perf(r, f, path, err) : write_pprof(r, f, err);
+	if (rc < 0)
+		pd_outfile_abort(of);
+	else
+		rc = pd_outfile_commit(of, err);
+	if (rc == 0 && c->io.verbosity != CLI_QUIET)
+		fprintf(stderr, "perfdiff record: %s\n", path);
+	pd_recorder_clear(r);
+	return rc;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -163,16 +218,21 @@ static double now_s(void)
 
 /* Drain every 250 ms, reading new processes' maps as they come, until
  * the command ends, -d passes or a signal. */
-static int wait_loop(const cli_record *c, pd_recorder *r, pid_t child, int *status,
+static int wait_loop(cli_record *c, pd_recorder *r, pid_t child, int *status,
 		     pd_error *err)
 {
 	double end = c->duration > 0 ? now_s() + c->duration : 0;
+	double cut = c->interval > 0 ? now_s() + c->interval : 0;
 	for (;;) {
 		int rc = 0;
 		for (int i = 0; rc == 0 && i < 5 && !interrupted; i++)
 			rc = pd_recorder_wait(r, 50, err);
 		if (rc == 0)
 			rc = pd_recorder_poll(r, err);
+		if (rc == 0 && cut && now_s() >= cut) {
+			rc = write_interval(c, r, err);
+			cut += c->interval;
+		}
 		if (rc < 0)
 			return rc;
 		if (child > 0 && waitpid(child, status, WNOHANG) == child)
@@ -187,7 +247,7 @@ static int wait_loop(const cli_record *c, pd_recorder *r, pid_t child, int *stat
 	}
 }
 
-static int record(const cli_record *c, pd_recorder *r, pd_error *err)
+static int record(cli_record *c, pd_recorder *r, pd_error *err)
 {
 	int go = -1, status = 0, rc = 0;
 	pid_t child = c->argc ? start_command(c, &go) : 0;
@@ -262,10 +322,20 @@ static int run(cli_record *c)
 		cli_error("record: %s", err.message);
 		return CLI_EXIT_ERROR;
 	}
+	if (c->interval > 0 && interval_prefix(c) < 0) {
+		pd_recorder_free(r);
+		return CLI_EXIT_ERROR;
+	}
 	int rc = record(c, r, &err);
+	if (rc == 0 && c->interval > 0)
+		rc = write_interval(c, r, &err);   /* the last, cut short */
 	if (rc < -1)
 		cli_error("record: %s", err.message);
 	summary(c, r);
+	if (c->interval > 0) {
+		pd_recorder_free(r);
+		return rc < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+	}
 	if (!c->io.out_path)
 		c->io.out_path = c->perf_format ? "perf.data" : "perfdiff.pb.gz";
 	if (rc < -1 || cli_io_open(&c->io, NULL, 0) < 0) {
