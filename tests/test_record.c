@@ -314,7 +314,9 @@ START_TEST(test_interval)
 	char *out = pd_test_run(cmd, &st);
 	fprintf(stderr, "%s", out ? out : "");
 	int files = out ? atoi(out) : 0;
-	ck_assert_msg(files >= 3 && files <= 5, "%d files", files);
+	/* about 4, fewer where writing a file is slow (the sanitizers):
+	 * an interval ends at the first drain after its time */
+	ck_assert_msg(files >= 2 && files <= 5, "%d files", files);
 	ck_assert_msg(strstr(out, "\ndiff 0\n") || strstr(out, "\ndiff 1\n"), "%s", out);
 	/* every file holds samples: as many "1" lines as files */
 	int ones = 0;
