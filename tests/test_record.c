@@ -256,6 +256,7 @@ END_TEST
 /* -p and a command, or nothing to record, are usage errors (status 2). */
 START_TEST(test_usage)
 {
+	PD_SKIP_IF(L.skip);
 	int st;
 	char *err = NULL;
 	free(pd_test_cli(NULL, "record -o /dev/null", &st, &err));
