@@ -26,16 +26,19 @@
 	 PERF_SAMPLE_CALLCHAIN)
 
 enum { REC_HEADER_ATTR = 64, REC_HEADER_BUILD_ID = 67, REC_HEADER_FEATURE = 80 };
-enum { FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_ARCH = 6, FEAT_SAMPLE_TIME = 21, FEAT_LAST = 32 };
+enum { FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_ARCH = 6, FEAT_SAMPLE_TIME = 21,
+       FEAT_LAST = 32 };
 
 typedef struct wr {
 	FILE *f;
 	pd_buf b;      /* the record being built */
+	bool nomem;    /* sticky: an append failed, nothing more is written */
 } wr;
 
 static void put(wr *w, const void *p, size_t n)
 {
-	pd_buf_append(&w->b, p, n);
+	if (!w->nomem && pd_buf_append(&w->b, p, n) < 0)
+		w->nomem = true;
 }
 static void put64(wr *w, uint64_t v)
 {
@@ -67,6 +70,8 @@ static void end(wr *w)
 {
 	while (w->b.len % 8)
 		put(w, "", 1);
+	if (w->nomem)
+		return;
 	uint16_t size = (uint16_t)w->b.len;
 	memcpy(w->b.data + 6, &size, 2);
 	fwrite(w->b.data, 1, w->b.len, w->f);
@@ -271,6 +276,8 @@ int rec_stream_write(struct pd_recorder *r, FILE *f, const char *name, pd_error 
 	}
 	if (rc == 0)
 		write_lost(&w, r);
+	if (w.nomem)
+		rc = PD_ENOMEM;
 	pd_buf_free(&w.b);
 	if (rc < 0)
 		return pd_error_set(err, rc, name, PD_NO_OFFSET, "out of memory");

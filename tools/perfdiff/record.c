@@ -52,6 +52,8 @@ typedef struct cli_record {
 	char prefix[4096];         /* --interval: -o as a directory or a prefix */
 	struct timespec cut_wall;  /* the wall-clock start of the interval */
 	const char *pids;          /* -p's list */
+	pid_t *pidv;               /* ... parsed: the recording ends when all are gone */
+	size_t npids;
 	bool perf_format;
 	char **argv;               /* the command, NULL-terminated */
 	int argc;
@@ -124,7 +126,8 @@ static void catch_signals(bool on)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Fork the command, held on a pipe until the sampler follows it. */
+/* Fork the command, held on a pipe until the sampler follows it.  -1
+ * when it cannot be forked. */
 static pid_t start_command(const cli_record *c, int *go)
 {
 	int fds[2];
@@ -147,20 +150,41 @@ static pid_t start_command(const cli_record *c, int *go)
 	return pid;
 }
 
-static int add_pids(pd_recorder *r, const char *list, pd_error *err)
+static int add_pids(cli_record *c, pd_recorder *r, pd_error *err)
 {
-	for (const char *s = list; *s;) {
+	c->pidv = calloc(strlen(c->pids) / 2 + 1, sizeof *c->pidv);
+	if (!c->pidv) {
+		cli_error("out of memory");
+		return -1;
+	}
+	for (const char *s = c->pids; *s;) {
 		char *end;
 		errno = 0;
 		unsigned long v = strtoul(s, &end, 10);
-		if (end == s || errno || v == 0 || v > 0x7fffffff || (*end && *end != ','))
-			return cli_usage_error(CMD, "-p %s: not a list of pids", list);
+		if (end == s || errno || v == 0 || v > 0x7fffffff || (*end && *end != ',')) {
+			cli_usage_error(CMD, "-p %s: not a list of pids", c->pids);
+			return -1;
+		}
+		if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
+			cli_usage_error(CMD, "-p %lu: no such process", v);
+			return -1;
+		}
 		int rc = pd_recorder_add_pid(r, (uint32_t)v, err);
 		if (rc < 0)
 			return rc;
+		c->pidv[c->npids++] = (pid_t)v;
 		s = *end ? end + 1 : end;
 	}
 	return 0;
+}
+
+/* Whether every process of -p has exited (as perf record -p ends). */
+static bool pids_gone(const cli_record *c)
+{
+	for (size_t i = 0; i < c->npids; i++)
+		if (kill(c->pidv[i], 0) == 0 || errno != ESRCH)
+			return false;
+	return c->npids > 0;
 }
 
 static int write_pprof(pd_recorder *r, FILE *f, pd_error *err);
@@ -235,7 +259,7 @@ static int wait_loop(cli_record *c, pd_recorder *r, pid_t child, int *status,
 		}
 		if (rc < 0)
 			return rc;
-		if (child > 0 && waitpid(child, status, WNOHANG) == child)
+		if ((child > 0 && waitpid(child, status, WNOHANG) == child) || pids_gone(c))
 			return 0;
 		if (interrupted || (end && now_s() >= end)) {
 			if (child > 0) {
@@ -258,13 +282,15 @@ static int record(cli_record *c, pd_recorder *r, pd_error *err)
 	if (child > 0 && !c->ro.system_wide)
 		rc = pd_recorder_add_pid(r, (uint32_t)child, err);
 	if (rc == 0 && c->pids)
-		rc = add_pids(r, c->pids, err);
+		rc = add_pids(c, r, err);
 	if (rc == 0)
 		rc = pd_recorder_start(r, err);
 	catch_signals(true);
 	if (go >= 0) {
-		if (rc == 0 && write(go, "g", 1) != 1)
+		if (rc == 0 && write(go, "g", 1) != 1) {
+			cli_error("record: cannot start '%s': %s", c->argv[0], strerror(errno));
 			rc = -1;
+		}
 		close(go);    /* on failure the command exits unrun */
 	}
 	if (rc == 0)
@@ -327,6 +353,10 @@ static int run(cli_record *c)
 		return CLI_EXIT_ERROR;
 	}
 	int rc = record(c, r, &err);
+	if (rc == -1) {    /* said already */
+		pd_recorder_free(r);
+		return CLI_EXIT_ERROR;
+	}
 	if (rc == 0 && c->interval > 0)
 		rc = write_interval(c, r, &err);   /* the last, cut short */
 	if (rc < -1)
@@ -360,6 +390,7 @@ int cmd_record(int argc, char **argv)
 	    !cli_parse_stop(parse(&c, argc, argv), record_usage, &st))
 		st = run(&c);
 	free(c.argv);
+	free(c.pidv);
 	return st;
 }
 #endif
