@@ -328,6 +328,22 @@ START_TEST(test_interval)
 }
 END_TEST
 
+/* --format=perf: a perf.data stream that perf report reads, and names. */
+START_TEST(test_format_perf)
+{
+	PD_SKIP_IF(L.skip);
+	char cmd[4 * PATHMAX];
+	snprintf(cmd, sizeof cmd,
+		 "'%s' record -q -F 999 --format=perf -o '%s/hot.perf' -- '%s/hot' 150 && "
+		 "perf report -i '%s/hot.perf' --stdio --no-children --sort sym 2>/dev/null | "
+		 "grep -c '\\[\\.\\] hot *$'", PD_CLI_PATH, L.dir, L.dir, L.dir);
+	int st;
+	char *out = pd_test_run(cmd, &st);
+	ck_assert_msg(out && atoi(out) == 1, "perf report: %s", out ? out : "(nothing)");
+	free(out);
+}
+END_TEST
+
 /* Without a capability, one line names it (status 2, nothing written). */
 START_TEST(test_missing_capability)
 {
@@ -364,6 +380,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_missing_capability);
 	tcase_add_test(tc, test_sigint_and_duration);
 	tcase_add_test(tc, test_interval);
+	tcase_add_test(tc, test_format_perf);
 	tcase_add_test(tc, test_hot_function_as_perf);
 	tcase_add_test(tc, test_kernel_frames_as_perf);
 	tcase_add_test(tc, test_short_lived_children);
