@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -196,13 +197,15 @@ START_TEST(test_hot_function_as_perf)
 }
 END_TEST
 
-/* A shell running the program 40 times, each run a few milliseconds:
- * each child is named (its maps read while it lives) as perf names it. */
+/* A shell running the program 30 times, each run about 10 ms, far less
+ * than a drain's 250 ms: each child is named (its maps read while it
+ * lives, within a millisecond or two of its first sample) as perf names
+ * it. */
 START_TEST(test_short_lived_children)
 {
 	PD_SKIP_IF(L.skip);
 	char pb[PATHMAX], data[PATHMAX], cmd[2 * PATHMAX];
-	snprintf(cmd, sizeof cmd, "sh -c 'for i in $(seq 40); do \"%s/hot\" 6; done'", L.dir);
+	snprintf(cmd, sizeof cmd, "sh -c 'for i in $(seq 30); do \"%s/hot\" 16; done'", L.dir);
 	record_both("short", cmd, pb, data);
 	assert_close("hot (short-lived)", pd_share(pb, "hot", false), perf_share(data, "hot", false));
 }
@@ -265,6 +268,15 @@ START_TEST(test_usage)
 	free(err);
 	free(pd_test_cli(NULL, "record -p 1 -- true", &st, &err));
 	ck_assert_int_eq(st, 2);
+	free(err);
+	/* a command that cannot run: said, status 2, nothing written */
+	char args[PATHMAX + 64], out[PATHMAX];
+	snprintf(out, sizeof out, "%s/never.pb.gz", L.dir);
+	snprintf(args, sizeof args, "record -o '%s' -- /nonexistent/prog", out);
+	free(pd_test_cli(NULL, args, &st, &err));
+	ck_assert_int_eq(st, 2);
+	ck_assert_msg(err && strstr(err, "cannot run '/nonexistent/prog': No such file"), "%s", err);
+	ck_assert(access(out, F_OK) != 0);
 	free(err);
 }
 END_TEST

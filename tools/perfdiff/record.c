@@ -11,6 +11,7 @@
  * -a with a command records the whole machine while it runs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,26 +129,52 @@ static void catch_signals(bool on)
 
 /* Fork the command, held on a pipe until the sampler follows it.  -1
  * when it cannot be forked. */
-static pid_t start_command(const cli_record *c, int *go)
+static pid_t start_command(const cli_record *c, int *go, int *failed)
 {
-	int fds[2];
+	int fds[2], efds[2];
 	if (pipe(fds) < 0)
 		return -1;
+	if (pipe2(efds, O_CLOEXEC) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
 		char byte;
 		close(fds[1]);
+		close(efds[0]);
 		if (read(fds[0], &byte, 1) != 1)
 			_exit(127);    /* the recorder gave up */
 		close(fds[0]);
 		execvp(c->argv[0], c->argv);
-		fprintf(stderr, "perfdiff record: cannot run '%s': %s\n", c->argv[0],
-			strerror(errno));
+		int e = errno;    /* the exec failed: tell the recorder why */
+		if (write(efds[1], &e, sizeof e) != sizeof e)
+			_exit(126);
 		_exit(127);
 	}
 	close(fds[0]);
+	close(efds[1]);
 	*go = fds[1];
+	*failed = efds[0];
 	return pid;
+}
+
+/* Release the held command; 0 once it runs, or -1 after saying why
+ * it could not (its exec's errno comes back on `failed`, which the
+ * exec closes when it succeeds). */
+static int release_command(const cli_record *c, int go, int failed)
+{
+	int e = 0;
+	bool sent = write(go, "g", 1) == 1;
+	close(go);
+	if (sent && read(failed, &e, sizeof e) != (ssize_t)sizeof e)
+		e = 0;
+	close(failed);
+	if (sent && e == 0)
+		return 0;
+	cli_error("record: cannot run '%s': %s", c->argv[0], strerror(sent ? e : errno));
+	return -1;
 }
 
 static int add_pids(cli_record *c, pd_recorder *r, pd_error *err)
@@ -273,8 +300,8 @@ static int wait_loop(cli_record *c, pd_recorder *r, pid_t child, int *status,
 
 static int record(cli_record *c, pd_recorder *r, pd_error *err)
 {
-	int go = -1, status = 0, rc = 0;
-	pid_t child = c->argc ? start_command(c, &go) : 0;
+	int go = -1, failed = -1, status = 0, rc = 0;
+	pid_t child = c->argc ? start_command(c, &go, &failed) : 0;
 	if (child < 0) {
 		cli_error("record: cannot start '%s': %s", c->argv[0], strerror(errno));
 		return -1;
@@ -286,12 +313,11 @@ static int record(cli_record *c, pd_recorder *r, pd_error *err)
 	if (rc == 0)
 		rc = pd_recorder_start(r, err);
 	catch_signals(true);
-	if (go >= 0) {
-		if (rc == 0 && write(go, "g", 1) != 1) {
-			cli_error("record: cannot start '%s': %s", c->argv[0], strerror(errno));
-			rc = -1;
-		}
-		close(go);    /* on failure the command exits unrun */
+	if (go >= 0 && rc == 0) {
+		rc = release_command(c, go, failed);
+	} else if (go >= 0) {
+		close(go);    /* the command exits unrun */
+		close(failed);
 	}
 	if (rc == 0)
 		rc = wait_loop(c, r, child, &status, err);
