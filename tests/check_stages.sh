@@ -26,7 +26,7 @@
 set -u
 cd "${1:-$(dirname "$0")/..}" || exit 2
 
-STAGES='util reader machine symbols unwind session profile pprof report robot diff output'
+STAGES='util reader machine symbols unwind session profile record pprof report robot diff output'
 # What a later stage may include of an earlier one (paths under libperfdiff/).
 INTERFACES='
 	util/util.h util/u64map.h util/threads.h
@@ -40,7 +40,7 @@ INTERFACES='
 # The stage of each public header (include/perfdiff/).
 PUBLIC='
 	common.h=util reader.h=reader symcache.h=symbols unwind.h=unwind
-	session.h=session profile.h=profile pprof.h=pprof report.h=report robot.h=robot diff.h=diff
+	session.h=session profile.h=profile record.h=record pprof.h=pprof report.h=report robot.h=robot diff.h=diff
 	output.h=output
 '
 DOC=docs/architecture.md

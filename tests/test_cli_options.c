@@ -175,11 +175,11 @@ START_TEST(test_completion_is_the_table)
 	/* the commands: those main.c runs, and help (an empty directory: no
 	 * file names among them) */
 	got = complete(dir, "", "");
-	ck_assert_str_eq(got, "diff\ndump\nexplain\nhelp\nreport\nscript\n");
+	ck_assert_str_eq(got, "diff\ndump\nexplain\nhelp\nrecord\nreport\nscript\n");
 	free(got);
 	int st;
 	char *usage = run_in(dir, "", "2>&1", &st);
-	ck_assert_ptr_nonnull(strstr(usage, "Commands: dump, script, report, diff, explain, help"));
+	ck_assert_ptr_nonnull(strstr(usage, "Commands: dump, script, report, diff, explain, record, help"));
 	free(usage);
 	pd_test_rmrf(dir);
 	free(dir);

@@ -51,6 +51,7 @@ typedef enum pd_error_code {
 	PD_EUNSUPPORTED = -6, /**< a valid but unsupported variant */
 	PD_ECORRUPT = -7,     /**< the input contradicts the format */
 	PD_ELIMIT = -8,       /**< a configured resource cap was exceeded */
+	PD_EPERM = -9,        /**< a privilege (capability) is missing */
 } pd_error_code;
 
 /** No byte offset applies to this error. */

@@ -228,6 +228,7 @@ const char *pd_error_code_str(int code)
 	case PD_EUNSUPPORTED: return "unsupported";
 	case PD_ECORRUPT: return "corrupt input";
 	case PD_ELIMIT: return "resource limit exceeded";
+	case PD_EPERM: return "permission denied";
 	default: return "unknown error";
 	}
 }

@@ -15,6 +15,7 @@ extern const char cli_help_script[];
 extern const char cli_help_report[];
 extern const char cli_help_diff[];
 extern const char cli_help_explain[];
+extern const char cli_help_record[];
 
 /*
  * Show manual page `page` ("perfdiff-diff") with man(1): the page

@@ -17,10 +17,11 @@
 #define REPORT CLI_CMD_REPORT
 #define DIFF CLI_CMD_DIFF
 #define EXPLAIN CLI_CMD_EXPLAIN
+#define RECORD CLI_CMD_RECORD
 #define READERS (DUMP | SCRIPT | REPORT)
 #define PROFILES (REPORT | DIFF)
 #define NAMING (SCRIPT | REPORT | DIFF)
-#define ALL (DUMP | SCRIPT | REPORT | DIFF | EXPLAIN)
+#define ALL (DUMP | SCRIPT | REPORT | DIFF | EXPLAIN | RECORD)
 
 #define OUT "include/output-options.scd"
 #define NAMES "include/naming-options.scd"
@@ -183,6 +184,21 @@ static const cli_optdef table[] = {
 	NUM("--rename-score", CLI_DOUBLE, "S", EXPLAIN, OWN, CLI_EXPLAIN_RENAME_SCORE, 0, 0, 1,
 	    "a score in [0, 1]", "perfdiff-explain.1.scd"),
 	FLAG("--no-align", NULL, EXPLAIN, OWN, CLI_EXPLAIN_NO_ALIGN, "perfdiff-explain.1.scd"),
+
+	/* record */
+	FLAG("--all-cpus", "-a", RECORD, OWN, CLI_RECORD_ALL_CPUS, "perfdiff-record.1.scd"),
+	VAL("--pid", "-p", CLI_STRING, "PID[,PID...]", RECORD, OWN, CLI_RECORD_PID, 0,
+	    "perfdiff-record.1.scd"),
+	{ "--freq", "-F", CLI_UINT, "HZ", RECORD, OWN, CLI_RECORD_FREQ, 0, 1, 100000,
+	  "a frequency from 1 to 100000 Hz", NULL, "perfdiff-record.1.scd" },
+	{ "--duration", "-d", CLI_DOUBLE, "SECONDS", RECORD, OWN, CLI_RECORD_DURATION,
+	  CLI_LO_OPEN, 0, 1e9, "a number of seconds above 0", NULL, "perfdiff-record.1.scd" },
+	NUM("--interval", CLI_DOUBLE, "SECONDS", RECORD, OWN, CLI_RECORD_INTERVAL, CLI_LO_OPEN,
+	    0, 1e9, "a number of seconds above 0", "perfdiff-record.1.scd"),
+	FLAG("--kernel-only", NULL, RECORD, OWN, CLI_RECORD_KERNEL_ONLY, "perfdiff-record.1.scd"),
+	FLAG("--user-only", NULL, RECORD, OWN, CLI_RECORD_USER_ONLY, "perfdiff-record.1.scd"),
+	WORD("--format", "pprof|perf", RECORD, OWN, CLI_RECORD_FORMAT, CLI_FORMAT,
+	     "perfdiff-record.1.scd"),
 };
 
 #define NROWS (sizeof table / sizeof table[0])
@@ -201,7 +217,7 @@ unsigned cli_command_bit(const char *cmd)
 	} cmds[] = {
 		{ "dump", CLI_CMD_DUMP }, { "script", CLI_CMD_SCRIPT },
 		{ "report", CLI_CMD_REPORT }, { "diff", CLI_CMD_DIFF },
-		{ "explain", CLI_CMD_EXPLAIN },
+		{ "explain", CLI_CMD_EXPLAIN }, { "record", CLI_CMD_RECORD },
 	};
 	if (!cmd)
 		return CLI_CMD_TOP;

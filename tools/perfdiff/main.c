@@ -16,6 +16,7 @@
 #include "diff_cli.h"
 #include "dump.h"
 #include "explain_cli.h"
+#include "record_cli.h"
 #include "report.h"
 #include "script.h"
 
@@ -31,6 +32,7 @@ static const command commands[] = {
 	{ "report", cmd_report, report_usage },
 	{ "diff", cmd_diff, diff_usage },
 	{ "explain", cmd_explain, explain_usage },
+	{ "record", cmd_record, record_usage },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -1,0 +1,232 @@
+/*
+ * What the samples' addresses need to be named later: each process's
+ * executable maps, read from /proc/PID/maps when the sampler first sees
+ * the process (it says so on its ring at once, and the drains catch any
+ * it could not tell; a process gone before then keeps its frames
+ * unnamed) and again after an exec, the build-ids of the binaries mapped (their ELF notes, read
+ * once per path), and the kernel's _text and build-id (/proc/kallsyms,
+ * /sys/kernel/notes), which is how perf lays out a recording of its own.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <elfutils/libdwelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* One line of /proc/PID/maps: an executable map of a file is kept. */
+static int parse_map_line(const char *line, rec_map *m)
+{
+	uint64_t start, end, pgoff;
+	char perm[5];
+	int path_at = 0;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %*u %n", &start, &end,
+		   perm, &pgoff, &path_at) < 4 || path_at == 0)
+		return 0;
+	const char *path = line + path_at;
+	if (perm[2] != 'x' || path[0] == '\0')
+		return 0;
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->path = strndup(path, strcspn(path, "\n"));
+	return m->path ? 1 : PD_ENOMEM;
+}
+
+static bool has_map(const rec_proc *p, const rec_map *m)
+{
+	for (size_t j = 0; j < p->nmaps; j++)
+		if (p->maps[j].start == m->start && p->maps[j].end == m->end &&
+		    p->maps[j].pgoff == m->pgoff && strcmp(p->maps[j].path, m->path) == 0)
+			return true;
+	return false;
+}
+
+/* Add the maps /proc lists now that `p` does not have yet (a process
+ * first seen while the dynamic loader was still mapping its libraries
+ * has them added at the next look). */
+static int read_maps(rec_proc *p)
+{
+	char path[64], line[4096 + 256];
+
+	snprintf(path, sizeof path, "/proc/%" PRIu32 "/maps", p->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;    /* gone already: its frames stay unnamed */
+	int rc = 0;
+	while (rc == 0 && fgets(line, sizeof line, f)) {
+		rec_map m;
+		int got = parse_map_line(line, &m);
+		if (got < 0)
+			rc = got;
+		else if (got && has_map(p, &m))
+			free(m.path);
+		else if (got && pd_grow(&p->maps, &p->cap, p->nmaps + 1, sizeof *p->maps) < 0)
+			rc = PD_ENOMEM, free(m.path);
+		else if (got)
+			p->maps[p->nmaps++] = m;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Read `pid`'s maps unless they were read before.  0 or PD_ENOMEM. */
+int rec_proc_seen(struct pd_recorder *r, uint32_t pid)
+{
+	if (pd_u64map_get(&r->proc_index, pid))
+		return 0;
+	if (pd_grow(&r->procs, &r->procs_cap, r->nprocs + 1, sizeof *r->procs) < 0)
+		return PD_ENOMEM;
+	rec_proc *p = &r->procs[r->nprocs];
+	*p = (rec_proc){ .pid = pid };
+	int rc = read_maps(p);
+	if (rc < 0)
+		return rc;
+	r->nprocs++;
+	return pd_u64map_put(&r->proc_index, pid, (void *)(uintptr_t)r->nprocs);
+}
+
+static bool covered(const rec_proc *p, uint64_t ip)
+{
+	for (size_t j = 0; j < p->nmaps; j++)
+		if (ip >= p->maps[j].start && ip < p->maps[j].end)
+			return true;
+	return false;
+}
+
+/* A drain's entry of `pid` with user frames `ips`: the maps read when
+ * the process was first seen, and read again (once a drain, `gen`) when
+ * a frame is in none of them (a library mapped since). */
+int rec_proc_cover(struct pd_recorder *r, uint32_t pid, const uint64_t *ips, size_t n,
+		   uint64_t gen)
+{
+	int rc = rec_proc_seen(r, pid);
+	if (rc < 0)
+		return rc;
+	rec_proc *p = &r->procs[(uintptr_t)pd_u64map_get(&r->proc_index, pid) - 1];
+	if (p->gen == gen)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!covered(p, ips[i])) {
+			p->gen = gen;
+			return read_maps(p);
+		}
+	return 0;
+}
+
+/* After an exec: the maps read again, the old image's dropped. */
+int rec_proc_reread(struct pd_recorder *r, uint32_t pid)
+{
+	uintptr_t at = (uintptr_t)pd_u64map_get(&r->proc_index, pid);
+	if (!at)
+		return rec_proc_seen(r, pid);
+	rec_proc *p = &r->procs[at - 1];
+	for (size_t j = 0; j < p->nmaps; j++)
+		free(p->maps[j].path);
+	p->nmaps = 0;
+	return read_maps(p);
+}
+
+static uint8_t elf_build_id(const char *path, uint8_t id[20])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	uint8_t len = 0;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *bits;
+	ssize_t n = e ? dwelf_elf_gnu_build_id(e, &bits) : -1;
+	if (n > 0 && n <= 20) {
+		memcpy(id, bits, (size_t)n);
+		len = (uint8_t)n;
+	}
+	elf_end(e);
+	close(fd);
+	return len;
+}
+
+/* The build-id of `path` (len 0: none), or NULL when out of memory. */
+const rec_buildid *rec_buildid_of(struct pd_recorder *r, const char *path)
+{
+	for (size_t i = 0; i < r->nids; i++)
+		if (strcmp(r->ids[i].path, path) == 0)
+			return &r->ids[i];
+	if (pd_grow(&r->ids, &r->ids_cap, r->nids + 1, sizeof *r->ids) < 0)
+		return NULL;
+	rec_buildid *b = &r->ids[r->nids];
+	*b = (rec_buildid){ .path = strdup(path) };
+	if (!b->path)
+		return NULL;
+	b->len = path[0] == '/' ? elf_build_id(path, b->id) : 0;
+	r->nids++;
+	return b;
+}
+
+/* The GNU build-id note of the running kernel, as perf reads it. */
+static uint8_t kernel_build_id(uint8_t id[20])
+{
+	uint8_t buf[4096];
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+	if (fd >= 0)
+		close(fd);
+	for (size_t at = 0; n > 0 && at + 12 <= (size_t)n;) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, buf + at, 4);
+		memcpy(&descsz, buf + at + 4, 4);
+		memcpy(&type, buf + at + 8, 4);
+		size_t name_at = at + 12, desc_at = name_at + ((namesz + 3u) & ~3u);
+		if (desc_at + descsz > (size_t)n)
+			break;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(buf + name_at, "GNU", 4) == 0 &&
+		    descsz > 0 && descsz <= 20) {
+			memcpy(id, buf + desc_at, descsz);
+			return (uint8_t)descsz;
+		}
+		at = desc_at + ((descsz + 3u) & ~3u);
+	}
+	return 0;
+}
+
+/* _text and the kernel's build-id.  0, or PD_EIO when /proc/kallsyms
+ * hides its addresses (kptr_restrict), which naming kernel frames needs. */
+int rec_kernel_read(struct pd_recorder *r)
+{
+	char line[512];
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	r->kbuildid_len = kernel_build_id(r->kbuildid);
+	if (!f)
+		return PD_EIO;
+	while (fgets(line, sizeof line, f)) {
+		uint64_t a;
+		char t, name[256];
+		if (sscanf(line, "%" SCNx64 " %c %255s", &a, &t, name) == 3 &&
+		    strcmp(name, "_text") == 0) {
+			r->ktext = a;
+			break;
+		}
+	}
+	fclose(f);
+	return r->ktext ? 0 : PD_EIO;
+}
+
+void rec_procs_free(struct pd_recorder *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		for (size_t j = 0; j < r->procs[i].nmaps; j++)
+			free(r->procs[i].maps[j].path);
+		free(r->procs[i].maps);
+	}
+	free(r->procs);
+	for (size_t i = 0; i < r->nids; i++)
+		free(r->ids[i].path);
+	free(r->ids);
+	pd_u64map_free(&r->proc_index);
+}
