@@ -77,7 +77,7 @@ static off_t debug_size(const pd_symbolizer *z, const pd_dso_id *id)
 	snprintf(p, sizeof p, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
 		 z->cfg.symfs ? z->cfg.symfs : "", hex, hex + 2);
 	off_t size = file_size(p);
-	if (size > 0 || !z->buildid_dir)
+	if (size > 0 || !z->buildid_dir || z->archive)
 		return size;
 	snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/debug", z->buildid_dir, hex, hex + 2);
 	return file_size(p);
@@ -89,7 +89,8 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 	pd_dsofiles f;
 	/* no warnings from a guess ahead: the symbolizer's own lookup of the
 	 * dso, if it comes, tells them, and z's sink is not this thread's */
-	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, &j->id, arena, &f, NULL) < 0)
+	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, z->archive, &j->id, arena, &f,
+			      NULL) < 0)
 		return;
 	if (f.vdso_fd >= 0)
 		close(f.vdso_fd);
@@ -134,7 +135,7 @@ static void load_kallsyms(struct pd_prefetch *pf)
 	/* no pd_error: the session loads it again on failure and says why */
 	unsigned flags = pf->z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
 	pd_kallsyms *ks = NULL;
-	if (pf->z->cfg.cache)
+	if (pf->z->cfg.cache && !pd_symarchive_owns(pf->ks_path))
 		(void)pd_symcache_kallsyms(pf->z->cfg.cache, pf->ks_path, flags, NULL, NULL, NULL);
 	else if (pd_kallsyms_load_flags(&ks, pf->ks_path, flags, NULL) < 0)
 		ks = NULL;

@@ -112,6 +112,39 @@ size_t pd_notes_build_id(const uint8_t *notes, size_t len, uint8_t *out, size_t 
 /* The running kernel's build-id from /sys/kernel/notes; 0 when unknown. */
 size_t pd_running_kernel_build_id(uint8_t *out, size_t out_size);
 
+/* ---- a perf archive tarball as a build-id cache (tarball.c) ---- */
+
+/* The cap on one member copied out of a tarball (a kernel's debug file
+ * is ~1 GB). */
+#define PD_TAR_MEMBER_CAP ((uint64_t)4 << 30)
+
+typedef struct pd_symarchive pd_symarchive;
+
+/* True when `path` is a regular file: a --buildid-dir that names a file is
+ * taken for a tarball. */
+bool pd_symarchive_is_file(const char *path);
+/* A handle on the tarball at `path`, read at the first lookup; members
+ * larger than `member_cap` (0: PD_TAR_MEMBER_CAP) are refused.  0 or
+ * PD_ENOMEM. */
+int pd_symarchive_new(pd_symarchive **out, const char *path, uint64_t member_cap);
+/* Closes the copies: paths handed out stop opening. */
+void pd_symarchive_free(pd_symarchive *a);
+const char *pd_symarchive_file(const pd_symarchive *a);
+/*
+ * The member `kind` ("elf", "debug", "kallsyms", "vdso") of build-id `id`
+ * as a path that opens its copy ("/proc/self/fd/N", valid until
+ * pd_symarchive_free()), or NULL.  Reads the tarball at the first call.
+ * What went wrong (a corrupt tarball, once; a loop of links) goes to
+ * `warn` (NULL: kept for a later caller with a sink).  The caller checks
+ * the member's build-id.  Safe from several threads.
+ */
+const char *pd_symarchive_member(pd_symarchive *a, const uint8_t *id, size_t idlen,
+				 const char *kind, pd_warnings *warn);
+/* True for a path handed out by pd_symarchive_member() (or another
+ * /proc/self/fd name): one that names another file once closed, so never
+ * a key of the pd_symcache. */
+bool pd_symarchive_owns(const char *path);
+
 /* Where a dso's code, symbols and DWARF are, and how much we trust them. */
 typedef struct pd_dsofiles {
 	char *elf_path;    /* file to report to libdwfl (code, symtab); NULL: none */
@@ -130,15 +163,17 @@ typedef struct pd_dsofiles {
  * used without a build-id check, PD_WARN_MISMATCH for another build at the
  * path, PD_WARN_NOT_FOUND for none found.  Returns 0, or PD_ENOMEM.
  */
-int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
-		      pd_arena *arena, pd_dsofiles *out, pd_warnings *warn);
+int pd_find_dso_files(const char *symfs, const char *buildid_dir, pd_symarchive *archive,
+		      const pd_dso_id *dso, pd_arena *arena, pd_dsofiles *out,
+		      pd_warnings *warn);
 /*
  * The same, with `others`: further recorded paths of the same build-id (a
  * program and its stripped copy).  Without a debug file, the first of the
  * build-id cache's file, the dso's path and `others` that has function
  * symbols is used, else the first that holds the build at all.
  */
-int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
+int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, pd_symarchive *archive,
+			    const pd_dso_id *dso,
 			    const char *const *others, size_t nothers, pd_arena *arena,
 			    pd_dsofiles *out, pd_warnings *warn);
 
@@ -277,6 +312,7 @@ typedef struct pd_dso_memo {
 struct pd_symbolizer {
 	pd_symbolizer_config cfg;  /* strings copied into `arena` */
 	char *buildid_dir;         /* resolved: cfg, $PERF_BUILDID_DIR or ~/.debug */
+	pd_symarchive *archive;    /* buildid_dir is a perf archive tarball, or NULL */
 	char *debuginfo_path;      /* for dwfl_standard_find_debuginfo, NULL: default */
 	Dwfl_Callbacks callbacks;  /* outlives every Dwfl: they keep a pointer to it */
 	pd_arena arena;            /* results, names, paths */

@@ -89,7 +89,15 @@ const char *pd_kallsyms_choose(const pd_symbolizer *z, const uint8_t *bid, size_
 	}
 	char hex[2 * PD_BUILD_ID_MAX + 1];
 	pd_hex(hex, bid, n);
-	if (z->buildid_dir) {
+	if (z->archive) {
+		/* the recording machine's table, packed by perf archive: it
+		 * comes before this machine's, which describes another kernel */
+		const char *p = pd_symarchive_member(z->archive, bid, n, "kallsyms", NULL);
+		if (p) {
+			snprintf(cached, cap, "%s", p);
+			return cached;
+		}
+	} else if (z->buildid_dir) {
 		snprintf(cached, cap, "%s/[kernel.kallsyms]/%s/kallsyms", z->buildid_dir, hex);
 		if (is_file(cached))
 			return cached;
@@ -126,7 +134,7 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 	pd_kallsyms *ks = NULL;
 	const pd_kallsyms *shared = NULL;
 	unsigned kflags = z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
-	if (z->cfg.cache) {
+	if (z->cfg.cache && !pd_symarchive_owns(path)) {
 		/* another thread may be reading it: open dsos meanwhile */
 		shared = pd_symcache_kallsyms(z->cfg.cache, path, kflags, &e, pd_prefetch_help, z);
 		if (!shared) {

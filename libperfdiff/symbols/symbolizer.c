@@ -266,6 +266,12 @@ int pd_symbolizer_new(pd_symbolizer **out, const pd_symbolizer_config *cfg, pd_e
 	}
 	z->buildid_dir = dup_opt(&z->arena, bid);
 	z->cfg.buildid_dir = z->buildid_dir;
+	/* a file there is a perf archive tarball, read in place */
+	if (z->buildid_dir && pd_symarchive_is_file(z->buildid_dir) &&
+	    pd_symarchive_new(&z->archive, z->buildid_dir, 0) < 0) {
+		pd_symbolizer_free(z);
+		return pd_error_set(err, PD_ENOMEM, "symbolizer", PD_NO_OFFSET, "out of memory");
+	}
 	if (z->cfg.symfs) {
 		/* libdwfl's own debuginfo search must stay inside the symfs too */
 		size_t n = strlen(z->cfg.symfs);
@@ -315,6 +321,7 @@ void pd_symbolizer_free(pd_symbolizer *z)
 	pd_symhash_free(&z->demangled);
 	pd_strpool_free(&z->strings);
 	pd_warnings_free(&z->warnings);
+	pd_symarchive_free(z->archive);
 	pd_arena_free(&z->arena);
 	free(z);
 }
@@ -666,7 +673,9 @@ void pd_shdso_close(pd_shdso *e)
 /* Worth sharing: the DWARF of a separate debug file, inflated once. */
 static bool shareable(const pd_symbolizer *z, const pd_dsofiles *f)
 {
-	return z->cfg.cache && want_dwarf(z) && f->elf_path && f->debug_path && f->vdso_fd < 0;
+	/* a tarball's copies are named by descriptor: no key for the cache */
+	return z->cfg.cache && want_dwarf(z) && f->elf_path && f->debug_path && f->vdso_fd < 0 &&
+	       !pd_symarchive_owns(f->elf_path) && !pd_symarchive_owns(f->debug_path);
 }
 
 bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f)
@@ -712,8 +721,8 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 	for (const pd_dsopath *p = st->paths; p && nothers < 16; p = p->next)
 		if (strcmp(p->name, name) != 0)
 			others[nothers++] = p->name;
-	if (pd_find_dso_files_among(z->cfg.symfs, z->buildid_dir, d, others, nothers, &z->arena,
-				    &f, &z->warnings) < 0)
+	if (pd_find_dso_files_among(z->cfg.symfs, z->buildid_dir, z->archive, d, others, nothers,
+				    &z->arena, &f, &z->warnings) < 0)
 		return;
 	if (!f.elf_path && f.vdso_fd < 0)
 		return;
