@@ -23,8 +23,11 @@
  *   user ELF    by build-id: perf's build-id cache ($PERF_BUILDID_DIR or
  *               ~/.debug), /usr/lib/debug/.build-id, then the path in the
  *               MMAP record if its build-id matches; each under `symfs`.
- *               Separate debuginfo through libdwfl; debuginfod only when
- *               DEBUGINFOD_URLS is set.  A build-id mismatch is a warning and
+ *               Separate debuginfo through libdwfl.  Last, the debuginfod
+ *               servers of DEBUGINFOD_URLS, for the executable and the
+ *               debug file (not with PD_SESSION_OFFLINE; one request at a
+ *               time, none after a server failed: a hung one costs one
+ *               DEBUGINFOD_TIMEOUT per try of DEBUGINFOD_RETRY_LIMIT).  A build-id mismatch is a warning and
  *               the dso's frames stay [unknown].  A `buildid_dir` that is a
  *               file is a `perf archive` tarball (.tar.bz2, .tar.xz,
  *               .tar.zst, .tar.gz), read in place in its stead: its symbol
@@ -97,6 +100,8 @@ enum pd_session_flag {
 	                                       same samples in the same order, sooner.  The
 	                                       warning, unresolved and truncated counts then
 	                                       run ahead of the samples delivered. */
+	PD_SESSION_OFFLINE = 1u << 6,     /**< ask no debuginfod server, whatever
+	                                       DEBUGINFOD_URLS says */
 };
 
 /**

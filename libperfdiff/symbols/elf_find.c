@@ -285,12 +285,10 @@ static int recorded_path(pd_arena *arena, const char *symfs, const char *name, c
 	return 0;
 }
 
-int pd_find_dso_files(const char *symfs, const char *buildid_dir, pd_symarchive *archive,
-		      const pd_dso_id *dso, pd_arena *arena, pd_dsofiles *out,
-		      pd_warnings *warn)
+int pd_find_dso_files(const pd_symsources *src, const pd_dso_id *dso, pd_arena *arena,
+		      pd_dsofiles *out, pd_warnings *warn)
 {
-	return pd_find_dso_files_among(symfs, buildid_dir, archive, dso, NULL, 0, arena, out,
-				       warn);
+	return pd_find_dso_files_among(src, dso, NULL, 0, arena, out, warn);
 }
 
 /* The tarball's member `kind` of dso's build-id when it holds that build;
@@ -315,10 +313,12 @@ static char *archive_member(pd_symarchive *a, const pd_dso_id *dso, const char *
 	return NULL;
 }
 
-int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, pd_symarchive *archive,
-			    const pd_dso_id *dso, const char *const *others, size_t nothers,
-			    pd_arena *arena, pd_dsofiles *out, pd_warnings *warn)
+int pd_find_dso_files_among(const pd_symsources *src, const pd_dso_id *dso,
+			    const char *const *others, size_t nothers, pd_arena *arena,
+			    pd_dsofiles *out, pd_warnings *warn)
 {
+	const char *symfs = src->symfs, *buildid_dir = src->buildid_dir;
+	pd_symarchive *archive = src->archive;
 	memset(out, 0, sizeof *out);
 	out->vdso_fd = -1;
 	const char *name = dso->name ? dso->name : "";
@@ -445,6 +445,12 @@ int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, pd_symar
 	if (!out->elf_path && vdso)
 		out->vdso_fd = running_vdso(dso, true);
 
+	/* 4. The servers, last: the network is the slowest source. */
+	if (!out->elf_path && out->vdso_fd < 0 && src->debuginfod && !special_name(name))
+		out->elf_path = pd_debuginfod_executable(src->debuginfod, dso, arena, warn);
+	if (out->elf_path && !out->debug_path && out->elf_path != first && out->mismatch)
+		out->mismatch = false;
+
 	/* A debug file alone still has the symtab, the program headers and the
 	 * DWARF: enough to name code, so it stands in for a missing binary. */
 	if (!out->elf_path && out->vdso_fd < 0 && out->debug_path) {
@@ -460,8 +466,8 @@ int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, pd_symar
 				 path ? path : name, file_hex, hex);
 	else if (!special_name(name) || vdso)
 		pd_warnings_addf(warn, PD_WARN_NOT_FOUND,
-				 "%s: no file with build-id %s (searched %s, /usr/lib/debug%s); frames stay [unknown]",
+				 "%s: no file with build-id %s (searched %s, /usr/lib/debug%s%s); frames stay [unknown]",
 				 name, hex, archive ? pd_symarchive_file(archive) : "the build-id cache",
-				 path ? ", the path" : "");
+				 path ? ", the path" : "", src->debuginfod ? ", debuginfod" : "");
 	return 0;
 }

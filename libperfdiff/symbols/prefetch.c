@@ -88,9 +88,10 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 	pd_symbolizer *z = pf->z;
 	pd_dsofiles f;
 	/* no warnings from a guess ahead: the symbolizer's own lookup of the
-	 * dso, if it comes, tells them, and z's sink is not this thread's */
-	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, z->archive, &j->id, arena, &f,
-			      NULL) < 0)
+	 * dso, if it comes, tells them, and z's sink is not this thread's;
+	 * no server asked either: that lookup asks once, where it waits */
+	pd_symsources src = { z->cfg.symfs, z->buildid_dir, z->archive, NULL };
+	if (pd_find_dso_files(&src, &j->id, arena, &f, NULL) < 0)
 		return;
 	if (f.vdso_fd >= 0)
 		close(f.vdso_fd);
@@ -99,7 +100,8 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 	/* with a pd_symcache, dsos with debug files are opened into it */
 	if (pd_symbolizer_open_shared(z, &f))
 		return;
-	j->shadow = pd_dsostate_shadow(j->id.name, f.debug_path, z->cfg.symfs, z->cfg.threads);
+	j->shadow = pd_dsostate_shadow(j->id.name, f.debug_path, z->cfg.symfs, z->cfg.threads,
+				       z->debuginfod);
 	if (!j->shadow)
 		return;
 	j->elf_path = f.elf_path;

@@ -1,8 +1,8 @@
 /*
- * perf archive tarballs read in place (--buildid-dir=FILE,
- * symbols/tarball.c): a recording read on a machine where its binary is
- * gone names its frames from the tarball as they would be named with the
- * binary in place.
+ * Symbol sources for a recording read where its binary is gone: a perf
+ * archive tarball read in place (--buildid-dir=FILE, symbols/tarball.c)
+ * and debuginfod servers (symbols/debuginfod.c) name its frames as they
+ * would be named with the binary in place.
  *
  * The lab, made once: a program compiled here with a build-id, recorded
  * with `perf record -N -e cpu-clock -g`, put into a private build-id cache
@@ -18,14 +18,29 @@
  * (cut short, a loop of links, another build under the build-id) give a
  * warning that says so, and the frames stay [unknown] rather than named
  * wrongly.
+ *
+ * debuginfod: Debian's server (`debuginfod -F DIR`) on a free loopback
+ * port, serving a directory with the program alone, started by the test
+ * and killed at its end: the keys equal those in place, the file lands in
+ * DEBUGINFOD_CACHE_PATH (a lab directory), and --offline asks nothing.  A
+ * listener that never answers costs the timeout and no more
+ * (DEBUGINFOD_TIMEOUT=2, DEBUGINFOD_RETRY_LIMIT=0); a server that returns
+ * another program for every build-id (a thread of the test) is refused.
  */
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char prog_src[] =
 	"#include <fcntl.h>\n"
@@ -368,9 +383,161 @@ START_TEST(test_kernel_from_tarball)
 }
 END_TEST
 
+/* ------------------------------------------------------- debuginfod */
+
+/* A loopback socket listening on a free port (in *port), never accepting. */
+static int listener(int *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	ck_assert(bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(fd, 8) == 0 &&
+		  getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static void use_server(int port, const char *timeout)
+{
+	char url[64], cache[4400];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+	snprintf(cache, sizeof cache, "%s/dcache.%d", lab, port);
+	setenv("DEBUGINFOD_URLS", url, 1);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	setenv("DEBUGINFOD_TIMEOUT", timeout, 1);
+	setenv("DEBUGINFOD_RETRY_LIMIT", "0", 1);
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+START_TEST(test_debuginfod_executable)
+{
+	PD_SKIP_IF(skip);
+	if (!sh("command -v debuginfod >/dev/null && command -v bash >/dev/null"))
+		PD_SKIP("no debuginfod here (Debian's debuginfod package)");
+	ck_assert(sh("mkdir -p '%s/srv' && cp '%s/prog.moved' '%s/srv/prog'", lab, lab, lab));
+	/* a free port: the kernel's choice, released for the server */
+	int port, fd = listener(&port);
+	close(fd);
+	char cmd[16384];
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && { debuginfod -F srv -p %d -d '%s/dfd.sqlite' -t 0 -g 0 "
+		 ">dfd.log 2>&1 & echo $!; }", lab, port, lab);
+	int st;
+	char *pidtext = pd_test_run(cmd, &st);
+	pid_t pid = pidtext ? (pid_t)atoi(pidtext) : 0;
+	free(pidtext);
+	ck_assert_int_gt(pid, 0);
+	/* wait until it has scanned the program (its metrics say so) */
+	bool up = false;
+	for (int i = 0; i < 100 && !up; i++) {
+		up = sh("bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d && printf \"GET /metrics "
+			"HTTP/1.0\\r\\n\\r\\n\" >&3 && cat <&3' 2>/dev/null | "
+			"grep -q '^scanned_files_total{source=\"file\"} [1-9]'", port);
+		if (!up)
+			usleep(100000);
+	}
+	if (!up) {
+		kill(pid, SIGTERM);
+		ck_abort_msg("debuginfod did not scan %s/srv in 10 s", lab);
+	}
+	use_server(port, "10");
+	char empty[4400];
+	snprintf(empty, sizeof empty, "%s/empty", lab);
+	char *err = NULL;
+	char *keys = keys_with(empty, &err);
+	ck_assert_msg(strcmp(keys, keys_in_place) == 0, "keys differ:\n%.1500s\n--- in place:\n%.1500s\n--- stderr:\n%.500s",
+		      keys, keys_in_place, err);
+	free(keys);
+	free(err);
+	ck_assert(sh("[ -s '%s/dcache.%d/%s/executable' ]", lab, port, bid));
+	/* offline: the cache is not a source, and no server is asked */
+	char args[16384];
+	snprintf(args, sizeof args, "report --format=lkp --offline --buildid-dir='%s' '%s/p.data'",
+		 empty, lab);
+	keys = pd_test_cli(lab, args, &st, &err);
+	ck_assert_msg(!strstr(keys, "tar_spin"), "named offline:\n%.1500s", keys);
+	free(keys);
+	free(err);
+	kill(pid, SIGTERM);
+}
+END_TEST
+
+START_TEST(test_debuginfod_hung)
+{
+	PD_SKIP_IF(skip);
+	int port, fd = listener(&port);
+	use_server(port, "2");
+	char empty[4400];
+	snprintf(empty, sizeof empty, "%s/empty", lab);
+	char *err = NULL;
+	double t0 = now();
+	char *keys = keys_with(empty, &err);
+	double took = now() - t0;
+	close(fd);
+	ck_assert_msg(!strstr(keys, "tar_spin"), "named by a server that never answers");
+	ck_assert_msg(strstr(err, "no more requests") != NULL, "no word of the server:\n%s", err);
+	/* one timeout, plus the run itself (slow under the sanitizers) */
+	ck_assert_msg(took < 2 + 4, "a hung server cost %.1f s with a timeout of 2 s", took);
+	free(keys);
+	free(err);
+}
+END_TEST
+
+/* Answers every request with /usr/bin/true, whatever build-id it names. */
+static void *wrong_server(void *arg)
+{
+	int lfd = *(int *)arg;
+	size_t len = 0;
+	uint8_t *body = pd_test_read_file("/usr/bin/true", &len);
+	for (;;) {
+		int c = accept(lfd, NULL, NULL);
+		if (c < 0)
+			break;
+		char req[4096];
+		(void)!read(c, req, sizeof req);
+		char head[256];
+		int n = snprintf(head, sizeof head,
+				 "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+				 len);
+		(void)!write(c, head, (size_t)n);
+		(void)!write(c, body, len);
+		close(c);
+	}
+	free(body);
+	return NULL;
+}
+
+START_TEST(test_debuginfod_wrong_build)
+{
+	PD_SKIP_IF(skip);
+	int port, fd = listener(&port);
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, wrong_server, &fd), 0);
+	use_server(port, "10");
+	char empty[4400];
+	snprintf(empty, sizeof empty, "%s/empty", lab);
+	char *err = NULL;
+	char *keys = keys_with(empty, &err);
+	ck_assert_msg(!strstr(keys, "tar_spin"), "named from another build:\n%.1500s", keys);
+	ck_assert_msg(strstr(err, "refused") != NULL, "no word of the refusal:\n%s", err);
+	free(keys);
+	free(err);
+	shutdown(fd, SHUT_RDWR);
+	pthread_join(t, NULL);
+	close(fd);
+}
+END_TEST
+
 static Suite *suite(void)
 {
-	Suite *s = suite_create("symtar");
+	Suite *s = suite_create("symsrc");
 	TCase *tc = tcase_create("tarball");
 	tcase_add_unchecked_fixture(tc, lab_setup, lab_teardown);
 	tcase_set_timeout(tc, 120);
@@ -380,6 +547,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_link_loop);
 	tcase_add_test(tc, test_other_build_refused);
 	tcase_add_test(tc, test_kernel_from_tarball);
+	tcase_add_test(tc, test_debuginfod_executable);
+	tcase_add_test(tc, test_debuginfod_hung);
+	tcase_add_test(tc, test_debuginfod_wrong_build);
 	suite_add_tcase(s, tc);
 	return s;
 }
