@@ -37,6 +37,8 @@
 
 /* Links followed for one lookup: perf's layout needs one. */
 #define PD_TAR_LINK_DEPTH 16
+/* Members indexed at most: perf archive packs a few per sampled binary. */
+#define PD_TAR_MEMBERS_MAX (1u << 20)
 
 typedef struct tar_member {
 	char *name;       /* normalized: no leading "./" or "/", no trailing "/" */
@@ -157,6 +159,8 @@ static int add_member(pd_symarchive *a, struct archive_entry *e)
 	const char *p = archive_entry_pathname(e);
 	if (!p)
 		return 0;
+	if (a->n >= PD_TAR_MEMBERS_MAX)
+		return PD_ELIMIT;
 	if (pd_grow(&a->m, &a->cap, a->n + 1, sizeof *a->m) < 0)
 		return PD_ENOMEM;
 	tar_member *m = &a->m[a->n];
@@ -292,8 +296,12 @@ static int tar_pass(pd_symarchive *a, bool index, const char *want, pd_error *er
 	int rc = 0, r;
 	size_t seen = 0;
 	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		if (index && (rc = add_member(a, e)) < 0)
+		if (index && (rc = add_member(a, e)) < 0) {
+			pd_error_set(err, rc, a->file, tar_offset(ar), "%s",
+				     rc == PD_ELIMIT ? "more members than a perf archive has"
+						     : "out of memory");
 			break;
+		}
 		tar_member *m = NULL;
 		if (index) {
 			m = a->n > seen ? &a->m[a->n - 1] : NULL;
