@@ -364,9 +364,12 @@ int pd_symbolizer_kernel_sources(pd_symbolizer *z, const char *dso, pd_symsrc_fn
 		return 0;
 	for (pd_kstate *k = z->kernels; k; k = k->next) {
 		const char *vm = core && k->vm ? z->cfg.vmlinux : NULL;
-		if (!(k->ks && k->ks_path) && !vm)
+		/* a tarball's table goes with the symbolizer, and the facts
+		 * read their files later: unknown */
+		bool mine = k->ks && k->ks_path && !pd_symarchive_owns(k->ks_path);
+		if (!mine && !vm)
 			continue;
-		pd_symsrc src = { .kind = PD_SYMSRC_KALLSYMS, .kallsyms = k->ks ? k->ks_path : NULL,
+		pd_symsrc src = { .kind = PD_SYMSRC_KALLSYMS, .kallsyms = mine ? k->ks_path : NULL,
 				  .vmlinux = vm, .module = core ? NULL : mod, .kflags = k->ks_flags };
 		int rc = fn(ctx, &src);
 		if (rc < 0)

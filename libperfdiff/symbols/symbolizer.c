@@ -975,7 +975,10 @@ static int user_sources(pd_symbolizer *z, const char *dso, bool retired, pd_syms
 			void *ctx, size_t *n)
 {
 	for (pd_dsostate *st = z->dso_list; st; st = st->next_all) {
-		if (!source_of(st, dso, retired))
+		/* a tarball's copies are named by descriptors closed with the
+		 * symbolizer, and the facts read their files later: unknown */
+		if (!source_of(st, dso, retired) || pd_symarchive_owns(st->elf_path) ||
+		    pd_symarchive_owns(st->debug_path))
 			continue;
 		pd_symsrc src = { .kind = PD_SYMSRC_ELF, .elf_path = st->elf_path,
 				  .debug_path = st->debug_path };
