@@ -6,8 +6,9 @@
  * `elf`, `debug`, `kallsyms` or `vdso` (old perf: the link names the file
  * itself).  Users were told to extract it into ~/.debug by hand; here it
  * is read where it lies, through libarchive (bzip2, xz, zstd and gzip
- * filters, tar formats only), and nothing is written into the user's
- * directories.
+ * filters, tar formats only: a well-kept library that perf's users have,
+ * where a tar reader of our own would be one more parser of hostile
+ * input), and nothing is written into the user's directories.
  *
  * A compressed tarball can only be read from its start, so one pass both
  * indexes every member and copies the members that can hold symbols
@@ -268,7 +269,8 @@ static struct archive *tar_open(const pd_symarchive *a, pd_error *err)
 		pd_error_set(err, PD_ENOMEM, a->file, PD_NO_OFFSET, "out of memory");
 		return NULL;
 	}
-	/* built-in decoders only: no external program is ever started */
+	/* these four only (Debian's libarchive decodes them itself; one built
+	 * without a library would run its command-line program instead) */
 	archive_read_support_filter_bzip2(ar);
 	archive_read_support_filter_xz(ar);
 	archive_read_support_filter_zstd(ar);
