@@ -23,12 +23,20 @@
  *   user ELF    by build-id: perf's build-id cache ($PERF_BUILDID_DIR or
  *               ~/.debug), /usr/lib/debug/.build-id, then the path in the
  *               MMAP record if its build-id matches; each under `symfs`.
- *               Separate debuginfo through libdwfl; debuginfod only when
- *               DEBUGINFOD_URLS is set.  A build-id mismatch is a warning and
- *               the dso's frames stay [unknown].
- *   kernel      `kallsyms` option, else perf's cached kallsyms for the
- *               recording's kernel build-id, else /proc/kallsyms when the
- *               running kernel's build-id equals the recording's.  With a
+ *               Separate debuginfo through libdwfl.  Last, the debuginfod
+ *               servers of DEBUGINFOD_URLS, for the executable and the
+ *               debug file (not with PD_SESSION_OFFLINE; one request at a
+ *               time, none after a server failed: a hung one costs one
+ *               DEBUGINFOD_TIMEOUT per try of DEBUGINFOD_RETRY_LIMIT).  A build-id mismatch is a warning and
+ *               the dso's frames stay [unknown].  A `buildid_dir` that is a
+ *               file is a `perf archive` tarball (.tar.bz2, .tar.xz,
+ *               .tar.zst, .tar.gz), read in place in its stead: its symbol
+ *               members are copied into unlinked temporary files ($TMPDIR)
+ *               at the first lookup, checked by build-id like any file.
+ *   kernel      `kallsyms` option, else perf's cached kallsyms (or the
+ *               tarball's) for the recording's kernel build-id, else
+ *               /proc/kallsyms when the running kernel's build-id equals
+ *               the recording's.  With a
  *               `vmlinux` of the recorded build-id, core kernel text is
  *               named from its symbol table instead (modules from kallsyms).
  *   JIT         perf-PID.map files (`jit_dir`, default /tmp).
@@ -92,6 +100,8 @@ enum pd_session_flag {
 	                                       same samples in the same order, sooner.  The
 	                                       warning, unresolved and truncated counts then
 	                                       run ahead of the samples delivered. */
+	PD_SESSION_OFFLINE = 1u << 6,     /**< ask no debuginfod server, whatever
+	                                       DEBUGINFOD_URLS says */
 };
 
 /**
@@ -115,7 +125,8 @@ typedef struct pd_session_options {
 	                                  PD_READER_OPTIONS_INIT */
 	const char *symfs;           /**< root prefixed to every file looked up, or NULL */
 	const char *kallsyms;        /**< kallsyms file to use, or NULL */
-	const char *buildid_dir;     /**< perf's build-id cache; NULL: $PERF_BUILDID_DIR or ~/.debug */
+	const char *buildid_dir;     /**< perf's build-id cache, or a perf archive tarball;
+	                                  NULL: $PERF_BUILDID_DIR or ~/.debug */
 	const char *jit_dir;         /**< where perf-PID.map files are; NULL: /tmp */
 	unsigned max_stack;          /**< frames kept per sample (default 127, as perf) */
 	const char *vmlinux;         /**< vmlinux ELF naming core kernel text, or NULL; used

@@ -243,6 +243,7 @@ int pd_session_open_in(pd_session **out, const char *path, const pd_session_opti
 		.demangle = !(s->opts.flags & PD_SESSION_NO_DEMANGLE),
 		.demangle_no_params = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
 		.kernel_padding_names = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
+		.offline = (s->opts.flags & PD_SESSION_OFFLINE) != 0,
 		.vmlinux = s->opts.vmlinux,
 		.cache = s->opts.symcache,
 		.threads = s->threads,

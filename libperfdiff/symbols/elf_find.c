@@ -285,16 +285,40 @@ static int recorded_path(pd_arena *arena, const char *symfs, const char *name, c
 	return 0;
 }
 
-int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
-		      pd_arena *arena, pd_dsofiles *out, pd_warnings *warn)
+int pd_find_dso_files(const pd_symsources *src, const pd_dso_id *dso, pd_arena *arena,
+		      pd_dsofiles *out, pd_warnings *warn)
 {
-	return pd_find_dso_files_among(symfs, buildid_dir, dso, NULL, 0, arena, out, warn);
+	return pd_find_dso_files_among(src, dso, NULL, 0, arena, out, warn);
 }
 
-int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
+/* The tarball's member `kind` of dso's build-id when it holds that build;
+ * one that holds another is refused aloud. */
+static char *archive_member(pd_symarchive *a, const pd_dso_id *dso, const char *kind,
+			    pd_warnings *warn)
+{
+	const char *p = pd_symarchive_member(a, dso->build_id, dso->build_id_size, kind, warn);
+	if (!p)
+		return NULL;
+	uint8_t id[64];
+	int n = pd_elf_file_build_id(p, id, sizeof id);
+	if (same_id(id, n, dso))
+		return (char *)p;
+	char want[2 * PD_BUILD_ID_MAX + 1], got[2 * 64 + 1] = "none";
+	pd_hex(want, dso->build_id, dso->build_id_size);
+	if (n > 0)
+		pd_hex(got, id, (size_t)n);
+	pd_warnings_addf(warn, PD_WARN_MISMATCH,
+			 "%s: the %s for build-id %s holds build-id %s; refused, frames stay [unknown]",
+			 pd_symarchive_file(a), kind, want, n < 0 ? "(not an ELF file)" : got);
+	return NULL;
+}
+
+int pd_find_dso_files_among(const pd_symsources *src, const pd_dso_id *dso,
 			    const char *const *others, size_t nothers, pd_arena *arena,
 			    pd_dsofiles *out, pd_warnings *warn)
 {
+	const char *symfs = src->symfs, *buildid_dir = src->buildid_dir;
+	pd_symarchive *archive = src->archive;
 	memset(out, 0, sizeof *out);
 	out->vdso_fd = -1;
 	const char *name = dso->name ? dso->name : "";
@@ -327,8 +351,14 @@ int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd
 	char hex[2 * PD_BUILD_ID_MAX + 1];
 	pd_hex(hex, dso->build_id, dso->build_id_size);
 
-	/* 1. perf's build-id cache: a directory (modern perf) or the file. */
-	if (buildid_dir && hex[0] && hex[1]) {
+	/* 1. perf's build-id cache: a directory (modern perf) or the file;
+	 * or the same packed by perf archive. */
+	if (archive) {
+		out->elf_path = archive_member(archive, dso, "elf", warn);
+		if (!out->elf_path)
+			out->elf_path = archive_member(archive, dso, "vdso", warn);
+		out->debug_path = archive_member(archive, dso, "debug", warn);
+	} else if (buildid_dir && hex[0] && hex[1]) {
 		char rel[64 + 2 * PD_BUILD_ID_MAX];
 		snprintf(rel, sizeof rel, "/.build-id/%.2s/%s", hex, hex + 2);
 		char *link = join(arena, buildid_dir, rel);
@@ -415,6 +445,12 @@ int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd
 	if (!out->elf_path && vdso)
 		out->vdso_fd = running_vdso(dso, true);
 
+	/* 4. The servers, last: the network is the slowest source. */
+	if (!out->elf_path && out->vdso_fd < 0 && src->debuginfod && !special_name(name))
+		out->elf_path = pd_debuginfod_executable(src->debuginfod, dso, arena, warn);
+	if (out->elf_path && !out->debug_path && out->elf_path != first && out->mismatch)
+		out->mismatch = false;
+
 	/* A debug file alone still has the symtab, the program headers and the
 	 * DWARF: enough to name code, so it stands in for a missing binary. */
 	if (!out->elf_path && out->vdso_fd < 0 && out->debug_path) {
@@ -430,7 +466,8 @@ int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd
 				 path ? path : name, file_hex, hex);
 	else if (!special_name(name) || vdso)
 		pd_warnings_addf(warn, PD_WARN_NOT_FOUND,
-				 "%s: no file with build-id %s (searched the build-id cache, /usr/lib/debug%s); frames stay [unknown]",
-				 name, hex, path ? ", the path" : "");
+				 "%s: no file with build-id %s (searched %s, /usr/lib/debug%s%s); frames stay [unknown]",
+				 name, hex, archive ? pd_symarchive_file(archive) : "the build-id cache",
+				 path ? ", the path" : "", src->debuginfod ? ", debuginfod" : "");
 	return 0;
 }

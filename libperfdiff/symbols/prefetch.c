@@ -77,7 +77,7 @@ static off_t debug_size(const pd_symbolizer *z, const pd_dso_id *id)
 	snprintf(p, sizeof p, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
 		 z->cfg.symfs ? z->cfg.symfs : "", hex, hex + 2);
 	off_t size = file_size(p);
-	if (size > 0 || !z->buildid_dir)
+	if (size > 0 || !z->buildid_dir || z->archive)
 		return size;
 	snprintf(p, sizeof p, "%s/.build-id/%.2s/%s/debug", z->buildid_dir, hex, hex + 2);
 	return file_size(p);
@@ -88,8 +88,10 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 	pd_symbolizer *z = pf->z;
 	pd_dsofiles f;
 	/* no warnings from a guess ahead: the symbolizer's own lookup of the
-	 * dso, if it comes, tells them, and z's sink is not this thread's */
-	if (pd_find_dso_files(z->cfg.symfs, z->buildid_dir, &j->id, arena, &f, NULL) < 0)
+	 * dso, if it comes, tells them, and z's sink is not this thread's;
+	 * no server asked either: that lookup asks once, where it waits */
+	pd_symsources src = { z->cfg.symfs, z->buildid_dir, z->archive, NULL };
+	if (pd_find_dso_files(&src, &j->id, arena, &f, NULL) < 0)
 		return;
 	if (f.vdso_fd >= 0)
 		close(f.vdso_fd);
@@ -98,7 +100,8 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 	/* with a pd_symcache, dsos with debug files are opened into it */
 	if (pd_symbolizer_open_shared(z, &f))
 		return;
-	j->shadow = pd_dsostate_shadow(j->id.name, f.debug_path, z->cfg.symfs, z->cfg.threads);
+	j->shadow = pd_dsostate_shadow(j->id.name, f.debug_path, z->cfg.symfs, z->cfg.threads,
+				       z->debuginfod);
 	if (!j->shadow)
 		return;
 	j->elf_path = f.elf_path;
@@ -134,7 +137,7 @@ static void load_kallsyms(struct pd_prefetch *pf)
 	/* no pd_error: the session loads it again on failure and says why */
 	unsigned flags = pf->z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
 	pd_kallsyms *ks = NULL;
-	if (pf->z->cfg.cache)
+	if (pf->z->cfg.cache && !pd_symarchive_owns(pf->ks_path))
 		(void)pd_symcache_kallsyms(pf->z->cfg.cache, pf->ks_path, flags, NULL, NULL, NULL);
 	else if (pd_kallsyms_load_flags(&ks, pf->ks_path, flags, NULL) < 0)
 		ks = NULL;

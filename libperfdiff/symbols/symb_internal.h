@@ -112,6 +112,39 @@ size_t pd_notes_build_id(const uint8_t *notes, size_t len, uint8_t *out, size_t 
 /* The running kernel's build-id from /sys/kernel/notes; 0 when unknown. */
 size_t pd_running_kernel_build_id(uint8_t *out, size_t out_size);
 
+/* ---- a perf archive tarball as a build-id cache (tarball.c) ---- */
+
+/* The cap on one member copied out of a tarball (a kernel's debug file
+ * is ~1 GB). */
+#define PD_TAR_MEMBER_CAP ((uint64_t)4 << 30)
+
+typedef struct pd_symarchive pd_symarchive;
+
+/* True when `path` is a regular file: a --buildid-dir that names a file is
+ * taken for a tarball. */
+bool pd_symarchive_is_file(const char *path);
+/* A handle on the tarball at `path`, read at the first lookup; members
+ * larger than `member_cap` (0: PD_TAR_MEMBER_CAP) are refused.  0 or
+ * PD_ENOMEM. */
+int pd_symarchive_new(pd_symarchive **out, const char *path, uint64_t member_cap);
+/* Closes the copies: paths handed out stop opening. */
+void pd_symarchive_free(pd_symarchive *a);
+const char *pd_symarchive_file(const pd_symarchive *a);
+/*
+ * The member `kind` ("elf", "debug", "kallsyms", "vdso") of build-id `id`
+ * as a path that opens its copy ("/proc/self/fd/N", valid until
+ * pd_symarchive_free()), or NULL.  Reads the tarball at the first call.
+ * What went wrong (a corrupt tarball, once; a loop of links) goes to
+ * `warn` (NULL: kept for a later caller with a sink).  The caller checks
+ * the member's build-id.  Safe from several threads.
+ */
+const char *pd_symarchive_member(pd_symarchive *a, const uint8_t *id, size_t idlen,
+				 const char *kind, pd_warnings *warn);
+/* True for a path handed out by pd_symarchive_member() (or another
+ * /proc/self/fd name): one that names another file once closed, so never
+ * a key of the pd_symcache. */
+bool pd_symarchive_owns(const char *path);
+
 /* Where a dso's code, symbols and DWARF are, and how much we trust them. */
 typedef struct pd_dsofiles {
 	char *elf_path;    /* file to report to libdwfl (code, symtab); NULL: none */
@@ -121,24 +154,56 @@ typedef struct pd_dsofiles {
 	bool mismatch;     /* the recorded path holds another build */
 } pd_dsofiles;
 
+/* ---- executables from debuginfod servers (debuginfod.c) ---- */
+
+typedef struct pd_debuginfod pd_debuginfod;
+
+/* A client of the servers in $DEBUGINFOD_URLS; libdebuginfod is loaded at
+ * the first request.  0 or PD_ENOMEM. */
+int pd_debuginfod_new(pd_debuginfod **out);
+void pd_debuginfod_free(pd_debuginfod *d);
+/*
+ * The executable of build-id `dso` from the servers (their files land in
+ * libdebuginfod's cache, $DEBUGINFOD_CACHE_PATH), as a path in `arena`, or
+ * NULL.  One of another build is refused; a server that fails (timeout,
+ * refused connection) is asked nothing more.  What the user should know
+ * goes to `warn`.  One thread at a time.
+ */
+char *pd_debuginfod_executable(pd_debuginfod *d, const pd_dso_id *dso, pd_arena *arena,
+			       pd_warnings *warn);
+/* The separate debug file of build-id `id` (`n` bytes) from the servers:
+ * an open descriptor and its path in *path (malloc'd), or -1.  Safe from
+ * several threads (requests are made one at a time); problems are told to
+ * the next pd_debuginfod_executable() caller. */
+int pd_debuginfod_debuginfo(pd_debuginfod *d, const uint8_t *id, size_t n, char **path);
+
+/* Where pd_find_dso_files() looks. */
+typedef struct pd_symsources {
+	const char *symfs;           /* prefixed to system paths, or NULL */
+	const char *buildid_dir;     /* perf's build-id cache, or NULL */
+	pd_symarchive *archive;      /* buildid_dir is a perf archive tarball, or NULL */
+	pd_debuginfod *debuginfod;   /* asked last, or NULL */
+} pd_symsources;
+
 /*
  * Locate the files of `dso` (lookup order: perf's build-id cache under
- * `buildid_dir`, /usr/lib/debug/.build-id, the recorded path if its
- * build-id matches; symfs prefixes the system paths).  Strings go to
- * `arena`.  What should be told to the user, one sentence at most, goes
- * to `warn` (NULL: dropped) with its kind: PD_WARN_UNVERIFIED for a file
- * used without a build-id check, PD_WARN_MISMATCH for another build at the
- * path, PD_WARN_NOT_FOUND for none found.  Returns 0, or PD_ENOMEM.
+ * `buildid_dir` or the tarball, /usr/lib/debug/.build-id, the recorded
+ * path if its build-id matches, then debuginfod; symfs prefixes the system
+ * paths).  Strings go to `arena`.  What should be told to the user, one
+ * sentence at most, goes to `warn` (NULL: dropped) with its kind:
+ * PD_WARN_UNVERIFIED for a file used without a build-id check,
+ * PD_WARN_MISMATCH for another build at the path, PD_WARN_NOT_FOUND for
+ * none found.  Returns 0, or PD_ENOMEM.
  */
-int pd_find_dso_files(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
-		      pd_arena *arena, pd_dsofiles *out, pd_warnings *warn);
+int pd_find_dso_files(const pd_symsources *src, const pd_dso_id *dso, pd_arena *arena,
+		      pd_dsofiles *out, pd_warnings *warn);
 /*
  * The same, with `others`: further recorded paths of the same build-id (a
  * program and its stripped copy).  Without a debug file, the first of the
  * build-id cache's file, the dso's path and `others` that has function
  * symbols is used, else the first that holds the build at all.
  */
-int pd_find_dso_files_among(const char *symfs, const char *buildid_dir, const pd_dso_id *dso,
+int pd_find_dso_files_among(const pd_symsources *src, const pd_dso_id *dso,
 			    const char *const *others, size_t nothers, pd_arena *arena,
 			    pd_dsofiles *out, pd_warnings *warn);
 
@@ -277,6 +342,8 @@ typedef struct pd_dso_memo {
 struct pd_symbolizer {
 	pd_symbolizer_config cfg;  /* strings copied into `arena` */
 	char *buildid_dir;         /* resolved: cfg, $PERF_BUILDID_DIR or ~/.debug */
+	pd_symarchive *archive;    /* buildid_dir is a perf archive tarball, or NULL */
+	pd_debuginfod *debuginfod; /* $DEBUGINFOD_URLS set and not offline, or NULL */
 	char *debuginfo_path;      /* for dwfl_standard_find_debuginfo, NULL: default */
 	Dwfl_Callbacks callbacks;  /* outlives every Dwfl: they keep a pointer to it */
 	pd_arena arena;            /* results, names, paths */
@@ -405,11 +472,12 @@ const struct pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path,
 					       pd_symcache_help_fn help, void *help_ctx);
 
 /* For the prefetch thread (symbolizer.c): a state find_debuginfo can read
- * (name, debug_path, symfs, the thread budget for inflating; free() it),
+ * (name, debug_path, symfs, the thread budget for inflating, the servers
+ * to ask last or NULL; free() it),
  * and a Dwfl of `elf_path` (with its DWARF loaded if `dwarf`), made
  * without touching `z` but for its callbacks (*dwfl NULL on failure). */
 pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const char *symfs,
-				pd_threads *threads);
+				pd_threads *threads, struct pd_debuginfod *dfd);
 void pd_dwfl_open_detached(pd_symbolizer *z, pd_dsostate *shadow, const char *elf_path,
 			   bool dwarf, Dwfl **dwfl, Dwfl_Module **mod);
 

@@ -89,7 +89,15 @@ const char *pd_kallsyms_choose(const pd_symbolizer *z, const uint8_t *bid, size_
 	}
 	char hex[2 * PD_BUILD_ID_MAX + 1];
 	pd_hex(hex, bid, n);
-	if (z->buildid_dir) {
+	if (z->archive) {
+		/* the recording machine's table, packed by perf archive: it
+		 * comes before this machine's, which describes another kernel */
+		const char *p = pd_symarchive_member(z->archive, bid, n, "kallsyms", NULL);
+		if (p) {
+			snprintf(cached, cap, "%s", p);
+			return cached;
+		}
+	} else if (z->buildid_dir) {
 		snprintf(cached, cap, "%s/[kernel.kallsyms]/%s/kallsyms", z->buildid_dir, hex);
 		if (is_file(cached))
 			return cached;
@@ -126,7 +134,7 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 	pd_kallsyms *ks = NULL;
 	const pd_kallsyms *shared = NULL;
 	unsigned kflags = z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
-	if (z->cfg.cache) {
+	if (z->cfg.cache && !pd_symarchive_owns(path)) {
 		/* another thread may be reading it: open dsos meanwhile */
 		shared = pd_symcache_kallsyms(z->cfg.cache, path, kflags, &e, pd_prefetch_help, z);
 		if (!shared) {
@@ -356,9 +364,12 @@ int pd_symbolizer_kernel_sources(pd_symbolizer *z, const char *dso, pd_symsrc_fn
 		return 0;
 	for (pd_kstate *k = z->kernels; k; k = k->next) {
 		const char *vm = core && k->vm ? z->cfg.vmlinux : NULL;
-		if (!(k->ks && k->ks_path) && !vm)
+		/* a tarball's table goes with the symbolizer, and the facts
+		 * read their files later: unknown */
+		bool mine = k->ks && k->ks_path && !pd_symarchive_owns(k->ks_path);
+		if (!mine && !vm)
 			continue;
-		pd_symsrc src = { .kind = PD_SYMSRC_KALLSYMS, .kallsyms = k->ks ? k->ks_path : NULL,
+		pd_symsrc src = { .kind = PD_SYMSRC_KALLSYMS, .kallsyms = mine ? k->ks_path : NULL,
 				  .vmlinux = vm, .module = core ? NULL : mod, .kflags = k->ks_flags };
 		int rc = fn(ctx, &src);
 		if (rc < 0)

@@ -43,6 +43,7 @@ struct pd_dsostate {
 	const char *elf_path;    /* what was reported (NULL: the vdso memfd) */
 	const char *debug_path;  /* DWARF found by build-id, handed to libdwfl */
 	const char *symfs;
+	pd_debuginfod *dfd;      /* asked for its debug file last, or NULL */
 	pd_threads *threads;     /* the budget inflating its debug file may use */
 	bool pinned;             /* never closed (memfd) */
 	/* The vdso image for the unwinders: a copy of the memfd libdwfl owns,
@@ -179,10 +180,11 @@ static int find_debuglink(Dwfl_Module *mod, const char *symfs, const char *file_
  * Separate debuginfo: the file found by build-id (perf's cache `debug`,
  * /usr/lib/debug/.build-id) first, then build-id directories of the
  * debuginfo path (also how dwz's .gnu_debugaltlink files are found), then
- * .gnu_debuglink.  dwfl_standard_find_debuginfo would do the last two but
- * it also loads libdebuginfod (and libcurl) even when DEBUGINFOD_URLS is
- * unset (elfutils 0.188, seen with LD_DEBUG): it is only used when the
- * user asked for debuginfod by setting the variable.
+ * .gnu_debuglink, then the debuginfod servers when the symbolizer has a
+ * client (DEBUGINFOD_URLS set, not offline).  Not
+ * dwfl_standard_find_debuginfo: it loads libdebuginfod (and libcurl) even
+ * when DEBUGINFOD_URLS is unset (elfutils 0.188, seen with LD_DEBUG), and
+ * its client would go on asking a server that hangs, for every dso.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -205,19 +207,18 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			close(fd);
 		}
 	}
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	if (urls && urls[0])
-		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-						    debuglink_file, debuglink_crc,
-						    debuginfo_file_name);
 	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					      debuglink_file, debuglink_crc, debuginfo_file_name);
-	if (fd >= 0)
+	if (fd >= 0 || alt)
 		return fd;
-	if (alt)
-		return -1;
-	return find_debuglink(mod, st ? st->symfs : NULL, file_name, debuglink_file,
-			      debuginfo_file_name);
+	fd = find_debuglink(mod, st ? st->symfs : NULL, file_name, debuglink_file,
+			    debuginfo_file_name);
+	if (fd >= 0 || !st || !st->dfd)
+		return fd;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &id, &vaddr);
+	return n > 0 ? pd_debuginfod_debuginfo(st->dfd, id, (size_t)n, debuginfo_file_name) : -1;
 }
 
 /* Modules are always reported with a file or descriptor; never search. */
@@ -266,6 +267,17 @@ int pd_symbolizer_new(pd_symbolizer **out, const pd_symbolizer_config *cfg, pd_e
 	}
 	z->buildid_dir = dup_opt(&z->arena, bid);
 	z->cfg.buildid_dir = z->buildid_dir;
+	/* a file there is a perf archive tarball, read in place */
+	if (z->buildid_dir && pd_symarchive_is_file(z->buildid_dir) &&
+	    pd_symarchive_new(&z->archive, z->buildid_dir, 0) < 0) {
+		pd_symbolizer_free(z);
+		return pd_error_set(err, PD_ENOMEM, "symbolizer", PD_NO_OFFSET, "out of memory");
+	}
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (urls && urls[0] && !z->cfg.offline && pd_debuginfod_new(&z->debuginfod) < 0) {
+		pd_symbolizer_free(z);
+		return pd_error_set(err, PD_ENOMEM, "symbolizer", PD_NO_OFFSET, "out of memory");
+	}
 	if (z->cfg.symfs) {
 		/* libdwfl's own debuginfo search must stay inside the symfs too */
 		size_t n = strlen(z->cfg.symfs);
@@ -315,6 +327,8 @@ void pd_symbolizer_free(pd_symbolizer *z)
 	pd_symhash_free(&z->demangled);
 	pd_strpool_free(&z->strings);
 	pd_warnings_free(&z->warnings);
+	pd_symarchive_free(z->archive);
+	pd_debuginfod_free(z->debuginfod);
 	pd_arena_free(&z->arena);
 	free(z);
 }
@@ -535,10 +549,11 @@ static void open_with(const Dwfl_Callbacks *callbacks, pd_dsostate *shadow,
 		      const char *elf_path, bool dwarf, Dwfl **dwfl, Dwfl_Module **mod);
 
 pd_dsostate *pd_dsostate_shadow(const char *name, const char *debug_path, const char *symfs,
-				pd_threads *threads)
+				pd_threads *threads, pd_debuginfod *dfd)
 {
 	pd_dsostate *st = calloc(1, sizeof *st);
 	if (st) {
+		st->dfd = dfd;
 		st->name = name;
 		st->debug_path = debug_path;
 		st->symfs = symfs;
@@ -623,7 +638,8 @@ static void shared_open(void *ctx, pd_shdso *e)
 	e->callbacks.debuginfo_path = e->debuginfo_path ? &e->debuginfo_path : NULL;
 	/* the asking session's threads while it opens the entry: the entry
 	 * outlives the session */
-	e->shadow = pd_dsostate_shadow(e->elf_path, e->debug_path, e->symfs, z->cfg.threads);
+	e->shadow = pd_dsostate_shadow(e->elf_path, e->debug_path, e->symfs, z->cfg.threads,
+					       z->debuginfod);
 	if (!e->shadow)
 		goto oom;
 	open_with(&e->callbacks, e->shadow, e->elf_path, true, &e->o.dwfl, &e->o.mod);
@@ -666,7 +682,9 @@ void pd_shdso_close(pd_shdso *e)
 /* Worth sharing: the DWARF of a separate debug file, inflated once. */
 static bool shareable(const pd_symbolizer *z, const pd_dsofiles *f)
 {
-	return z->cfg.cache && want_dwarf(z) && f->elf_path && f->debug_path && f->vdso_fd < 0;
+	/* a tarball's copies are named by descriptor: no key for the cache */
+	return z->cfg.cache && want_dwarf(z) && f->elf_path && f->debug_path && f->vdso_fd < 0 &&
+	       !pd_symarchive_owns(f->elf_path) && !pd_symarchive_owns(f->debug_path);
 }
 
 bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f)
@@ -712,14 +730,15 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 	for (const pd_dsopath *p = st->paths; p && nothers < 16; p = p->next)
 		if (strcmp(p->name, name) != 0)
 			others[nothers++] = p->name;
-	if (pd_find_dso_files_among(z->cfg.symfs, z->buildid_dir, d, others, nothers, &z->arena,
-				    &f, &z->warnings) < 0)
+	pd_symsources src = { z->cfg.symfs, z->buildid_dir, z->archive, z->debuginfod };
+	if (pd_find_dso_files_among(&src, d, others, nothers, &z->arena, &f, &z->warnings) < 0)
 		return;
 	if (!f.elf_path && f.vdso_fd < 0)
 		return;
 	st->elf_path = f.elf_path;
 	st->debug_path = f.debug_path;
 	st->symfs = z->cfg.symfs;
+	st->dfd = z->debuginfod;
 	st->threads = z->cfg.threads;
 	/* a memfd cannot be reopened: the vdso's Dwfl stays */
 	st->pinned = f.vdso_fd >= 0;
@@ -956,7 +975,10 @@ static int user_sources(pd_symbolizer *z, const char *dso, bool retired, pd_syms
 			void *ctx, size_t *n)
 {
 	for (pd_dsostate *st = z->dso_list; st; st = st->next_all) {
-		if (!source_of(st, dso, retired))
+		/* a tarball's copies are named by descriptors closed with the
+		 * symbolizer, and the facts read their files later: unknown */
+		if (!source_of(st, dso, retired) || pd_symarchive_owns(st->elf_path) ||
+		    pd_symarchive_owns(st->debug_path))
 			continue;
 		pd_symsrc src = { .kind = PD_SYMSRC_ELF, .elf_path = st->elf_path,
 				  .debug_path = st->debug_path };

@@ -26,6 +26,7 @@ typedef struct pd_symbolizer_config {
 	/* perf's default: C++ names without their parameter lists */
 	bool demangle_no_params;
 	bool kernel_padding_names; /* name __pfx_/__cfi_ padding as perf 6.1 does */
+	bool offline;             /* ask no debuginfod server, whatever DEBUGINFOD_URLS says */
 	/* vmlinux ELF naming core kernel text (relocated to the recorded
 	 * _text; used only when its build-id is the recording's), or NULL */
 	const char *vmlinux;

@@ -277,7 +277,8 @@ class Row(structseq[Any], tuple[str, str, str, Optional[str], Side, Side, float,
 class Profile:
     def __init__(self, paths: Union[_Input, Iterable[_Input]], *,
                  event: Union[None, str, bytes] = ..., inline: bool = ...,
-                 perf_compat: bool = ..., demangle: bool = ..., keep_suffixes: bool = ...,
+                 perf_compat: bool = ..., demangle: bool = ..., offline: bool = ...,
+                 keep_suffixes: bool = ...,
                  hide_unresolved: bool = ..., merge_unresolved: bool = ..., lkp: bool = ...,
                  comm: _Names = ..., pid: _Ids = ..., tid: _Ids = ..., cpu: _Ids = ...,
                  dso: _Names = ..., time: Optional[tuple[Optional[int], Optional[int]]] = ...,
@@ -354,7 +355,8 @@ class Samples(Iterator[Sample]):
     def __exit__(self, *exc: object) -> None: ...
 
 def samples(path: _Path, *, event: Union[None, str, bytes] = ..., inline: bool = ...,
-            perf_compat: bool = ..., demangle: bool = ..., srcline: bool = ...,
+            perf_compat: bool = ..., demangle: bool = ..., offline: bool = ...,
+            srcline: bool = ...,
             kallsyms: Optional[_Path] = ..., symfs: Optional[_Path] = ...,
             buildid_dir: Optional[_Path] = ..., vmlinux: Optional[_Path] = ...,
             jit_dir: Optional[_Path] = ..., max_stack: Optional[int] = ...,

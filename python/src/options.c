@@ -154,6 +154,7 @@ static int parse_session(pdpy_opts *o, PyObject *kw, Py_ssize_t *taken, int prof
 	if (take_flag(kw, "inline", taken, &so->flags, PD_SESSION_NO_INLINE, 0) < 0 ||
 	    take_flag(kw, "perf_compat", taken, &so->flags, compat, 1) < 0 ||
 	    take_flag(kw, "demangle", taken, &so->flags, PD_SESSION_NO_DEMANGLE, 0) < 0 ||
+	    take_flag(kw, "offline", taken, &so->flags, PD_SESSION_OFFLINE, 1) < 0 ||
 	    take_uint(kw, "max_stack", taken, &so->max_stack) < 0 ||
 	    take_uint(kw, "threads", taken, &so->threads) < 0 ||
 	    parse_unwinder(kw, taken, so) < 0)

@@ -48,6 +48,9 @@ int cli_session_set(pd_session_options *so, const cli_optdef *o, const cli_value
 	case CLI_SO_PERF_COMPAT:
 		so->flags |= PD_SESSION_PERF_COMPAT;
 		break;
+	case CLI_SO_OFFLINE:
+		so->flags |= PD_SESSION_OFFLINE;
+		break;
 	case CLI_SO_NO_DEMANGLE:
 		so->flags |= PD_SESSION_NO_DEMANGLE;
 		break;

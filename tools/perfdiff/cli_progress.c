@@ -4,11 +4,14 @@
  * never drawn when standard error is not a terminal, whatever the
  * options.  By default it appears once a command has run for a second,
  * so that short commands print nothing extra; --progress shows it from
- * the first MiB.  Redrawn at most ten times a second.
+ * the first MiB.  Redrawn at most ten times a second.  Where the line
+ * may be drawn, libdebuginfod draws its own for downloads
+ * (DEBUGINFOD_PROGRESS, unless the user set it).
  */
 #include "cli_progress.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,6 +103,8 @@ void cli_progress_start(cli_progress *p, const cli_io *io, int nsides,
 	p->on = isatty(STDERR_FILENO) && io->progress >= 0 &&
 		(io->progress > 0 || io->verbosity != CLI_QUIET);
 	p->eager = io->progress > 0;
+	if (p->on)
+		setenv("DEBUGINFOD_PROGRESS", "1", 0);
 	p->nsides = nsides < CLI_PROGRESS_SIDES ? nsides : CLI_PROGRESS_SIDES;
 	pthread_mutex_init(&p->lock, NULL);
 	p->started = true;
