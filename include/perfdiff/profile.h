@@ -149,9 +149,37 @@ typedef struct pd_profile_options {
 	const char *const *dsos;          /**< paths or file names, none NULL or empty */
 	size_t ndsos;
 	uint64_t time_start, time_end;    /**< ns; 0 = open */
+	/*
+	 * Stack filters (version 3), pprof's -focus, -ignore, -hide and
+	 * -prune_from: each a POSIX extended regular expression (regcomp(3),
+	 * REG_EXTENDED, unanchored: "^foo$" for the name alone) matched
+	 * against the name of every frame of a sample's stack, the name the
+	 * profile gives it (canonical unless PD_PROFILE_KEEP_SUFFIXES; an
+	 * unnamed frame's is its address, "0x..." or "[unknown]").  NULL or
+	 * "" is no filter.  They act while folding, in this order, so that
+	 * totals, shares, every view and a diff are of what remains:
+	 *   ignore      drop a sample when any frame matches;
+	 *   focus       drop a sample unless some frame matches;
+	 *   hide        remove the matching frames from a stack, keeping
+	 *               the sample (its self goes to the nearest caller
+	 *               left); a sample whose every frame matches is
+	 *               dropped, as pprof drops it;
+	 *   prune_from  cut a stack below the matching frame nearest the
+	 *               leaf, keeping that frame, which becomes the leaf
+	 *               (pprof's PruneFrom: with recursion the innermost
+	 *               call is kept).
+	 * What they removed: pd_profile_stack_filtered().  hide and
+	 * prune_from change stacks, which a profile that keeps sites
+	 * (PD_PROFILE_KEEP_SITES: per-address stacks for a pprof export)
+	 * cannot follow: pd_profile_new() refuses the two together.
+	 */
+	const char *focus;
+	const char *ignore;
+	const char *hide;
+	const char *prune_from;
 } pd_profile_options;
 
-#define PD_PROFILE_OPTIONS_VERSION 2
+#define PD_PROFILE_OPTIONS_VERSION 3
 
 /** The defaults, for C callers: `pd_profile_options o = PD_PROFILE_OPTIONS_INIT;`
  * (a compound literal; the fields not named are 0 or NULL: no flags, the
@@ -562,6 +590,38 @@ PD_EXTERN(uint64_t) pd_profile_filter_matches(const pd_profile *p, pd_filter_kin
  */
 PD_EXTERN(size_t) pd_profile_filter_unmatched(const pd_profile *p, const char **what,
 					      const char **value, size_t i);
+
+/* -------------------------------------------------------- stack filters */
+
+/** The stack filters of pd_profile_options, and what pd_profile_stack_filtered()
+ *  counts under each. */
+typedef enum pd_stack_filter {
+	PD_STACK_FOCUS = 0,      /**< samples dropped: no frame matched `focus` */
+	PD_STACK_IGNORE = 1,     /**< samples dropped: a frame matched `ignore` */
+	PD_STACK_HIDE = 2,       /**< samples kept with frames removed by `hide` */
+	PD_STACK_HIDE_ALL = 3,   /**< samples dropped: `hide` matched every frame */
+	PD_STACK_PRUNE_FROM = 4, /**< samples kept with their stack cut by `prune_from` */
+} pd_stack_filter;
+
+/** Number of pd_stack_filter values. */
+#define PD_STACK_NFILTERS 5
+
+/**
+ * What the stack filters did to event `ev` in run `run` (SIZE_MAX: all
+ * runs): the samples counted under `f` (each sample under one kind of
+ * drop at most: an ignored sample is not also counted as out of focus),
+ * and, unless `period` is NULL, their period in `*period`.  Dropped
+ * samples (FOCUS, IGNORE, HIDE_ALL) are not in pd_profile_samples() and
+ * pd_profile_total(): the total before the stack filters is
+ * pd_profile_total() plus their period.  0 when out of range or when the
+ * profile has no stack filter.
+ */
+PD_EXTERN(uint64_t) pd_profile_stack_filtered(const pd_profile *p, size_t ev, size_t run,
+					      pd_stack_filter f, uint64_t *period);
+
+/** The expression of stack filter `f` as the options gave it (HIDE_ALL:
+ *  hide's), valid until pd_profile_free(); NULL when it is not set. */
+PD_EXTERN(const char *) pd_profile_stack_filter_regex(const pd_profile *p, pd_stack_filter f);
 
 /* ------------------------------------------------------------- warnings */
 

@@ -141,6 +141,7 @@ static void side_facts(pd_writer *w, const pdo_facts *f)
 	key_u64(w, "fewest_run_samples", f->fewest);
 	key_bool(w, "too_few_samples", f->too_few);
 	key_strs(w, "unmatched_filters", f->unmatched, f->nunmatched, NULL);
+	pdo_stack_filters_json(w, f->prof, f->ev);
 }
 
 static void side_obj(const pdo_diff *v, const char *k, int side)

@@ -134,6 +134,8 @@ typedef struct pdo_facts {
 	bool too_few;                /* fewest < PDO_FEW_SAMPLES */
 	const char **unmatched;      /* filter values that matched nothing ("--comm=x") */
 	size_t nunmatched;
+	const pd_profile *prof;      /* the side, for its stack filters; NULL none */
+	size_t ev;                   /* its event; SIZE_MAX none */
 } pdo_facts;
 
 /* 0, or PD_ENOMEM.  `ev` SIZE_MAX: no event (no unresolved share, no
@@ -150,6 +152,18 @@ void pdo_facts_free(pdo_facts *f);
  * and the footers that name them stay silent.
  */
 size_t pdo_unmatched_filters(const pd_profile *p, const char ***out);
+
+/* ---- stackfilters.c: what --focus, --ignore, --hide, --prune-from removed ---- */
+
+/* Whether `p` (NULL: none) has a stack filter. */
+bool pdo_stack_filtered(const pd_profile *p);
+/* One line per stack filter of `p` for event `ev`, each starting with
+ * `indent`: what it removed and its share of the period before them.
+ * Nothing without stack filters. */
+void pdo_stack_filters_text(pd_writer *w, const pd_profile *p, size_t ev, const char *indent);
+/* The key "stack_filters": null without stack filters, else an object
+ * (docs/report-json.md). */
+void pdo_stack_filters_json(pd_writer *w, const pd_profile *p, size_t ev);
 
 /* The facts of `f` as the diff's text footer lines of one side (each
  * "      ..." and a newline; nothing when all is well). */

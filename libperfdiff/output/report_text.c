@@ -266,6 +266,7 @@ static void put_event_header(pd_writer *w, const pd_profile *p, size_t ev, const
 		pdo_put_pct(w, unres, denom, 0);
 		pdo_puts(w, hidden ? "% of the period, left out (-U)\n" : "% of the period\n");
 	}
+	pdo_stack_filters_text(w, p, ev, "# ");
 	uint64_t fewest = UINT64_MAX;
 	for (size_t run = 0; run < pd_profile_run_count(p); run++)
 		if (pd_profile_samples(p, ev, run) < fewest)

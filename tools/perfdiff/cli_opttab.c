@@ -91,6 +91,13 @@ static const cli_optdef table[] = {
 	FLAG("--perf-compat", NULL, PROFILES, PO, CLI_PO_PERF_COMPAT, PROFILE),
 	FLAG("--keep-suffixes", NULL, PROFILES, PO, CLI_PO_KEEP_SUFFIXES, PROFILE),
 	FLAG("--hide-unresolved", "-U", PROFILES, PO, CLI_PO_HIDE_UNRESOLVED, PROFILE),
+	VAL("--focus", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_FOCUS, CLI_SIDED,
+	    PROFILE),
+	VAL("--ignore", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_IGNORE, CLI_SIDED,
+	    PROFILE),
+	VAL("--hide", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_HIDE, CLI_SIDED, PROFILE),
+	VAL("--prune-from", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_PRUNE_FROM,
+	    CLI_SIDED, PROFILE),
 
 	/* perf's habits: --stdio is all there is; the rest name the option
 	 * that does the job (perf report -s, -c, -T; a diff's chains) */
