@@ -623,6 +623,69 @@ PD_EXTERN(uint64_t) pd_profile_stack_filtered(const pd_profile *p, size_t ev, si
  *  hide's), valid until pd_profile_free(); NULL when it is not set. */
 PD_EXTERN(const char *) pd_profile_stack_filter_regex(const pd_profile *p, pd_stack_filter f);
 
+/* ----------------------------------------------------------------- peek */
+
+/*
+ * Peek: for each function whose name matches an expression, its callers
+ * and callees with the period through each edge, as pprof's -peek shows
+ * them: a sample counts once per edge even when the edge recurs in its
+ * stack, and a function's calls to itself are no edge.  `cum` is the
+ * function's children (inclusive) period, `self` its self period.
+ * pd_profile_peek() makes one of a profile (the "base" side only);
+ * pd_diff_peek() (diff.h) one of a diff, both sides aligned.
+ */
+
+/** One function, caller or callee of a peek, on both sides of a diff.
+ *  Handed out as arrays: fields are never appended. */
+typedef struct pd_peek_line {
+	const char *base_symbol, *new_symbol; /**< NULL: absent on that side (a
+	                                           profile's peek: new_symbol NULL) */
+	const char *dso;                      /**< the base's when both */
+	uint64_t base_period, new_period;     /**< through the edge (callers, callees)
+	                                           or the function's cum */
+	double base_pct, new_pct;             /**< as % of the side's total */
+	double change;                        /**< new_pct - base_pct, points */
+} pd_peek_line;
+
+/** One matching function: its line, self, callers and callees (by period
+ *  through the edge on the base side, then the new, descending).  Fields
+ *  may be appended (handed out one at a time by pointer). */
+typedef struct pd_peek_entry {
+	pd_peek_line fn;                      /**< the function: cum period and share */
+	uint64_t base_self, new_self;         /**< self period */
+	double base_self_pct, new_self_pct, self_change;
+	const pd_peek_line *callers;
+	size_t ncallers;
+	const pd_peek_line *callees;
+	size_t ncallees;
+	/* a diff's peek only (pd_diff_peek()), else NULL / 0: */
+	const struct pd_diff_row *children_row; /**< its children row: change, q, significance */
+	const struct pd_diff_row *self_row;     /**< its self row */
+	const struct pd_diff_relation *const *relations; /**< the relations naming it as
+	                                                       a symbol or a parent */
+	size_t nrelations;
+} pd_peek_entry;
+
+typedef struct pd_peek pd_peek;
+
+/**
+ * The peek of event `ev` of `p` for the functions whose name matches
+ * `regex` (POSIX extended, unanchored, against the name as the profile
+ * gives it), in the order of their cum, largest first.  0 with *out set
+ * (free with pd_peek_free(); it points into `p`, which must outlive it),
+ * PD_EINVAL (a bad expression or event, the message says which) or
+ * PD_ENOMEM.  No matching function is a peek with no entry.
+ */
+PD_EXTERN(int) pd_profile_peek(const pd_profile *p, size_t ev, const char *regex,
+			       pd_peek **out, pd_error *err);
+
+/** Entries of a peek, and entry `i` (NULL when out of range). */
+PD_EXTERN(size_t) pd_peek_count(const pd_peek *pk);
+PD_EXTERN(const pd_peek_entry *) pd_peek_at(const pd_peek *pk, size_t i);
+
+/** Free a peek.  NULL is allowed. */
+PD_EXTERN(void) pd_peek_free(pd_peek *pk);
+
 /* ------------------------------------------------------------- warnings */
 
 /** Warnings of the files read (reader and symbolizer), with the file name. */

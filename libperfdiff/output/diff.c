@@ -18,6 +18,7 @@ static const size_t diff_sizes[] = {
 	0, PD_OPTIONS_END(pd_diff_write_options, weight_samples),
 	PD_OPTIONS_END(pd_diff_write_options, percent_limit),
 	PD_OPTIONS_END(pd_diff_write_options, no_comm),
+	PD_OPTIONS_END(pd_diff_write_options, peek),
 };
 
 int pd_diff_write_options_init(pd_diff_write_options *o, unsigned version)
@@ -343,6 +344,18 @@ int pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write_options *o
 		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
 				    "a percent limit does not go with absolute values (rates)");
 	pd_lkp_event_name(pd_diff_event(d), v.event, sizeof v.event);
-	rc = write_view(&v, &opts);
+	pd_peek *pk = NULL;
+	if (opts.peek && opts.format != PD_FORMAT_TEXT && opts.format != PD_FORMAT_JSON)
+		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
+				    "a peek is written as text or JSON only");
+	if (opts.peek && (rc = pd_diff_peek(d, opts.peek, &pk, err)) < 0)
+		return rc;
+	v.peek = pk;
+	v.peek_regex = opts.peek;
+	if (pk && opts.format == PD_FORMAT_TEXT)
+		pdo_peek_text(w, pk, opts.peek, true);
+	else
+		rc = write_view(&v, &opts);
+	pd_peek_free(pk);
 	return rc < 0 ? rc : pdo_done(w, err);
 }

@@ -295,6 +295,10 @@ int pdo_diff_json(const pdo_diff *v)
 	dso_pairs(w, v->d);
 	rows_and_relations(v);
 	pdo_diff_json_table(w, v->d);
+	if (v->peek) {
+		pdo_json_newline(w);
+		pdo_peek_json(w, v->peek, v->peek_regex, true);
+	}
 	pdo_json_close(w, '}');
 	pdo_json_end(w);
 	return 0;

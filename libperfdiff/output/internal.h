@@ -41,6 +41,10 @@ typedef struct pdo_report {
 	pd_error *err;
 } pdo_report;
 
+/* With o.peek: the peek of event `ev`, as text or as the event's JSON
+ * key.  0 or an error in r->err. */
+int pdo_report_peek(const pdo_report *r, size_t ev);
+
 int pdo_report_text(const pdo_report *r);
 int pdo_report_json(const pdo_report *r);
 int pdo_report_csv(const pdo_report *r);
@@ -153,6 +157,15 @@ void pdo_facts_free(pdo_facts *f);
  */
 size_t pdo_unmatched_filters(const pd_profile *p, const char ***out);
 
+/* ---- peek.c: a peek as text and JSON ---- */
+
+/* The block of `pk` for `regex`: `two` a diff's (both sides and the
+ * change), else a report's (periods, pprof's columns). */
+void pdo_peek_text(pd_writer *w, const pd_peek *pk, const char *regex, bool two);
+/* The key "peek": null for a NULL `pk`, else {"regex", "functions"}
+ * (docs/report-json.md, docs/diff-json.md). */
+void pdo_peek_json(pd_writer *w, const pd_peek *pk, const char *regex, bool two);
+
 /* ---- stackfilters.c: what --focus, --ignore, --hide, --prune-from removed ---- */
 
 /* Whether `p` (NULL: none) has a stack filter. */
@@ -186,6 +199,8 @@ typedef struct pdo_diff {
 	const bool *rel_kept;          /* per relation: a row it explains is kept */
 	char event[256];               /* the robot's name of the event ("cpu-clock") */
 	pdo_facts facts[2];            /* what each side's numbers rest on */
+	const pd_peek *peek;           /* json: the "peek" key (NULL: null) */
+	const char *peek_regex;
 	bool json_no_tree;             /* json: tree rows not written (the HTML page's
 	                                  #pd-flame has their values) */
 	bool json_largest;             /* json: "largest", the rows of the largest

@@ -401,6 +401,13 @@ static int put_rows(const pdo_report *r, size_t ev, const row_sort *rows, size_t
 static int put_event(const pdo_report *r, size_t ev)
 {
 	pd_writer *w = r->w;
+	if (r->o.peek) {  /* the peek instead of the rows, as pprof's -peek */
+		put_event_header(w, r->p, ev, r);
+		pdo_puts(w, "#\n");
+		int prc = pdo_report_peek(r, ev);
+		pdo_putc(w, '\n');
+		return prc;
+	}
 	const pd_flat_entry *fl;
 	size_t n;
 	int rc = pd_profile_flat(r->p, ev, &fl, &n, r->err);

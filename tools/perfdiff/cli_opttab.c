@@ -145,6 +145,8 @@ static const cli_optdef table[] = {
 	     "perfdiff-report.1.scd"),
 	WORD("--weight", "period|samples", REPORT, OWN, CLI_REPORT_WEIGHT, 0,
 	     "perfdiff-report.1.scd"),
+	VAL("--peek", NULL, CLI_STRING, "REGEX", REPORT, OWN, CLI_REPORT_PEEK, 0,
+	    "perfdiff-report.1.scd"),
 
 	/* diff */
 	WORD("--format", "text|lkp|json|csv|folded|html|svg", DIFF, OWN, CLI_DIFF_FORMAT,
@@ -170,6 +172,8 @@ static const cli_optdef table[] = {
 	     "perfdiff-diff.1.scd"),
 	NUM("--percent-limit", CLI_DOUBLE, "PCT", DIFF, OWN, CLI_DIFF_PERCENT_LIMIT, 0, 0, 100,
 	    PCT, "perfdiff-diff.1.scd"),
+	VAL("--peek", NULL, CLI_STRING, "REGEX", DIFF, OWN, CLI_DIFF_PEEK, 0,
+	    "perfdiff-diff.1.scd"),
 
 	/* explain */
 	WORD("--format", "text|json|html|lkp|csv", EXPLAIN, OWN, CLI_EXPLAIN_FORMAT,

@@ -57,6 +57,7 @@ typedef struct cli_diff {
 	bool weight_set, weight_samples;  /* --weight (folded) */
 	bool no_comm;              /* --no-comm (folded) */
 	pd_diff_sort sort;         /* --sort */
+	const char *peek;          /* --peek REGEX */
 	double percent_limit;      /* --percent-limit */
 	cli_io io;                 /* -o, -q, -v, --strict, --color */
 	cli_warns warns;           /* of every file of both sides */
@@ -124,6 +125,8 @@ static int set_option(void *own, const cli_optdef *opt, const cli_value *v, cons
 		c->weight_set = true;
 	} else if (opt->id == CLI_DIFF_SORT) {
 		c->sort = sorts[v->word];
+	} else if (opt->id == CLI_DIFF_PEEK) {
+		c->peek = v->str;
 	} else {
 		set_number(c, opt->id, v);
 	}
@@ -407,6 +410,7 @@ static int write_out(cli_diff *c, diff_writer write, const void *what, const cha
 	o.color = cli_io_colored(&c->io, c->format);
 	o.sort = c->sort;
 	o.percent_limit = c->percent_limit;
+	o.peek = c->peek;
 	for (int side = 0; side < 2; side++) {
 		o.files[side] = c->paths[side];
 		o.nfiles[side] = c->npaths[side];

@@ -128,6 +128,9 @@ static int set_option(void *own, const cli_optdef *opt, const cli_value *v, cons
 		break;
 	case CLI_REPORT_CALL_GRAPH:
 		return set_call_graph(c, v->str);
+	case CLI_REPORT_PEEK:
+		ro->peek = v->str;
+		break;
 	default:
 		set_flag(c, opt->id, v);
 		break;
