@@ -349,10 +349,19 @@ typedef struct pd_report_write_options {
 	                              functions it matches instead of the rows
 	                              (pprof's -peek), JSON adds it to each event as
 	                              "peek"; other formats refuse it (NULL: none) */
+	const char *sort_keys;   /**< text: rows keyed as perf's --sort keys them,
+	                              "comm,dso,sym" or any of the three in any order,
+	                              with a Command and a Shared Object column where
+	                              given, and no call chains (NULL: the default
+	                              rows, by dso and symbol, with chains) */
+	bool nr_samples;         /**< text: perf's -n, a Samples column (the samples
+	                              whose leaf the row is); rows as with sort_keys
+	                              (NULL keys: "dso,sym") */
 } pd_report_write_options;
 
 /*
- * Version 2 added `color`, version 3 `peek`.  A caller built with an
+ * Version 2 added `color`, version 3 `peek`, `sort_keys` and
+ * `nr_samples`.  A caller built with an
  * older version still works: its struct is read up to its last field,
  * and the new fields take their defaults.
  */

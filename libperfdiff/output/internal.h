@@ -44,6 +44,10 @@ typedef struct pdo_report {
 /* With o.peek: the peek of event `ev`, as text or as the event's JSON
  * key.  0 or an error in r->err. */
 int pdo_report_peek(const pdo_report *r, size_t ev);
+/* With o.sort_keys or o.nr_samples: event `ev`'s rows as perf's --sort
+ * and -n make them, header line included (report_sorted.c).  0 or an
+ * error in r->err (PD_EINVAL: bad keys). */
+int pdo_report_sorted(const pdo_report *r, size_t ev);
 
 int pdo_report_text(const pdo_report *r);
 int pdo_report_json(const pdo_report *r);

@@ -15,7 +15,7 @@
 static const size_t report_sizes[] = {
 	0, PD_OPTIONS_END(pd_report_write_options, profile_options),
 	PD_OPTIONS_END(pd_report_write_options, color),
-	PD_OPTIONS_END(pd_report_write_options, peek),
+	PD_OPTIONS_END(pd_report_write_options, nr_samples),
 };
 
 int pd_report_write_options_init(pd_report_write_options *o, unsigned version)

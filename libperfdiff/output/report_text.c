@@ -408,6 +408,12 @@ static int put_event(const pdo_report *r, size_t ev)
 		pdo_putc(w, '\n');
 		return prc;
 	}
+	if (r->o.sort_keys || r->o.nr_samples) {  /* perf's --sort keys, -n */
+		put_event_header(w, r->p, ev, r);
+		int src = pdo_report_sorted(r, ev);
+		pdo_putc(w, '\n');
+		return src;
+	}
 	const pd_flat_entry *fl;
 	size_t n;
 	int rc = pd_profile_flat(r->p, ev, &fl, &n, r->err);
