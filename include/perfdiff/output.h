@@ -463,11 +463,17 @@ typedef struct pd_diff_write_options {
 	                              instead of the rows (pprof's -peek), JSON adds
 	                              it as "peek"; other formats refuse it (NULL:
 	                              none) */
+	bool show_comm;          /**< text: a Command column before each row's key,
+	                              the command with most of its samples (perf's
+	                              --sort=comm,...; "-" where rows are not split by
+	                              process) */
+	bool show_dso;           /**< text: a Shared Object column before each row's
+	                              key (perf's --sort=dso,...) */
 } pd_diff_write_options;
 
 /*
  * Version 2 added `color`, `sort` and `percent_limit`, version 3
- * `no_comm`, version 4 `peek`.  A caller built with an older version still works: its
+ * `no_comm`, version 4 `peek`, `show_comm` and `show_dso`.  A caller built with an older version still works: its
  * struct is read up to its last field, and the new fields take their
  * defaults.
  */

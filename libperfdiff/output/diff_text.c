@@ -39,6 +39,16 @@ static char *row_key(const pdo_diff *v, const pd_diff_row *r)
 	return s;
 }
 
+/* perf's --sort=comm,dso,...: the Command and Shared Object columns of
+ * `r`, before its key. */
+static void put_columns(const pdo_diff *v, const pd_diff_row *r, pd_writer *w)
+{
+	if (v->col_comm)
+		pdo_printf(w, "%-*s  ", (int)v->col_comm, r->process ? r->process : "-");
+	if (v->col_dso)
+		pdo_printf(w, "%-*s  ", (int)v->col_dso, r->dso ? pdo_short_dso(r->dso) : "-");
+}
+
 typedef struct row_ref {
 	const pd_diff_row *r;
 	size_t i;
@@ -97,7 +107,16 @@ static int put_row_plain(const pdo_diff *v, const pd_diff_row *r, bool with_dso,
 	}
 	pd_diff_format_lkp_row(line, need + 1, r->base.mean, r->base.stddev, r->new.mean,
 			       r->new.stddev, ekey);
-	pdo_puts(w, line);
+	/* the key ends the robot's line: the columns go just before it */
+	size_t klen = strlen(ekey), llen = strlen(line);
+	if ((v->col_comm || v->col_dso) && llen >= klen && strcmp(line + llen - klen, ekey) == 0) {
+		line[llen - klen] = '\0';
+		pdo_puts(w, line);
+		put_columns(v, r, w);
+		pdo_puts(w, ekey);
+	} else {
+		pdo_puts(w, line);
+	}
 	free(line);
 	free(ekey);
 	if (with_dso && r->dso) {
@@ -177,6 +196,14 @@ static void put_labels(const pdo_diff *v, pd_writer *w)
 	put_title(v, 1, 27, w);
 	pdo_puts(w, "\n---------------- --------------------------- \n");
 	put_perf_header(w);
+	if (v->col_comm || v->col_dso) {
+		pdo_printf(w, "%44s", "");
+		if (v->col_comm)
+			pdo_printf(w, "%-*s  ", (int)v->col_comm, "Command");
+		if (v->col_dso)
+			pdo_printf(w, "%-*s  ", (int)v->col_dso, "Shared Object");
+		pdo_puts(w, "Key\n");
+	}
 }
 
 /* The robot's table (--format=lkp): its rows by significance alone. */

@@ -203,6 +203,8 @@ typedef struct pdo_diff {
 	const bool *rel_kept;          /* per relation: a row it explains is kept */
 	char event[256];               /* the robot's name of the event ("cpu-clock") */
 	pdo_facts facts[2];            /* what each side's numbers rest on */
+	size_t col_comm, col_dso;      /* text: widths of the Command and Shared
+	                                  Object columns; 0: none */
 	const pd_peek *peek;           /* json: the "peek" key (NULL: null) */
 	const char *peek_regex;
 	bool json_no_tree;             /* json: tree rows not written (the HTML page's
@@ -212,6 +214,10 @@ typedef struct pdo_diff {
 	                                  (pdo_largest_changes; the HTML page) */
 	pd_error *err;
 } pdo_diff;
+
+/* The widths of the Command (`comm`) and Shared Object (`dso`) columns of
+ * the text's rows, 0 for a column not shown. */
+void pdo_diff_columns(pdo_diff *v, bool comm, bool dso);
 
 /* A side's runs in a title, into `buf` (`n` bytes): its one file as
  * given; "3 runs: a.data, b.data, c.data", the directories the files all
