@@ -274,7 +274,8 @@ static void put_event_header(pd_writer *w, const pd_profile *p, size_t ev, const
 	if (fewest < PDO_FEW_SAMPLES)
 		pdo_printf(w, "# Too few samples: %" PRIu64 " in a run, fewer than %d: "
 			   "shares are coarse\n", fewest, PDO_FEW_SAMPLES);
-	if (o->chains)
+	/* a peek and perf's sort keys draw no chains */
+	if (o->chains && !o->peek && !o->sort_keys && !o->nr_samples)
 		pdo_puts(w, o->order == PD_CHAIN_CALLER ? "# Chains: caller order (what each symbol calls)\n"
 						       : "# Chains: callee order (who calls each symbol)\n");
 	pdo_puts(w, "#\n");
@@ -403,7 +404,6 @@ static int put_event(const pdo_report *r, size_t ev)
 	pd_writer *w = r->w;
 	if (r->o.peek) {  /* the peek instead of the rows, as pprof's -peek */
 		put_event_header(w, r->p, ev, r);
-		pdo_puts(w, "#\n");
 		int prc = pdo_report_peek(r, ev);
 		pdo_putc(w, '\n');
 		return prc;
