@@ -35,7 +35,7 @@ INTERFACES='
 	symbols/symbolizer.h symbols/symfacts.h
 	unwind/unwind.h unwind/lbr.h
 	session/session.h
-	profile/options.h profile/builder.h profile/sites.h
+	profile/options.h profile/builder.h profile/sites.h profile/peek.h
 '
 # The stage of each public header (include/perfdiff/).
 PUBLIC='

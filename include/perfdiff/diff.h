@@ -648,6 +648,23 @@ PD_EXTERN(const pd_diff_node *) pd_diff_node_at(const pd_diff *d, size_t i);
 PD_EXTERN(size_t) pd_diff_node_of(const pd_diff *d, int side, const pd_cct_node *c);
 
 /**
+ * pprof's -peek on both sides of the diff, aligned: for each function
+ * whose name on either side matches `regex` (POSIX extended, unanchored),
+ * its callers and callees on both sides (pd_peek_entry, profile.h), one
+ * entry for a renamed function (its base and new names on one line, its
+ * callers and callees paired by name, renamed ones by their relation),
+ * with its children and self rows (change, q-value, significance) and
+ * the relations that name it as a symbol or a parent.  Periods and shares
+ * are of the event compared, all runs of a side pooled: what
+ * `go tool pprof -peek` shows of each side's pprof export.  0 with *out
+ * set (pd_peek_free(); it points into the diff and its profiles, which
+ * must outlive it), PD_EINVAL (a bad expression, a diff of a table,
+ * which has no trees) or PD_ENOMEM.
+ */
+PD_EXTERN(int) pd_diff_peek(const pd_diff *d, const char *regex, pd_peek **out,
+			    pd_error *err);
+
+/**
  * Total period, samples and recording span (ns, pd_profile_run_span(); 0
  * unknown) of the event on a side (`side` 0 = base, 1 = new), for run
  * `run` (SIZE_MAX: all runs).  0 for a diff of a table, which has none.

@@ -343,13 +343,29 @@ typedef struct pd_report_write_options {
 	bool color;              /**< text: Children and Self coloured as perf colours
 	                              them (ANSI: red from 5 %, green from 0.5 %); for
 	                              a terminal (default false) */
+	/* version 3 */
+	const char *peek;        /**< a POSIX extended expression: text writes, per
+	                              event, the pd_profile_peek() block of the
+	                              functions it matches instead of the rows
+	                              (pprof's -peek), JSON adds it to each event as
+	                              "peek"; other formats refuse it (NULL: none) */
+	const char *sort_keys;   /**< text: rows keyed as perf's --sort keys them,
+	                              "comm,dso,sym" or any of the three in any order,
+	                              with a Command and a Shared Object column where
+	                              given, and no call chains (NULL: the default
+	                              rows, by dso and symbol, with chains) */
+	bool nr_samples;         /**< text: perf's -n, a Samples column (the samples
+	                              whose leaf the row is); rows as with sort_keys
+	                              (NULL keys: "dso,sym") */
 } pd_report_write_options;
 
 /*
- * Version 2 added `color`.  A caller built with version 1 still works:
- * its struct is read up to `profile_options`, and `color` is false.
+ * Version 2 added `color`, version 3 `peek`, `sort_keys` and
+ * `nr_samples`.  A caller built with an
+ * older version still works: its struct is read up to its last field,
+ * and the new fields take their defaults.
  */
-#define PD_REPORT_WRITE_OPTIONS_VERSION 2
+#define PD_REPORT_WRITE_OPTIONS_VERSION 3
 
 /** The defaults, for C callers:
  * `pd_report_write_options o = PD_REPORT_WRITE_OPTIONS_INIT;` (a compound
@@ -441,15 +457,27 @@ typedef struct pd_diff_write_options {
 	/* version 3 */
 	bool no_comm;            /**< folded: no command-name frame first (default
 	                              false: "comm;root;...;leaf") */
+	/* version 4 */
+	const char *peek;        /**< a POSIX extended expression: text writes the
+	                              pd_diff_peek() block of the functions it matches
+	                              instead of the rows (pprof's -peek), JSON adds
+	                              it as "peek"; other formats refuse it (NULL:
+	                              none) */
+	bool show_comm;          /**< text: a Command column before each row's key,
+	                              the command with most of its samples (perf's
+	                              --sort=comm,...; "-" where rows are not split by
+	                              process) */
+	bool show_dso;           /**< text: a Shared Object column before each row's
+	                              key (perf's --sort=dso,...) */
 } pd_diff_write_options;
 
 /*
  * Version 2 added `color`, `sort` and `percent_limit`, version 3
- * `no_comm`.  A caller built with an older version still works: its
+ * `no_comm`, version 4 `peek`, `show_comm` and `show_dso`.  A caller built with an older version still works: its
  * struct is read up to its last field, and the new fields take their
  * defaults.
  */
-#define PD_DIFF_WRITE_OPTIONS_VERSION 3
+#define PD_DIFF_WRITE_OPTIONS_VERSION 4
 
 /** The defaults, for C callers:
  * `pd_diff_write_options o = PD_DIFF_WRITE_OPTIONS_INIT;` (a compound

@@ -149,9 +149,37 @@ typedef struct pd_profile_options {
 	const char *const *dsos;          /**< paths or file names, none NULL or empty */
 	size_t ndsos;
 	uint64_t time_start, time_end;    /**< ns; 0 = open */
+	/*
+	 * Stack filters (version 3), pprof's -focus, -ignore, -hide and
+	 * -prune_from: each a POSIX extended regular expression (regcomp(3),
+	 * REG_EXTENDED, unanchored: "^foo$" for the name alone) matched
+	 * against the name of every frame of a sample's stack, the name the
+	 * profile gives it (canonical unless PD_PROFILE_KEEP_SUFFIXES; an
+	 * unnamed frame's is its address, "0x..." or "[unknown]").  NULL or
+	 * "" is no filter.  They act while folding, in this order, so that
+	 * totals, shares, every view and a diff are of what remains:
+	 *   ignore      drop a sample when any frame matches;
+	 *   focus       drop a sample unless some frame matches;
+	 *   hide        remove the matching frames from a stack, keeping
+	 *               the sample (its self goes to the nearest caller
+	 *               left); a sample whose every frame matches is
+	 *               dropped, as pprof drops it;
+	 *   prune_from  cut a stack below the matching frame nearest the
+	 *               leaf, keeping that frame, which becomes the leaf
+	 *               (pprof's PruneFrom: with recursion the innermost
+	 *               call is kept).
+	 * What they removed: pd_profile_stack_filtered().  hide and
+	 * prune_from change stacks, which a profile that keeps sites
+	 * (PD_PROFILE_KEEP_SITES: per-address stacks for a pprof export)
+	 * cannot follow: pd_profile_new() refuses the two together.
+	 */
+	const char *focus;
+	const char *ignore;
+	const char *hide;
+	const char *prune_from;
 } pd_profile_options;
 
-#define PD_PROFILE_OPTIONS_VERSION 2
+#define PD_PROFILE_OPTIONS_VERSION 3
 
 /** The defaults, for C callers: `pd_profile_options o = PD_PROFILE_OPTIONS_INIT;`
  * (a compound literal; the fields not named are 0 or NULL: no flags, the
@@ -562,6 +590,101 @@ PD_EXTERN(uint64_t) pd_profile_filter_matches(const pd_profile *p, pd_filter_kin
  */
 PD_EXTERN(size_t) pd_profile_filter_unmatched(const pd_profile *p, const char **what,
 					      const char **value, size_t i);
+
+/* -------------------------------------------------------- stack filters */
+
+/** The stack filters of pd_profile_options, and what pd_profile_stack_filtered()
+ *  counts under each. */
+typedef enum pd_stack_filter {
+	PD_STACK_FOCUS = 0,      /**< samples dropped: no frame matched `focus` */
+	PD_STACK_IGNORE = 1,     /**< samples dropped: a frame matched `ignore` */
+	PD_STACK_HIDE = 2,       /**< samples kept with frames removed by `hide` */
+	PD_STACK_HIDE_ALL = 3,   /**< samples dropped: `hide` matched every frame */
+	PD_STACK_PRUNE_FROM = 4, /**< samples kept with their stack cut by `prune_from` */
+} pd_stack_filter;
+
+/** Number of pd_stack_filter values. */
+#define PD_STACK_NFILTERS 5
+
+/**
+ * What the stack filters did to event `ev` in run `run` (SIZE_MAX: all
+ * runs): the samples counted under `f` (each sample under one kind of
+ * drop at most: an ignored sample is not also counted as out of focus),
+ * and, unless `period` is NULL, their period in `*period`.  Dropped
+ * samples (FOCUS, IGNORE, HIDE_ALL) are not in pd_profile_samples() and
+ * pd_profile_total(): the total before the stack filters is
+ * pd_profile_total() plus their period.  0 when out of range or when the
+ * profile has no stack filter.
+ */
+PD_EXTERN(uint64_t) pd_profile_stack_filtered(const pd_profile *p, size_t ev, size_t run,
+					      pd_stack_filter f, uint64_t *period);
+
+/** The expression of stack filter `f` as the options gave it (HIDE_ALL:
+ *  hide's), valid until pd_profile_free(); NULL when it is not set. */
+PD_EXTERN(const char *) pd_profile_stack_filter_regex(const pd_profile *p, pd_stack_filter f);
+
+/* ----------------------------------------------------------------- peek */
+
+/*
+ * Peek: for each function whose name matches an expression, its callers
+ * and callees with the period through each edge, as pprof's -peek shows
+ * them: a sample counts once per edge even when the edge recurs in its
+ * stack, and a function's calls to itself are no edge.  `cum` is the
+ * function's children (inclusive) period, `self` its self period.
+ * pd_profile_peek() makes one of a profile (the "base" side only);
+ * pd_diff_peek() (diff.h) one of a diff, both sides aligned.
+ */
+
+/** One function, caller or callee of a peek, on both sides of a diff.
+ *  Handed out as arrays: fields are never appended. */
+typedef struct pd_peek_line {
+	const char *base_symbol, *new_symbol; /**< NULL: absent on that side (a
+	                                           profile's peek: new_symbol NULL) */
+	const char *dso;                      /**< the base's when both */
+	uint64_t base_period, new_period;     /**< through the edge (callers, callees)
+	                                           or the function's cum */
+	double base_pct, new_pct;             /**< as % of the side's total */
+	double change;                        /**< new_pct - base_pct, points */
+} pd_peek_line;
+
+/** One matching function: its line, self, callers and callees (by period
+ *  through the edge on the base side, then the new, descending).  Fields
+ *  may be appended (handed out one at a time by pointer). */
+typedef struct pd_peek_entry {
+	pd_peek_line fn;                      /**< the function: cum period and share */
+	uint64_t base_self, new_self;         /**< self period */
+	double base_self_pct, new_self_pct, self_change;
+	const pd_peek_line *callers;
+	size_t ncallers;
+	const pd_peek_line *callees;
+	size_t ncallees;
+	/* a diff's peek only (pd_diff_peek()), else NULL / 0: */
+	const struct pd_diff_row *children_row; /**< its children row: change, q, significance */
+	const struct pd_diff_row *self_row;     /**< its self row */
+	const struct pd_diff_relation *const *relations; /**< the relations naming it as
+	                                                       a symbol or a parent */
+	size_t nrelations;
+} pd_peek_entry;
+
+typedef struct pd_peek pd_peek;
+
+/**
+ * The peek of event `ev` of `p` for the functions whose name matches
+ * `regex` (POSIX extended, unanchored, against the name as the profile
+ * gives it), in the order of their cum, largest first.  0 with *out set
+ * (free with pd_peek_free(); it points into `p`, which must outlive it),
+ * PD_EINVAL (a bad expression or event, the message says which) or
+ * PD_ENOMEM.  No matching function is a peek with no entry.
+ */
+PD_EXTERN(int) pd_profile_peek(const pd_profile *p, size_t ev, const char *regex,
+			       pd_peek **out, pd_error *err);
+
+/** Entries of a peek, and entry `i` (NULL when out of range). */
+PD_EXTERN(size_t) pd_peek_count(const pd_peek *pk);
+PD_EXTERN(const pd_peek_entry *) pd_peek_at(const pd_peek *pk, size_t i);
+
+/** Free a peek.  NULL is allowed. */
+PD_EXTERN(void) pd_peek_free(pd_peek *pk);
 
 /* ------------------------------------------------------------- warnings */
 

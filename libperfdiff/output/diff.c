@@ -18,6 +18,7 @@ static const size_t diff_sizes[] = {
 	0, PD_OPTIONS_END(pd_diff_write_options, weight_samples),
 	PD_OPTIONS_END(pd_diff_write_options, percent_limit),
 	PD_OPTIONS_END(pd_diff_write_options, no_comm),
+	PD_OPTIONS_END(pd_diff_write_options, show_dso),
 };
 
 int pd_diff_write_options_init(pd_diff_write_options *o, unsigned version)
@@ -265,6 +266,21 @@ static int dispatch(const pdo_diff *v, pd_format f)
 	}
 }
 
+void pdo_diff_columns(pdo_diff *v, bool comm, bool dso)
+{
+	v->col_comm = comm ? 7 : 0;
+	v->col_dso = dso ? 13 : 0;
+	for (size_t i = 0; i < pd_diff_row_count(v->d); i++) {
+		const pd_diff_row *r = pd_diff_row_at(v->d, i);
+		size_t c = r->process ? strlen(r->process) : 1;
+		size_t d = r->dso ? strlen(pdo_short_dso(r->dso)) : 1;
+		if (comm && c > v->col_comm)
+			v->col_comm = c;
+		if (dso && d > v->col_dso)
+			v->col_dso = d;
+	}
+}
+
 /* Each side's facts (facts.c) of the event compared. */
 static int side_facts(pdo_diff *v)
 {
@@ -343,6 +359,19 @@ int pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write_options *o
 		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
 				    "a percent limit does not go with absolute values (rates)");
 	pd_lkp_event_name(pd_diff_event(d), v.event, sizeof v.event);
-	rc = write_view(&v, &opts);
+	pd_peek *pk = NULL;
+	if (opts.peek && opts.format != PD_FORMAT_TEXT && opts.format != PD_FORMAT_JSON)
+		return pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
+				    "a peek is written as text or JSON only");
+	if (opts.peek && (rc = pd_diff_peek(d, opts.peek, &pk, err)) < 0)
+		return rc;
+	v.peek = pk;
+	v.peek_regex = opts.peek;
+	pdo_diff_columns(&v, opts.show_comm, opts.show_dso);
+	if (pk && opts.format == PD_FORMAT_TEXT)
+		pdo_peek_text(w, pk, opts.peek, true);
+	else
+		rc = write_view(&v, &opts);
+	pd_peek_free(pk);
 	return rc < 0 ? rc : pdo_done(w, err);
 }

@@ -141,6 +141,7 @@ static void side_facts(pd_writer *w, const pdo_facts *f)
 	key_u64(w, "fewest_run_samples", f->fewest);
 	key_bool(w, "too_few_samples", f->too_few);
 	key_strs(w, "unmatched_filters", f->unmatched, f->nunmatched, NULL);
+	pdo_stack_filters_json(w, f->prof, f->ev);
 }
 
 static void side_obj(const pdo_diff *v, const char *k, int side)
@@ -294,6 +295,10 @@ int pdo_diff_json(const pdo_diff *v)
 	dso_pairs(w, v->d);
 	rows_and_relations(v);
 	pdo_diff_json_table(w, v->d);
+	if (v->peek) {
+		pdo_json_newline(w);
+		pdo_peek_json(w, v->peek, v->peek_regex, true);
+	}
 	pdo_json_close(w, '}');
 	pdo_json_end(w);
 	return 0;

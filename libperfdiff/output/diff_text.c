@@ -39,6 +39,16 @@ static char *row_key(const pdo_diff *v, const pd_diff_row *r)
 	return s;
 }
 
+/* perf's --sort=comm,dso,...: the Command and Shared Object columns of
+ * `r`, before its key. */
+static void put_columns(const pdo_diff *v, const pd_diff_row *r, pd_writer *w)
+{
+	if (v->col_comm)
+		pdo_printf(w, "%-*s  ", (int)v->col_comm, r->process ? r->process : "-");
+	if (v->col_dso)
+		pdo_printf(w, "%-*s  ", (int)v->col_dso, r->dso ? pdo_short_dso(r->dso) : "-");
+}
+
 typedef struct row_ref {
 	const pd_diff_row *r;
 	size_t i;
@@ -97,7 +107,16 @@ static int put_row_plain(const pdo_diff *v, const pd_diff_row *r, bool with_dso,
 	}
 	pd_diff_format_lkp_row(line, need + 1, r->base.mean, r->base.stddev, r->new.mean,
 			       r->new.stddev, ekey);
-	pdo_puts(w, line);
+	/* the key ends the robot's line: the columns go just before it */
+	size_t klen = strlen(ekey), llen = strlen(line);
+	if ((v->col_comm || v->col_dso) && llen >= klen && strcmp(line + llen - klen, ekey) == 0) {
+		line[llen - klen] = '\0';
+		pdo_puts(w, line);
+		put_columns(v, r, w);
+		pdo_puts(w, ekey);
+	} else {
+		pdo_puts(w, line);
+	}
 	free(line);
 	free(ekey);
 	if (with_dso && r->dso) {
@@ -177,6 +196,14 @@ static void put_labels(const pdo_diff *v, pd_writer *w)
 	put_title(v, 1, 27, w);
 	pdo_puts(w, "\n---------------- --------------------------- \n");
 	put_perf_header(w);
+	if (v->col_comm || v->col_dso) {
+		pdo_printf(w, "%44s", "");
+		if (v->col_comm)
+			pdo_printf(w, "%-*s  ", (int)v->col_comm, "Command");
+		if (v->col_dso)
+			pdo_printf(w, "%-*s  ", (int)v->col_dso, "Shared Object");
+		pdo_puts(w, "Key\n");
+	}
 }
 
 /* The robot's table (--format=lkp): its rows by significance alone. */
@@ -262,7 +289,29 @@ static void put_change(double x, pd_writer *w)
 	pdo_printf(w, x < 100000 && x > -100000 ? "%+.1f" : "%+.2g", x);
 }
 
-static void put_relation_line(const pdo_diff *v, const pd_diff_relation *rel, pd_writer *w)
+/* Whether a row of a symbol named `sym` shares its key with a row of
+ * another dso (`dup`, shared_keys()): its name alone does not say which. */
+static bool name_shared(const pdo_diff *v, const bool *dup, const char *sym)
+{
+	for (size_t i = 0; dup && sym && i < pd_diff_row_count(v->d); i++) {
+		const pd_diff_row *r = pd_diff_row_at(v->d, i);
+		if (dup[i] && r->symbol && strcmp(r->symbol, sym) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void put_dso(const char *dso, pd_writer *w)
+{
+	const char *sd = pdo_short_dso(dso);
+	pdo_puts(w, sd[0] == '[' ? " " : " [");  /* "[kernel.kallsyms]" is bracketed */
+	pdo_put_escaped(w, sd);
+	if (sd[0] != '[')
+		pdo_putc(w, ']');
+}
+
+static void put_relation_line(const pdo_diff *v, const pd_diff_relation *rel,
+			      const bool *dup, pd_writer *w)
 {
 	const char *color = color_of(v, rel->row && rel->row->significant, rel->net);
 	pdo_puts(w, "  ");
@@ -279,6 +328,9 @@ static void put_relation_line(const pdo_diff *v, const pd_diff_relation *rel, pd
 		pdo_puts(w, " -> ");
 		put_symbols(rel->new_symbols, rel->nnew_symbols, rel->new_symbol, w);
 	}
+	/* two functions of one name: the dso says which this is */
+	if (rel->dso && (name_shared(v, dup, rel->base_symbol) || name_shared(v, dup, rel->new_symbol)))
+		put_dso(rel->dso, w);
 	const char *kind = pd_diff_relation_kind_name(rel->kind);
 	pdo_printf(w, " (%s)  ", kind ? kind : "?");
 	put_change(rel->base_change, w);
@@ -319,17 +371,17 @@ static bool half_of(const pdo_diff *v, const pd_diff_relation *rel, const pd_dif
 
 /* The shift, then the rows it explains (*rows counts them); the others
  * it explains counted. */
-static int put_relation(const pdo_diff *v, const pd_diff_relation *rel, size_t *rows,
-			pd_writer *w)
+static int put_relation(const pdo_diff *v, const pd_diff_relation *rel, const bool *dup,
+			size_t *rows, pd_writer *w)
 {
-	put_relation_line(v, rel, w);
+	put_relation_line(v, rel, dup, w);
 	size_t n = pd_diff_row_count(v->d), more = 0;
 	int rc = 0;
 	for (size_t k = 0; k < n && rc == 0; k++) {
 		const pd_diff_row *r = pdo_diff_row(v, k);
 		if (half_of(v, rel, r)) {
-			rc = put_row(v, r, r->symbol && strcmp(r->symbol, "[unknown]") == 0, false,
-				     true, w);
+			bool unknown = r->symbol && strcmp(r->symbol, "[unknown]") == 0;
+			rc = put_row(v, r, unknown || (dup && dup[v->order[k]]), false, true, w);
 			pdo_putc(w, '\n');
 			(*rows)++;
 		} else if (r->relation == rel && r->metric != PD_DIFF_SHIFT) {
@@ -492,7 +544,11 @@ static int put_relations(const pdo_diff *v, size_t *listed, size_t *rows, pd_wri
 {
 	size_t nrel = pd_diff_relation_count(v->d);
 	*listed = *rows = 0;
-	for (size_t i = 0; i < nrel; i++) {
+	bool *dup = shared_keys(v->d);
+	if (!dup && pd_diff_row_count(v->d))
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < nrel && rc == 0; i++) {
 		const pd_diff_relation *rel = pd_diff_relation_at(v->d, i);
 		if (!pdo_rel_listed(v, rel))
 			continue;
@@ -500,13 +556,13 @@ static int put_relations(const pdo_diff *v, size_t *listed, size_t *rows, pd_wri
 			pdo_puts(w, "explained shifts (base -> new, the changes of each side's children\n"
 			      "row and the net change once the cost is carried across; a shift is\n"
 			      "significant by its net change, and so are the rows it explains):\n");
-		if (put_relation(v, rel, rows, w) < 0)
-			return -1;
+		rc = put_relation(v, rel, dup, rows, w);
 		(*rows)++;  /* its shift row, as its first line */
 	}
+	free(dup);
 	if (*listed)
 		pdo_putc(w, '\n');
-	return 0;
+	return rc;
 }
 
 int pdo_diff_text(const pdo_diff *v)

@@ -59,8 +59,10 @@ int pdo_facts_get(pdo_facts *f, pd_profile *p, size_t ev, const char *const *fil
 		  size_t nfiles)
 {
 	memset(f, 0, sizeof *f);
+	f->ev = ev;
 	if (!p)
 		return 0;  /* a robot's table: no recordings behind it */
+	f->prof = p;
 	size_t runs = pd_profile_run_count(p);
 	f->lost = pd_profile_lost(p, SIZE_MAX);
 	f->read = pd_profile_run_samples_read(p, SIZE_MAX);
@@ -117,4 +119,5 @@ void pdo_facts_text(pd_writer *w, const pdo_facts *f)
 		put_list(w, f->unmatched, f->nunmatched);
 		pdo_putc(w, '\n');
 	}
+	pdo_stack_filters_text(w, f->prof, f->ev, "      ");
 }

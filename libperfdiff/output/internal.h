@@ -41,6 +41,14 @@ typedef struct pdo_report {
 	pd_error *err;
 } pdo_report;
 
+/* With o.peek: the peek of event `ev`, as text or as the event's JSON
+ * key.  0 or an error in r->err. */
+int pdo_report_peek(const pdo_report *r, size_t ev);
+/* With o.sort_keys or o.nr_samples: event `ev`'s rows as perf's --sort
+ * and -n make them, header line included (report_sorted.c).  0 or an
+ * error in r->err (PD_EINVAL: bad keys). */
+int pdo_report_sorted(const pdo_report *r, size_t ev);
+
 int pdo_report_text(const pdo_report *r);
 int pdo_report_json(const pdo_report *r);
 int pdo_report_csv(const pdo_report *r);
@@ -134,6 +142,8 @@ typedef struct pdo_facts {
 	bool too_few;                /* fewest < PDO_FEW_SAMPLES */
 	const char **unmatched;      /* filter values that matched nothing ("--comm=x") */
 	size_t nunmatched;
+	const pd_profile *prof;      /* the side, for its stack filters; NULL none */
+	size_t ev;                   /* its event; SIZE_MAX none */
 } pdo_facts;
 
 /* 0, or PD_ENOMEM.  `ev` SIZE_MAX: no event (no unresolved share, no
@@ -150,6 +160,27 @@ void pdo_facts_free(pdo_facts *f);
  * and the footers that name them stay silent.
  */
 size_t pdo_unmatched_filters(const pd_profile *p, const char ***out);
+
+/* ---- peek.c: a peek as text and JSON ---- */
+
+/* The block of `pk` for `regex`: `two` a diff's (both sides and the
+ * change), else a report's (periods, pprof's columns). */
+void pdo_peek_text(pd_writer *w, const pd_peek *pk, const char *regex, bool two);
+/* The key "peek": null for a NULL `pk`, else {"regex", "functions"}
+ * (docs/report-json.md, docs/diff-json.md). */
+void pdo_peek_json(pd_writer *w, const pd_peek *pk, const char *regex, bool two);
+
+/* ---- stackfilters.c: what --focus, --ignore, --hide, --prune-from removed ---- */
+
+/* Whether `p` (NULL: none) has a stack filter. */
+bool pdo_stack_filtered(const pd_profile *p);
+/* One line per stack filter of `p` for event `ev`, each starting with
+ * `indent`: what it removed and its share of the period before them.
+ * Nothing without stack filters. */
+void pdo_stack_filters_text(pd_writer *w, const pd_profile *p, size_t ev, const char *indent);
+/* The key "stack_filters": null without stack filters, else an object
+ * (docs/report-json.md). */
+void pdo_stack_filters_json(pd_writer *w, const pd_profile *p, size_t ev);
 
 /* The facts of `f` as the diff's text footer lines of one side (each
  * "      ..." and a newline; nothing when all is well). */
@@ -172,6 +203,10 @@ typedef struct pdo_diff {
 	const bool *rel_kept;          /* per relation: a row it explains is kept */
 	char event[256];               /* the robot's name of the event ("cpu-clock") */
 	pdo_facts facts[2];            /* what each side's numbers rest on */
+	size_t col_comm, col_dso;      /* text: widths of the Command and Shared
+	                                  Object columns; 0: none */
+	const pd_peek *peek;           /* json: the "peek" key (NULL: null) */
+	const char *peek_regex;
 	bool json_no_tree;             /* json: tree rows not written (the HTML page's
 	                                  #pd-flame has their values) */
 	bool json_largest;             /* json: "largest", the rows of the largest
@@ -179,6 +214,10 @@ typedef struct pdo_diff {
 	                                  (pdo_largest_changes; the HTML page) */
 	pd_error *err;
 } pdo_diff;
+
+/* The widths of the Command (`comm`) and Shared Object (`dso`) columns of
+ * the text's rows, 0 for a column not shown. */
+void pdo_diff_columns(pdo_diff *v, bool comm, bool dso);
 
 /* A side's runs in a title, into `buf` (`n` bytes): its one file as
  * given; "3 runs: a.data, b.data, c.data", the directories the files all

@@ -15,6 +15,7 @@
 static const size_t report_sizes[] = {
 	0, PD_OPTIONS_END(pd_report_write_options, profile_options),
 	PD_OPTIONS_END(pd_report_write_options, color),
+	PD_OPTIONS_END(pd_report_write_options, nr_samples),
 };
 
 int pd_report_write_options_init(pd_report_write_options *o, unsigned version)
@@ -66,6 +67,9 @@ int pd_report_write(pd_writer *w, pd_profile *p, const pd_report_write_options *
 				      PDO_BIT(PD_FORMAT_LKP) | PDO_BIT(PD_FORMAT_HTML), "a report", err);
 	if (rc == 0)
 		rc = check_event(&r);
+	if (rc == 0 && r.o.peek && r.o.format != PD_FORMAT_TEXT && r.o.format != PD_FORMAT_JSON)
+		rc = pd_error_set(err, PD_EINVAL, "output", PD_NO_OFFSET,
+				  "a peek is written as text or JSON only");
 	if (r.o.threshold < 0)
 		r.o.threshold = r.o.percent_limit > 0 ? r.o.percent_limit : 0.5;
 	/* the profile's options as this library lays them out, whatever
@@ -80,6 +84,20 @@ int pd_report_write(pd_writer *w, pd_profile *p, const pd_report_write_options *
 	if (rc < 0)
 		return rc;
 	return pdo_done(w, err);
+}
+
+int pdo_report_peek(const pdo_report *r, size_t ev)
+{
+	pd_peek *pk;
+	int rc = pd_profile_peek(r->p, ev, r->o.peek, &pk, r->err);
+	if (rc < 0)
+		return rc;
+	if (r->o.format == PD_FORMAT_JSON)
+		pdo_peek_json(r->w, pk, r->o.peek, false);
+	else
+		pdo_peek_text(r->w, pk, r->o.peek, false);
+	pd_peek_free(pk);
+	return 0;
 }
 
 size_t pdo_report_events(const pdo_report *r, size_t *evs)

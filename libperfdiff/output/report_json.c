@@ -332,8 +332,15 @@ static int put_event(const pdo_report *r, size_t ev)
 		if (pd_profile_samples(r->p, ev, run) < fewest)
 			fewest = pd_profile_samples(r->p, ev, run);
 	key_bool(w, "too_few_samples", runs && fewest < PDO_FEW_SAMPLES);
+	pdo_stack_filters_json(w, r->p, ev);
+	int rc = 0;
+	if (r->o.peek) {
+		pdo_json_newline(w);
+		rc = pdo_report_peek(r, ev);
+	}
 	pdo_json_newline(w);
-	int rc = put_entries(r, ev);
+	if (rc == 0)
+		rc = put_entries(r, ev);
 	if (rc == 0) {
 		pdo_json_newline(w);
 		rc = put_tree(r, ev);

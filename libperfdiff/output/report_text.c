@@ -266,6 +266,7 @@ static void put_event_header(pd_writer *w, const pd_profile *p, size_t ev, const
 		pdo_put_pct(w, unres, denom, 0);
 		pdo_puts(w, hidden ? "% of the period, left out (-U)\n" : "% of the period\n");
 	}
+	pdo_stack_filters_text(w, p, ev, "# ");
 	uint64_t fewest = UINT64_MAX;
 	for (size_t run = 0; run < pd_profile_run_count(p); run++)
 		if (pd_profile_samples(p, ev, run) < fewest)
@@ -273,7 +274,8 @@ static void put_event_header(pd_writer *w, const pd_profile *p, size_t ev, const
 	if (fewest < PDO_FEW_SAMPLES)
 		pdo_printf(w, "# Too few samples: %" PRIu64 " in a run, fewer than %d: "
 			   "shares are coarse\n", fewest, PDO_FEW_SAMPLES);
-	if (o->chains)
+	/* a peek and perf's sort keys draw no chains */
+	if (o->chains && !o->peek && !o->sort_keys && !o->nr_samples)
 		pdo_puts(w, o->order == PD_CHAIN_CALLER ? "# Chains: caller order (what each symbol calls)\n"
 						       : "# Chains: callee order (who calls each symbol)\n");
 	pdo_puts(w, "#\n");
@@ -400,6 +402,18 @@ static int put_rows(const pdo_report *r, size_t ev, const row_sort *rows, size_t
 static int put_event(const pdo_report *r, size_t ev)
 {
 	pd_writer *w = r->w;
+	if (r->o.peek) {  /* the peek instead of the rows, as pprof's -peek */
+		put_event_header(w, r->p, ev, r);
+		int prc = pdo_report_peek(r, ev);
+		pdo_putc(w, '\n');
+		return prc;
+	}
+	if (r->o.sort_keys || r->o.nr_samples) {  /* perf's --sort keys, -n */
+		put_event_header(w, r->p, ev, r);
+		int src = pdo_report_sorted(r, ev);
+		pdo_putc(w, '\n');
+		return src;
+	}
 	const pd_flat_entry *fl;
 	size_t n;
 	int rc = pd_profile_flat(r->p, ev, &fl, &n, r->err);

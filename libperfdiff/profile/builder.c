@@ -122,20 +122,6 @@ int pd_pbuild_build_id(pd_pbuild *b, const char *dso, const uint8_t *id, size_t 
 	return pd_profile_keep_build_id(b->p, b->run, dso, id, len);
 }
 
-/* The leaf node of `frames` (leaf first) in `t`, made as needed. */
-static uint32_t leaf_node(pd_cct *t, const uint32_t *frames, size_t n)
-{
-	uint32_t node = 0;
-	uint64_t h = PD_ROOT_PATH_HASH;
-	for (size_t i = n; i-- > 0;) {
-		h = pd_path_hash(h, frames[i]);
-		node = pd_cct_child_id(t, node, frames[i], h);
-		if (node == PD_NO_ID)
-			return PD_NO_ID;
-	}
-	return node;
-}
-
 /*
  * The frames the profile's options keep, as folding a session with them
  * would: without inline frames (PD_SESSION_NO_INLINE), without unnamed
@@ -177,17 +163,21 @@ int pd_pbuild_stack(pd_pbuild *b, int ev, const uint32_t *frames, size_t n, cons
 	pd_pevent *e = p->events[ev];
 	if (p->frames.v[frames[0]].flags & PD_PF_UNRESOLVED)
 		e->unresolved[b->run] += period;
+	int rc;
 	if (!(frames = cut(b, frames, &n)))
 		return PD_ENOMEM;
+	if (n && p->stackfilter.any &&
+	    (rc = pd_stackfilter_apply(p, e, b->run, frames, n, samples, period, &frames,
+					   &n)) < 0)
+		return rc;
 	if (n == 0)
 		return 0;
-	uint32_t node = leaf_node(&e->tree, frames, n);
+	uint32_t node = pd_cct_leaf_of(&e->tree, frames, n);
 	if (node == PD_NO_ID)
 		return PD_ELIMIT;
 	uint32_t c = pd_strtab_intern(&p->strings, comm, strlen(comm));
 	if (c == PD_NO_ID)
 		return PD_ENOMEM;
-	int rc;
 	if ((rc = pd_cct_add_self(&e->tree, node, period)) < 0 ||
 	    (rc = pd_stacktab_add_n(&e->stacks, c, node, samples, period)) < 0)
 		return rc;

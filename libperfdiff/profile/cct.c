@@ -331,3 +331,16 @@ size_t pd_cct_depth(const pd_cct_node *n)
 {
 	return n ? n->depth : 0;
 }
+
+uint32_t pd_cct_leaf_of(pd_cct *t, const uint32_t *frames, size_t n)
+{
+	uint32_t node = 0;
+	uint64_t h = PD_ROOT_PATH_HASH;
+	for (size_t i = n; i-- > 0;) {
+		h = pd_path_hash(h, frames[i]);
+		node = pd_cct_child_id(t, node, frames[i], h);
+		if (node == PD_NO_ID)
+			return PD_NO_ID;
+	}
+	return node;
+}

@@ -62,6 +62,7 @@ void pd_event_free(pd_pevent *e)
 	free(e->samples);
 	free(e->unresolved);
 	free(e->block_samples);
+	free(e->sf);
 	free(e->flat);
 	free(e->flat_frame);
 	free(e->flat_vals);

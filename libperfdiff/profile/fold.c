@@ -143,6 +143,8 @@ typedef struct run_state {
 	uint32_t npaths, cap_paths;
 	work *w;                   /* one sample's unshared frames, root first */
 	size_t cap_w;
+	uint32_t *ids;             /* one sample's frame ids, for the stack filters */
+	size_t cap_ids;
 	uint32_t last_comm_id;
 	const char *last_comm_name;
 	pd_blockrun blocks;        /* time blocks of this run */
@@ -167,6 +169,7 @@ static void run_free(run_state *st)
 		free(st->paths[i].v);
 	free(st->paths);
 	free(st->w);
+	free(st->ids);
 	pd_blockrun_free(&st->blocks);
 	pd_idmap_free(&st->dso_seen);
 	free(st->dsos);
@@ -421,6 +424,51 @@ static uint32_t walk(run_state *st, pd_cct *t, tpath *tp, const pd_fkey *fr, siz
 	return node;
 }
 
+/*
+ * The leaf node of a record whose stack the stack filters see first
+ * (stackfilter.c): its frame ids, filtered, then walked from the root.
+ * The per-thread path is not used: a filtered stack is not the record's.
+ * *node is PD_NO_ID when the filters dropped the sample.  0 or an error.
+ */
+static int walk_filtered(run_state *st, pd_pevent *e, const pd_srec *r, uint32_t *node)
+{
+	size_t n = r->nframes;
+	if (n > st->cap_ids) {
+		uint32_t *v = realloc(st->ids, n * sizeof *v);
+		if (!v)
+			return PD_ENOMEM;
+		st->ids = v;
+		st->cap_ids = n;
+	}
+	const pd_fkey *fr = pd_srec_frames(r);
+	for (size_t i = 0; i < n; i++)
+		if ((st->ids[i] = frame_id(st, &fr[i], fkey_hash(&fr[i]))) == PD_NO_ID)
+			return PD_ENOMEM;
+	const uint32_t *kept;
+	int rc = pd_stackfilter_apply(st->p, e, st->run, st->ids, n, 1, r->period, &kept, &n);
+	if (rc < 0)
+		return rc;
+	*node = PD_NO_ID;
+	if (n && (*node = pd_cct_leaf_of(&e->tree, kept, n)) == PD_NO_ID)
+		return PD_ENOMEM;
+	return 0;
+}
+
+/* The leaf node of the record's path, through its thread's path cache or
+ * the stack filters; PD_NO_ID, 0: dropped by the filters.  0 or an
+ * error. */
+static int leaf_of(run_state *st, pd_pevent *e, tpath *tp, const pd_srec *r, uint32_t *node)
+{
+	if (st->p->stackfilter.any)
+		return walk_filtered(st, e, r, node);
+	*node = walk(st, &e->tree, tp, pd_srec_frames(r), r->nframes);
+	if (*node == PD_NO_ID) {
+		tp->n = 0;
+		return PD_ENOMEM;
+	}
+	return 0;
+}
+
 static int fold_record(run_state *st, const pd_srec *r)
 {
 	int ev;
@@ -428,19 +476,20 @@ static int fold_record(run_state *st, const pd_srec *r)
 	if (rc < 0 || ev < 0)
 		return rc;
 	pd_pevent *e = st->p->events[ev];
-	if (r->leaf_unresolved)
-		e->unresolved[st->run] += r->period;
-	if (r->hidden || r->nframes == 0)
+	if (r->hidden || r->nframes == 0) {
+		if (r->leaf_unresolved)
+			e->unresolved[st->run] += r->period;
 		return 0;
+	}
 	tpath *tp = thread_path(st, (uint32_t)ev, r->tid);
 	if (!tp || (r->nframes > tp->cap && grow_path(tp, r->nframes) < 0))
 		return PD_ENOMEM;
 	pd_cct *t = &e->tree;
-	uint32_t node = walk(st, t, tp, pd_srec_frames(r), r->nframes);
-	if (node == PD_NO_ID) {
-		tp->n = 0;
-		return PD_ENOMEM;
-	}
+	uint32_t node;
+	if ((rc = leaf_of(st, e, tp, r, &node)) < 0 || node == PD_NO_ID)
+		return rc;  /* a sample the stack filters dropped counts nowhere */
+	if (r->leaf_unresolved)
+		e->unresolved[st->run] += r->period;
 	uint32_t comm = comm_id(st, tp, r->comm);
 	if (comm == PD_NO_ID || (rc = pd_cct_add_self(t, node, r->period)) < 0)
 		return rc < 0 ? rc : PD_ENOMEM;

@@ -8,6 +8,7 @@
  *   stacks.c    (command, leaf node) → period, for collapsed stacks
  *   events.c    matching a file's attrs to the profile's events
  *   filters.c   copying and applying the sample filters, counting matches
+ *   stackfilter.c  focus, ignore, hide, prune-from: a stack's frames filtered
  *   pipeline.c  a thread reading the session into records (pipeline.h)
  *   fold.c      pd_profile_add_file(): records → frame ids → tree
  *   blocks.c    time blocks: a run's grid, leaf samples per (node, block)
@@ -26,6 +27,7 @@
 #define PD_PROFILE_INTERNAL_H
 
 #include <pthread.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -213,6 +215,9 @@ static inline uint32_t pd_cct_child_id(pd_cct *t, uint32_t parent, uint32_t fram
 	}
 	return pd_cct_child_slow(t, parent, frame, h);
 }
+/* The leaf node of the path `frames` (frame ids, leaf first, n of
+ * them) in `t`, made as needed; PD_NO_ID on ENOMEM or at the limit. */
+uint32_t pd_cct_leaf_of(pd_cct *t, const uint32_t *frames, size_t n);
 /* Add `period` to the current run's self of `node`. */
 int pd_cct_add_self(pd_cct *t, uint32_t node, uint64_t period);
 /* Totals, sums and child lists; call after every run. */
@@ -408,6 +413,10 @@ typedef struct pd_pevent {
 	uint64_t *total, *samples, *unresolved;  /* [nruns] */
 	uint64_t *block_samples;  /* [nruns * PD_BLOCK_MAX]: samples per time block */
 	uint64_t total_sum, samples_sum, unresolved_sum;
+	/* what the stack filters did (stackfilter.c): per run, per
+	 * pd_stack_filter, samples then period; runs [0, sf_runs) */
+	uint64_t *sf;
+	size_t sf_runs;
 	/* flat view cache */
 	pd_flat_entry *flat;
 	uint32_t *flat_frame;    /* entry index → frame id */
@@ -460,6 +469,41 @@ bool pd_filters_dso(const pd_filters *f, const char *dso);
  * value that names it. */
 void pd_filters_dso_hits(const pd_filters *f, const char *dso, uint64_t n, uint64_t *hits);
 
+/* ---------------------------------------------------------------- stack filters */
+
+/* The expressions' slots: the options' fields in order. */
+enum { PD_SF_FOCUS, PD_SF_IGNORE, PD_SF_HIDE, PD_SF_PRUNE, PD_SF_NRE };
+
+typedef struct pd_stackfilter {
+	char *text[PD_SF_NRE];    /* copies of the options' expressions; NULL unset */
+	regex_t re[PD_SF_NRE];    /* compiled where text is set */
+	bool any;
+	uint8_t *verdict;         /* by frame id: 0 not matched yet, else
+	                           * 1 | 2 << slot for each slot that matches */
+	size_t cap;
+	uint32_t *kept;           /* the stack being filtered, leaf first */
+	size_t cap_kept;
+} pd_stackfilter;
+
+/* Copy and compile the expressions of `o`; the options' fields then point
+ * at the copies.  0, PD_EINVAL (an expression regcomp refuses, or hide or
+ * prune_from with PD_PROFILE_KEEP_SITES: the message says which) or
+ * PD_ENOMEM. */
+int pd_stackfilter_init(pd_stackfilter *f, pd_profile_options *o, pd_error *err);
+void pd_stackfilter_free(pd_stackfilter *f);
+
+/*
+ * Filter the stack `frames` (frame ids of `p`, leaf first, n > 0) of
+ * `samples` samples of `period` in all in event `e`, run `run`, counting
+ * what was done.
+ * *out is the stack to fold (`frames` itself or the filter's buffer, valid
+ * until the next call) and *nout its length: 0 when the sample is
+ * dropped.  0 or PD_ENOMEM.
+ */
+int pd_stackfilter_apply(pd_profile *p, pd_pevent *e, size_t run, const uint32_t *frames,
+			 size_t n, uint64_t samples, uint64_t period, const uint32_t **out,
+			 size_t *nout);
+
 /* ---------------------------------------------------------------- profile */
 
 /* ---------------------------------------------------------------- procs */
@@ -489,6 +533,7 @@ struct pd_profile {
 	pd_profile_opts options;     /* the caller's, imported: options.o, its
 	                              * filter lists pointing at `filters` */
 	pd_filters filters;
+	pd_stackfilter stackfilter;  /* focus, ignore, hide, prune-from */
 	uint64_t *filter_hits;       /* samples each filter value matched, all runs */
 	pd_strtab strings;
 	pd_frametab frames;

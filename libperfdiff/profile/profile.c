@@ -12,6 +12,7 @@
  * session's options by value, a layout no longer read. */
 static const size_t profile_sizes[] = {
 	0, 0, PD_OPTIONS_END(pd_profile_options, time_end),
+	PD_OPTIONS_END(pd_profile_options, prune_from),
 };
 
 int pd_profile_options_init(pd_profile_options *opts, unsigned version)
@@ -82,7 +83,8 @@ int pd_profile_new(pd_profile **out, const pd_profile_options *opts, pd_error *e
 		pd_profile_free(p);
 		return pd_error_set(err, rc, "profile", PD_NO_OFFSET, "out of memory");
 	}
-	if ((rc = new_filters(p, err)) < 0) {
+	if ((rc = new_filters(p, err)) < 0 ||
+	    (rc = pd_stackfilter_init(&p->stackfilter, &p->options.o, err)) < 0) {
 		pd_profile_free(p);
 		return rc;
 	}
@@ -137,6 +139,7 @@ void pd_profile_free(pd_profile *p)
 	pd_profile_runinfo_free(p);
 	pd_warnings_free(&p->warnings);
 	pd_filters_free(&p->filters);
+	pd_stackfilter_free(&p->stackfilter);
 	free(p->filter_hits);
 	pd_frametab_free(&p->frames);
 	pd_strtab_free(&p->strings);

@@ -93,6 +93,13 @@ static const cli_optdef table[] = {
 	FLAG("--perf-compat", NULL, PROFILES, PO, CLI_PO_PERF_COMPAT, PROFILE),
 	FLAG("--keep-suffixes", NULL, PROFILES, PO, CLI_PO_KEEP_SUFFIXES, PROFILE),
 	FLAG("--hide-unresolved", "-U", PROFILES, PO, CLI_PO_HIDE_UNRESOLVED, PROFILE),
+	VAL("--focus", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_FOCUS, CLI_SIDED,
+	    PROFILE),
+	VAL("--ignore", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_IGNORE, CLI_SIDED,
+	    PROFILE),
+	VAL("--hide", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_HIDE, CLI_SIDED, PROFILE),
+	VAL("--prune-from", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_PRUNE_FROM,
+	    CLI_SIDED, PROFILE),
 
 	/* perf's habits: --stdio is all there is; the rest name the option
 	 * that does the job (perf report -s, -c, -T; a diff's chains) */
@@ -136,10 +143,14 @@ static const cli_optdef table[] = {
 	FLAG("--no-chains", NULL, REPORT, OWN, CLI_REPORT_NO_CHAINS, "perfdiff-report.1.scd"),
 	NUM("--percent-limit", CLI_DOUBLE, "PCT", REPORT, OWN, CLI_REPORT_PERCENT_LIMIT, 0, 0,
 	    100, PCT, "perfdiff-report.1.scd"),
-	WORD("--sort", "children|self", REPORT, OWN, CLI_REPORT_SORT, 0,
+	VAL("--sort", NULL, CLI_STRING, "children|self|KEYS", REPORT, OWN, CLI_REPORT_SORT, 0,
+	    "perfdiff-report.1.scd"),
+	FLAG("--show-nr-samples", "-n", REPORT, OWN, CLI_REPORT_NR_SAMPLES,
 	     "perfdiff-report.1.scd"),
 	WORD("--weight", "period|samples", REPORT, OWN, CLI_REPORT_WEIGHT, 0,
 	     "perfdiff-report.1.scd"),
+	VAL("--peek", NULL, CLI_STRING, "REGEX", REPORT, OWN, CLI_REPORT_PEEK, 0,
+	    "perfdiff-report.1.scd"),
 
 	/* diff */
 	WORD("--format", "text|lkp|json|csv|folded|html|svg", DIFF, OWN, CLI_DIFF_FORMAT,
@@ -161,10 +172,12 @@ static const cli_optdef table[] = {
 	    "a score from 0 to 1", "perfdiff-diff.1.scd"),
 	FLAG("--no-align", NULL, DIFF, OWN, CLI_DIFF_NO_ALIGN, "perfdiff-diff.1.scd"),
 	FLAG("--tree", NULL, DIFF, OWN, CLI_DIFF_TREE, "perfdiff-diff.1.scd"),
-	WORD("--sort", "change|abs-change|name", DIFF, OWN, CLI_DIFF_SORT, 0,
-	     "perfdiff-diff.1.scd"),
+	VAL("--sort", NULL, CLI_STRING, "change|abs-change|name|KEYS", DIFF, OWN, CLI_DIFF_SORT,
+	    0, "perfdiff-diff.1.scd"),
 	NUM("--percent-limit", CLI_DOUBLE, "PCT", DIFF, OWN, CLI_DIFF_PERCENT_LIMIT, 0, 0, 100,
 	    PCT, "perfdiff-diff.1.scd"),
+	VAL("--peek", NULL, CLI_STRING, "REGEX", DIFF, OWN, CLI_DIFF_PEEK, 0,
+	    "perfdiff-diff.1.scd"),
 
 	/* explain */
 	WORD("--format", "text|json|html|lkp|csv", EXPLAIN, OWN, CLI_EXPLAIN_FORMAT,

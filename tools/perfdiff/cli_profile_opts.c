@@ -284,6 +284,10 @@ int cli_profile_set(cli_profile_opts *po, const cli_optdef *o, const cli_value *
 		set_flag(po, o->id);
 	} else if (o->id == CLI_PO_EVENT) {
 		po->event = v->str;
+	} else if (o->id >= CLI_PO_FOCUS && o->id <= CLI_PO_PRUNE_FROM) {
+		const char **re[] = { &po->popts.focus, &po->popts.ignore, &po->popts.hide,
+				      &po->popts.prune_from };
+		*re[o->id - CLI_PO_FOCUS] = v->str;
 	} else if (o->id == CLI_PO_TIME) {
 		if (!parse_time(v->str, &po->popts)) {
 			cli_usage_error(cmd,

@@ -57,6 +57,8 @@ typedef struct cli_diff {
 	bool weight_set, weight_samples;  /* --weight (folded) */
 	bool no_comm;              /* --no-comm (folded) */
 	pd_diff_sort sort;         /* --sort */
+	const char *peek;          /* --peek REGEX */
+	bool show_comm, show_dso;  /* --sort=comm,dso,sym: columns */
 	double percent_limit;      /* --percent-limit */
 	cli_io io;                 /* -o, -q, -v, --strict, --color */
 	cli_warns warns;           /* of every file of both sides */
@@ -110,11 +112,38 @@ static bool set_flag(cli_diff *c, int id)
 	return b != NULL;
 }
 
+/* --sort: the rows' order (change, abs-change, name), or perf's keys
+ * (comm, dso, sym, comma-separated), whose comm and dso are columns.
+ * 0, or -1 after the error. */
+static int set_sort(cli_diff *c, const char *val, const char *cmd)
+{
+	static const char *const words[] = { "change", "abs-change", "name" };
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(val, words[i]) == 0) {
+			c->sort = sorts[i];
+			return 0;
+		}
+	c->show_comm = c->show_dso = false;
+	for (const char *p = val; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == 4 && strncmp(p, "comm", 4) == 0)
+			c->show_comm = true;
+		else if (len == 3 && strncmp(p, "dso", 3) == 0)
+			c->show_dso = true;
+		else if (!(len == 3 && strncmp(p, "sym", 3) == 0)) {
+			cli_usage_error(cmd, "bad --sort '%s' (change, abs-change, name, or "
+					"perf's keys comm,dso,sym)", val);
+			return -1;
+		}
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 /* The setter of diff's own rows of the option table. */
 static int set_option(void *own, const cli_optdef *opt, const cli_value *v, const char *cmd)
 {
 	cli_diff *c = own;
-	(void)cmd;
 	if (set_flag(c, opt->id))
 		return 0;
 	if (opt->id == CLI_DIFF_FORMAT) {
@@ -123,7 +152,9 @@ static int set_option(void *own, const cli_optdef *opt, const cli_value *v, cons
 		c->weight_samples = v->word == 1;  /* period|samples */
 		c->weight_set = true;
 	} else if (opt->id == CLI_DIFF_SORT) {
-		c->sort = sorts[v->word];
+		return set_sort(c, v->str, cmd);
+	} else if (opt->id == CLI_DIFF_PEEK) {
+		c->peek = v->str;
 	} else {
 		set_number(c, opt->id, v);
 	}
@@ -407,6 +438,9 @@ static int write_out(cli_diff *c, diff_writer write, const void *what, const cha
 	o.color = cli_io_colored(&c->io, c->format);
 	o.sort = c->sort;
 	o.percent_limit = c->percent_limit;
+	o.peek = c->peek;
+	o.show_comm = c->show_comm;
+	o.show_dso = c->show_dso;
 	for (int side = 0; side < 2; side++) {
 		o.files[side] = c->paths[side];
 		o.nfiles[side] = c->npaths[side];

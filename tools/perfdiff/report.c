@@ -92,6 +92,8 @@ static void set_flag(cli_report *c, int id, const cli_value *v)
 		c->ro.chains = false;
 	} else if (id == CLI_REPORT_MERGE) {
 		c->merge = true;
+	} else if (id == CLI_REPORT_NR_SAMPLES) {
+		c->ro.nr_samples = true;
 	} else {
 		c->label_cpu = v->word == 0;  /* the last one given counts */
 		c->label_given = true;
@@ -120,14 +122,20 @@ static int set_option(void *own, const cli_optdef *opt, const cli_value *v, cons
 	case CLI_REPORT_PERCENT_LIMIT:
 		ro->percent_limit = v->num;
 		break;
-	case CLI_REPORT_SORT:
-		ro->sort_self = v->word == 1;   /* children|self */
+	case CLI_REPORT_SORT:  /* children|self, or perf's keys (the library checks them) */
+		if (strcmp(v->str, "self") == 0)
+			ro->sort_self = true;
+		else if (strcmp(v->str, "children") != 0)
+			ro->sort_keys = v->str;
 		break;
 	case CLI_REPORT_WEIGHT:
 		ro->weight_samples = v->word == 1;  /* period|samples */
 		break;
 	case CLI_REPORT_CALL_GRAPH:
 		return set_call_graph(c, v->str);
+	case CLI_REPORT_PEEK:
+		ro->peek = v->str;
+		break;
 	default:
 		set_flag(c, opt->id, v);
 		break;
