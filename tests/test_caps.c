@@ -273,7 +273,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(o.max_callchain, p.max_callchain);
 	ck_assert_uint_eq(o.max_branches, p.max_branches);
 	ck_assert_uint_eq(o.max_queue_bytes, p.max_queue_bytes);
-	ck_assert_uint_eq(o.version, 4);
+	ck_assert_uint_eq(o.version, 5);
 	ck_assert_uint_eq(o.max_pprof_bytes, p.max_pprof_bytes);
 	ck_assert_uint_eq(o.max_pprof_memory, p.max_pprof_memory);
 	ck_assert_uint_eq(o.max_pprof_bytes, 256ull << 20);
@@ -281,6 +281,8 @@ START_TEST(test_defaults)
 	ck_assert_ptr_null(o.progress);
 	ck_assert_ptr_null(p.progress);
 	ck_assert_ptr_null(o.progress_payload);
+	ck_assert_ptr_null(o.warn);
+	ck_assert_ptr_null(p.warn);
 	ck_assert_uint_eq(o.max_record_bytes, 64ull << 20);
 	ck_assert_uint_eq(o.max_string, 65536);
 	ck_assert_uint_eq(o.max_callchain, 4096);
