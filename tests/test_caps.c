@@ -17,7 +17,9 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#if PD_TEST_HAVE_PPROF
 #include "profile.pb-c.h"
+#endif
 #include "reader/internal.h"
 
 /* ------------------------------------------------------------ builder */
@@ -692,6 +694,7 @@ START_TEST(test_queue)
 }
 END_TEST
 
+#if PD_TEST_HAVE_PPROF /* the pprof caps: a build with pprof only */
 /* ---------------------------------------------------------------- pprof */
 
 /* fp.data exported as pprof, raw protobuf or gzipped (caller frees). */
@@ -847,6 +850,8 @@ START_TEST(test_pprof_counts)
 }
 END_TEST
 
+#endif
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("caps");
@@ -861,9 +866,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_string_feature);
 	tcase_add_test(tc, test_attrs_and_ids);
 	tcase_add_test(tc, test_queue);
+#if PD_TEST_HAVE_PPROF
 	tcase_add_test(tc, test_pprof_bytes);
 	tcase_add_test(tc, test_pprof_memory);
 	tcase_add_test(tc, test_pprof_counts);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }
