@@ -146,8 +146,13 @@ void cli_warns_sink(void *ctx, pd_warning_kind kind, const char *path, const cha
 static void merge_one(cli_warns *w, const char *file, pd_warning_kind kind, const char *text)
 {
 	cli_warn_entry *e = entry(w, text, kind);
-	if (!e || (file && !add_file(e, file)))
-		cli_warning(file ? "%s: %s" : "%s%s", file ? file : "", text);
+	if (e && (!file || add_file(e, file)))
+		return;
+	/* no memory to hold it: at once, as it is */
+	if (file)
+		cli_warning("%s: %s", file, text);
+	else
+		cli_warning("%s", text);
 }
 
 void cli_warns_merge(cli_warns *dst, cli_warns *src)
