@@ -735,6 +735,7 @@ START_TEST(test_closed_stderr)
 }
 END_TEST
 
+#if PD_TEST_HAVE_PPROF
 /* ------------------------------------------------------------ pprof DIR/ */
 
 /* `path`'s CSV report. */
@@ -810,6 +811,7 @@ START_TEST(test_pprof_dir_names)
 	free(err);
 }
 END_TEST
+#endif
 
 static Suite *suite(void)
 {
@@ -825,7 +827,7 @@ static Suite *suite(void)
 	tcase_add_test(lab, test_signal_keeps_old_file);
 	tcase_add_test(lab, test_ignored_signal_stays_ignored);
 	tcase_add_test(lab, test_closed_stderr);
-#if PD_TEST_HAVE_PPROF
+#if PD_TEST_HAVE_PPROF /* else refused: test_optional */
 	tcase_add_test(lab, test_pprof_dir_names);
 #endif
 	suite_add_tcase(s, lab);

@@ -53,7 +53,9 @@ def test_profile_warns_input_by_input(base, cut, threads):
     first = [m for _, m in want[:asked[1]]]
     assert asked[0] == 0 and first and all(cut in m for m in first)
     assert any(k is perfdiff.DataLostWarning for k, _ in want[:asked[1]])
-    assert asked[2] > asked[1]
+    # the last input, the cut one again, warns after it was asked for
+    assert asked[2] >= asked[1] and len(want) > asked[2]
+    assert any(k is perfdiff.DataLostWarning for k, _ in want[asked[2]:])
 
 
 def test_samples_warn_as_the_profile_does(cut):
