@@ -8,7 +8,13 @@
 #   find_package(perfdiff CONFIG REQUIRED)
 #   target_link_libraries(app PRIVATE perfdiff::perfdiff)   # or perfdiff::perfdiff_static
 
-set(PD_PC_REQUIRES_PRIVATE "libzstd libarchive libdw libelf libbpf libdeflate libprotobuf-c zlib jansson")
+set(PD_PC_REQUIRES_PRIVATE "libzstd libarchive libdw libelf libdeflate jansson")
+if(PERFDIFF_BPF)
+  string(APPEND PD_PC_REQUIRES_PRIVATE " libbpf")
+endif()
+if(PERFDIFF_PPROF)
+  string(APPEND PD_PC_REQUIRES_PRIVATE " libprotobuf-c zlib")
+endif()
 if(PD_HAVE_LIBUNWIND)
   string(APPEND PD_PC_REQUIRES_PRIVATE " libunwind-generic")
 endif()

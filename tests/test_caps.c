@@ -17,7 +17,9 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#if PD_TEST_HAVE_PPROF
 #include "profile.pb-c.h"
+#endif
 #include "reader/internal.h"
 
 /* ------------------------------------------------------------ builder */
@@ -273,7 +275,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(o.max_callchain, p.max_callchain);
 	ck_assert_uint_eq(o.max_branches, p.max_branches);
 	ck_assert_uint_eq(o.max_queue_bytes, p.max_queue_bytes);
-	ck_assert_uint_eq(o.version, 4);
+	ck_assert_uint_eq(o.version, 5);
 	ck_assert_uint_eq(o.max_pprof_bytes, p.max_pprof_bytes);
 	ck_assert_uint_eq(o.max_pprof_memory, p.max_pprof_memory);
 	ck_assert_uint_eq(o.max_pprof_bytes, 256ull << 20);
@@ -281,6 +283,8 @@ START_TEST(test_defaults)
 	ck_assert_ptr_null(o.progress);
 	ck_assert_ptr_null(p.progress);
 	ck_assert_ptr_null(o.progress_payload);
+	ck_assert_ptr_null(o.warn);
+	ck_assert_ptr_null(p.warn);
 	ck_assert_uint_eq(o.max_record_bytes, 64ull << 20);
 	ck_assert_uint_eq(o.max_string, 65536);
 	ck_assert_uint_eq(o.max_callchain, 4096);
@@ -690,6 +694,7 @@ START_TEST(test_queue)
 }
 END_TEST
 
+#if PD_TEST_HAVE_PPROF /* the pprof caps: a build with pprof only */
 /* ---------------------------------------------------------------- pprof */
 
 /* fp.data exported as pprof, raw protobuf or gzipped (caller frees). */
@@ -845,6 +850,8 @@ START_TEST(test_pprof_counts)
 }
 END_TEST
 
+#endif
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("caps");
@@ -859,9 +866,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_string_feature);
 	tcase_add_test(tc, test_attrs_and_ids);
 	tcase_add_test(tc, test_queue);
+#if PD_TEST_HAVE_PPROF
 	tcase_add_test(tc, test_pprof_bytes);
 	tcase_add_test(tc, test_pprof_memory);
 	tcase_add_test(tc, test_pprof_counts);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }

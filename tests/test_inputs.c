@@ -242,6 +242,10 @@ START_TEST(test_neither_perf_nor_pprof)
 	ck_assert_ptr_nonnull(dir);
 	for (size_t i = 0; i < sizeof neither / sizeof *neither; i++) {
 		char path[4300], want[4600];
+		/* without zlib gzip cannot be looked into: it is taken for
+		 * pprof and refused as such (test_optional) */
+		if (!PD_TEST_HAVE_PPROF && strstr(neither[i].why, "gzip"))
+			continue;
 		write_neither(dir, &neither[i], path, sizeof path);
 		snprintf(want, sizeof want,
 			 "perfdiff: %s: offset 0: neither perf.data nor pprof (", path);
@@ -294,6 +298,29 @@ START_TEST(test_neither_in_dump_json)
 }
 END_TEST
 
+/* fp.data exported as pprof (gzipped or not) into `dir` is pprof to
+ * pd_input_detect(). */
+static void detect_export(const char *fp, const char *dir, int gz)
+{
+	char path[4300];
+	pd_error e;
+	pd_profile *p;
+	ck_assert_int_eq(pd_profile_new(&p, NULL, &e), 0);
+	ck_assert_int_eq(pd_profile_add_file(p, fp, &e), 0);
+	pd_pprof_write_options wo;
+	pd_pprof_write_options_init(&wo, PD_PPROF_WRITE_OPTIONS_VERSION);
+	wo.gzip = gz;
+	snprintf(path, sizeof path, "%s/run.pb%s", dir, gz ? ".gz" : "");
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(pd_profile_write_pprof(p, f, &wo, &e), 0);
+	fclose(f);
+	pd_input_kind kind = PD_INPUT_PERF;
+	ck_assert_int_eq(pd_input_detect(path, &kind, &e), 0);
+	ck_assert_int_eq(kind, PD_INPUT_PPROF);
+	pd_profile_free(p);
+}
+
 /* What each kind of real input is taken for; a FIFO is not read ahead
  * (that would block, or lose its bytes), nor a missing file (the reader
  * names it). */
@@ -317,24 +344,9 @@ START_TEST(test_detect_kinds)
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
 	ck_assert_int_eq(pd_input_detect(path, &kind, &e), 0);
 	ck_assert_int_eq(kind, PD_INPUT_PERF);
-	/* pprof, gzipped and not */
-	pd_profile *p;
-	ck_assert_int_eq(pd_profile_new(&p, NULL, &e), 0);
-	ck_assert_int_eq(pd_profile_add_file(p, fp, &e), 0);
-	for (int gz = 0; gz < 2; gz++) {
-		pd_pprof_write_options wo;
-		pd_pprof_write_options_init(&wo, PD_PPROF_WRITE_OPTIONS_VERSION);
-		wo.gzip = gz;
-		snprintf(path, sizeof path, "%s/run.pb%s", dir, gz ? ".gz" : "");
-		FILE *f = fopen(path, "wb");
-		ck_assert_ptr_nonnull(f);
-		ck_assert_int_eq(pd_profile_write_pprof(p, f, &wo, &e), 0);
-		fclose(f);
-		kind = PD_INPUT_PERF;
-		ck_assert_int_eq(pd_input_detect(path, &kind, &e), 0);
-		ck_assert_int_eq(kind, PD_INPUT_PPROF);
-	}
-	pd_profile_free(p);
+	/* pprof, gzipped and not (without pprof: test_optional) */
+	for (int gz = 0; gz < 2 && PD_TEST_HAVE_PPROF; gz++)
+		detect_export(fp, dir, gz);
 	pd_test_rmrf(dir);
 	free(dir);
 }

@@ -67,7 +67,9 @@ static const form forms[] = {
 	{ "report --format=folded", false, false },
 	{ "report --format=lkp", false, false },
 	{ "report --format=html", false, false },
+#if PD_TEST_HAVE_PPROF /* else refused: test_optional */
 	{ "report --format=pprof", false, false },
+#endif
 	{ "diff", true, false },
 	{ "diff --format=json", true, false },
 	{ "diff --format=csv", true, false },
@@ -650,6 +652,8 @@ START_TEST(test_signal_keeps_old_file)
 	FMT(cmd, sizeof cmd, "report --format=html -o %s -", keep);
 	interrupt(cmd, work, keep, keep, "page.out ", false, SIGTERM);
 	interrupt(cmd, work, keep, keep, "page.out ", false, SIGHUP);
+	if (!PD_TEST_HAVE_PPROF)
+		return;
 	/* pprof into a directory: every run's temporary file goes, one line */
 	char out[PATHMAX], old[PATHMAX + 32];
 	FMT(out, sizeof out, "%s/out/", work);
@@ -731,6 +735,7 @@ START_TEST(test_closed_stderr)
 }
 END_TEST
 
+#if PD_TEST_HAVE_PPROF
 /* ------------------------------------------------------------ pprof DIR/ */
 
 /* `path`'s CSV report. */
@@ -806,6 +811,7 @@ START_TEST(test_pprof_dir_names)
 	free(err);
 }
 END_TEST
+#endif
 
 static Suite *suite(void)
 {
@@ -821,7 +827,9 @@ static Suite *suite(void)
 	tcase_add_test(lab, test_signal_keeps_old_file);
 	tcase_add_test(lab, test_ignored_signal_stays_ignored);
 	tcase_add_test(lab, test_closed_stderr);
+#if PD_TEST_HAVE_PPROF /* else refused: test_optional */
 	tcase_add_test(lab, test_pprof_dir_names);
+#endif
 	suite_add_tcase(s, lab);
 	return s;
 }

@@ -258,6 +258,7 @@ static void by_hand_teardown(void)
 	free(g_dir);
 }
 
+#if PD_TEST_HAVE_PPROF
 /* Each shape at the scale found: 200 to 254 MB of protobuf, at most the
  * 256 MiB that may be inflated, so that only the memory they would take
  * decoded can stop them; the error gives where, in the inflated bytes. */
@@ -285,6 +286,7 @@ START_TEST(hostile_pprof)
 	}
 }
 END_TEST
+#endif
 
 /* A `perf record --threads` directory: the fixture's data and data.1. */
 static void threads_dir(const char *dir)
@@ -386,7 +388,9 @@ int main(void)
 	TCase *hand = tcase_create("by_hand");
 	tcase_add_checked_fixture(hand, by_hand_setup, by_hand_teardown);
 	tcase_set_timeout(hand, 600);
+#if PD_TEST_HAVE_PPROF
 	tcase_add_test(hand, hostile_pprof);
+#endif
 	tcase_add_test(hand, hostile_paths);
 	tcase_add_test(hand, pipes_still_read);
 	suite_add_tcase(s, hand);

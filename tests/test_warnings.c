@@ -87,6 +87,38 @@ START_TEST(test_null_sink_and_long_text)
 }
 END_TEST
 
+/* A caller's sink: what it is handed, joined as "kind:path:msg;". */
+static void collect(void *ctx, pd_warning_kind kind, const char *path, const char *msg)
+{
+	char *buf = ctx;
+	size_t n = strlen(buf);
+	snprintf(buf + n, 256 - n, "%d:%s:%s;", (int)kind, path ? path : "-", msg);
+}
+
+/* The sink is handed each warning kept, with the default path or the one
+ * given, and nothing of what the cap drops: what the getters hold. */
+START_TEST(test_caller_sink)
+{
+	char buf[256] = "";
+	pd_warnings w;
+	pd_warnings_init(&w, 2);
+	pd_warnings_set_sink(&w, collect, buf, "in.data");
+	pd_warnings_add(&w, PD_WARN_NOT_FOUND, "a");
+	pd_warnings_add_about(&w, PD_WARN_OTHER, NULL, "b");
+	pd_warnings_add(&w, PD_WARN_METADATA, "dropped");
+	pd_warnings_add(&w, PD_WARN_DATA_LOST, "tail");
+	ck_assert_str_eq(buf, "4:in.data:a;0:-:b;1:in.data:tail;");
+	ck_assert_uint_eq(pd_warnings_count(&w), 3);
+	ck_assert_uint_eq(w.dropped, 1);
+	/* emptied, still handed on */
+	pd_warnings_free(&w);
+	buf[0] = 0;
+	pd_warnings_add(&w, PD_WARN_OTHER, "c");
+	ck_assert_str_eq(buf, "0:in.data:c;");
+	pd_warnings_free(&w);
+}
+END_TEST
+
 START_TEST(test_grow)
 {
 	int *v = NULL;
@@ -139,6 +171,7 @@ static Suite *warnings_suite(void)
 	tcase_add_test(tc, test_order_and_kinds);
 	tcase_add_test(tc, test_cap_keeps_lost_tails);
 	tcase_add_test(tc, test_null_sink_and_long_text);
+	tcase_add_test(tc, test_caller_sink);
 	tcase_add_test(tc, test_grow);
 	tcase_add_test(tc, test_error_reason_and_wrap);
 	suite_add_tcase(s, tc);

@@ -96,6 +96,21 @@ typedef enum pd_warning_kind {
 	                             recorded: its frames stay [unknown] */
 } pd_warning_kind;
 
+/**
+ * A warning sink: `warn` and `warn_ctx` in pd_reader_options,
+ * pd_session_options and pd_profile_options (libdwfl's callbacks in
+ * spirit).  The library calls it once for each warning it keeps, as it
+ * keeps it, on the thread that called into the library (the call that
+ * read on: pd_reader_next(), pd_session_next(), pd_profile_add_file(),
+ * ...), never on a thread of its own, and in the order of the object's
+ * pd_*_warning() getters, which hold the same text and kind: a warning
+ * beyond a cap that is only counted reaches neither.  `path` is the input
+ * the warning is about as the caller named it (NULL when none applies);
+ * `msg` is the warning's text, valid only during the call.  The sink must
+ * not call back into the object that warns.
+ */
+typedef void (*pd_warn_fn)(void *ctx, pd_warning_kind kind, const char *path, const char *msg);
+
 /** A short constant name for a return code ("corrupt input", ...). */
 PD_EXTERN(const char *) pd_error_code_str(int code);
 

@@ -120,7 +120,8 @@ enum pd_profile_flag {
  * lacks taking their defaults; 0 or a newer version is PD_EINVAL.
  * Version 2 holds the session's options by pointer and the filters as
  * typed lists: version 1, which held the session's options by value and
- * the filters as comma-separated text, is refused (PD_EINVAL).
+ * the filters as comma-separated text, is refused (PD_EINVAL).  Version 3
+ * added the warning sink.
  */
 typedef struct pd_profile_options {
 	unsigned int version;
@@ -177,9 +178,24 @@ typedef struct pd_profile_options {
 	const char *ignore;
 	const char *hide;
 	const char *prune_from;
+	/* version 4 */
+	pd_warn_fn warn;                  /**< each warning of the profile (those of
+	                                       pd_profile_warning(): its inputs'
+	                                       readers' and sessions', prefixed with
+	                                       the input) as it is kept, with the
+	                                       input's path (common.h); NULL
+	                                       (default): poll.  The sinks of
+	                                       `session` and of its reader options
+	                                       are not called: the inputs are read
+	                                       on a thread of the profile's, and
+	                                       their warnings reach this sink from
+	                                       the call that added the input, in
+	                                       the getters' order, once it has
+	                                       read the input */
+	void *warn_ctx;                   /**< handed to `warn` */
 } pd_profile_options;
 
-#define PD_PROFILE_OPTIONS_VERSION 3
+#define PD_PROFILE_OPTIONS_VERSION 4
 
 /** The defaults, for C callers: `pd_profile_options o = PD_PROFILE_OPTIONS_INIT;`
  * (a compound literal; the fields not named are 0 or NULL: no flags, the

@@ -586,15 +586,20 @@ typedef struct pd_reader_options {
 	/* version 4 */
 	uint64_t max_pprof_bytes;      /**< a pprof input's protobuf (default 256 MiB) */
 	uint64_t max_pprof_memory;     /**< a pprof input decoded (default 1 GiB) */
+	/* version 5 */
+	pd_warn_fn warn;               /**< each warning as it is kept (common.h),
+	                                    with the reader's path; NULL (default):
+	                                    poll pd_reader_warning() */
+	void *warn_ctx;                /**< handed to `warn` */
 } pd_reader_options;
 
 /*
  * Version 2 added the fields after max_decompressed, version 3 the
- * progress callback, version 4 the pprof caps.  A caller built with an older version still works:
+ * progress callback, version 4 the pprof caps, version 5 the warning sink.  A caller built with an older version still works:
  * its smaller struct is read up to its last field and the newer ones take
  * their defaults.
  */
-#define PD_READER_OPTIONS_VERSION 4
+#define PD_READER_OPTIONS_VERSION 5
 
 /** The defaults, for C callers: `pd_reader_options o = PD_READER_OPTIONS_INIT;`
  * (a compound literal; the fields not named are 0). */

@@ -115,7 +115,7 @@ enum pd_session_flag {
  * lacks taking their defaults; 0 or a newer version is PD_EINVAL.
  * Version 3 holds the reader's options by pointer and has `threads`:
  * versions 1 and 2, which held the reader's options by value, are refused
- * (PD_EINVAL).
+ * (PD_EINVAL).  Version 4 added the warning sink.
  */
 typedef struct pd_session_options {
 	unsigned int version;
@@ -141,9 +141,16 @@ typedef struct pd_session_options {
 	                                  profile.h); 0: none, all work on the caller's
 	                                  thread, same results.  Default
 	                                  PD_THREADS_DEFAULT */
+	/* version 4 */
+	pd_warn_fn warn;             /**< each of the session's warnings (those of
+	                                  pd_session_warning()) as it is kept
+	                                  (common.h), with the file's path; the
+	                                  reader's go to `reader`'s own sink.
+	                                  NULL (default): poll */
+	void *warn_ctx;              /**< handed to `warn` */
 } pd_session_options;
 
-#define PD_SESSION_OPTIONS_VERSION 3
+#define PD_SESSION_OPTIONS_VERSION 4
 
 /** pd_session_options.threads by default: no limit, every thread the
  *  headers list starts where it helps (the fastest). */

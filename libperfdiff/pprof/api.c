@@ -1,8 +1,8 @@
 /*
- * The public calls of perfdiff/pprof.h: options, writing to a FILE or to
- * memory, reading a file or memory, and reading an input as what its
- * content says it is (detect.c tells), so that every command that takes
- * a recording takes either.
+ * The public calls of perfdiff/pprof.h that encode or decode pprof:
+ * writing to a FILE or to memory, reading a file or memory as a run.
+ * The options and reading an input as what its content says it is are
+ * in input.c, built without protobuf-c too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,24 +10,13 @@
 #include "handle.h"
 #include "profile/options.h"
 
-static const size_t write_sizes[] = {
-	0, PD_OPTIONS_END(pd_pprof_write_options, ncomments),
-};
-
-int pd_pprof_write_options_init(pd_pprof_write_options *o, unsigned version)
-{
-	const pd_pprof_write_options d = PD_PPROF_WRITE_OPTIONS_INIT;
-	return pd_options_init(o, version, &d, write_sizes, PD_PPROF_WRITE_OPTIONS_VERSION);
-}
-
 static int export_buf(pd_profile *p, const pd_pprof_write_options *uo, pd_buf *b,
 		      pd_error *err)
 {
-	pd_pprof_write_options o = PD_PPROF_WRITE_OPTIONS_INIT;
+	pd_pprof_write_options o;
 	if (!p)
 		return pd_error_set(err, PD_EINVAL, "pprof", PD_NO_OFFSET, "no profile given");
-	if (uo && pd_options_import(&o, uo, write_sizes, PD_PPROF_WRITE_OPTIONS_VERSION,
-				    "pd_pprof_write_options", "pprof", err) < 0)
+	if (pp_write_options_import(&o, uo, err) < 0)
 		return PD_EINVAL;
 	if (o.run != SIZE_MAX && o.run >= pd_profile_run_count(p))
 		return pd_error_set(err, PD_EINVAL, "pprof", PD_NO_OFFSET,
@@ -104,14 +93,4 @@ int pd_profile_add_pprof(pd_profile *p, const char *path, pd_error *err)
 	rc = pd_profile_add_pprof_buffer(p, data, len, path, err);
 	free(data);
 	return rc;
-}
-
-int pd_profile_add_input(pd_profile *p, const char *path, pd_error *err)
-{
-	pd_input_kind kind;
-	int rc = pd_input_detect(path, &kind, err);
-	if (rc < 0)
-		return rc;
-	return kind == PD_INPUT_PPROF ? pd_profile_add_pprof(p, path, err)
-				      : pd_profile_add_file(p, path, err);
 }

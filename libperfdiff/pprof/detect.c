@@ -14,7 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base.h"
+
+bool pp_is_gzip(const uint8_t *p, size_t n)
+{
+	return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
 
 /* The bytes perf.data files open with: both versions, both byte orders
  * (version 1 spells its magic as text, but a swapped copy costs nothing). */

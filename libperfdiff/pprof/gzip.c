@@ -10,11 +10,6 @@
 
 #include "internal.h"
 
-bool pp_is_gzip(const uint8_t *p, size_t n)
-{
-	return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
-}
-
 /* Room for more output in `b`, never beyond `cap` + 1 bytes (one byte
  * more than the cap tells "too large" from "exactly the cap"). */
 static int grow_out(pd_buf *b, size_t cap)

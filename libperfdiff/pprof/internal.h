@@ -15,7 +15,11 @@
  *   sites.c     ... or from its sites: Locations per address, pid/tid labels
  *   samples.c   the export's samples, one per (stack, labels)
  *   tables.c    the export's string table, mappings, functions, locations
- *   api.c       the public calls (perfdiff/pprof.h) and content sniffing
+ *   api.c       the public calls (perfdiff/pprof.h) that read and write pprof
+ *   base.h      what is built without protobuf-c and zlib too:
+ *   detect.c    ... content sniffing,
+ *   input.c     ... the export's options, reading either kind of input
+ *   none.c      (PERFDIFF_PPROF=OFF only) the rest, refused
  *   handle.c    pd_pprof: a file held open as it is, its fields (handle.h)
  *   walk.c      ... and its samples one at a time, frames expanded
  *
@@ -30,6 +34,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base.h"
 #include "perfdiff/pprof.h"
 #include "perfdiff/reader.h"
 #include "profile.pb-c.h"
@@ -75,17 +80,11 @@ typedef struct pp_caps {
 /* `o`'s caps (NULL: PD_READER_OPTIONS_INIT's). */
 void pp_caps_of(pp_caps *c, const pd_reader_options *o);
 
-/* gzip.c.  Whether `p` starts with gzip's magic. */
-bool pp_is_gzip(const uint8_t *p, size_t n);
-/* Inflate a gzip stream (members one after another) of at most `cap`
+/* gzip.c (pp_gunzip_head() and pp_is_gzip(): base.h).  Inflate a gzip stream (members one after another) of at most `cap`
  * bytes into *out (malloc'd).  0, PD_ECORRUPT (truncated or bad data, at
  * its input offset), PD_ELIMIT (beyond `cap`) or PD_ENOMEM, under `name`. */
 int pp_gunzip(const uint8_t *in, size_t n, size_t cap, uint8_t **out, size_t *outn,
 	      const char *name, pd_error *err);
-/* The first bytes (at most `cap`) that the start of a gzip stream, `n`
- * bytes at `in`, inflates to, for a look at what it holds; SIZE_MAX when
- * they cannot be inflated (not gzip, bad data: the full read says why). */
-size_t pp_gunzip_head(const uint8_t *in, size_t n, uint8_t *out, size_t cap);
 /* Deflate `in` as one gzip member into `b`.  0 or PD_ENOMEM. */
 int pp_gzip(const uint8_t *in, size_t n, pd_buf *b);
 

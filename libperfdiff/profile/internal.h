@@ -611,7 +611,8 @@ int pd_profile_end_run(pd_profile *p);
 int pd_profile_begin_run(pd_profile *p, const char *path);
 /* Keep warning `msg` of kind `kind` about the run being read from `path`
  * (prefixed with the path unless it names it); a warning of data lost
- * marks the run (pd_profile_run_truncated()). */
+ * marks the run (pd_profile_run_truncated()).  It reaches the caller's
+ * sink at once: call it on the caller's thread only. */
 void pd_profile_warn(pd_profile *p, const char *path, pd_warning_kind kind, const char *msg);
 /* Events: a new event for `attr`, or the existing one it matches that this
  * run has not claimed yet (`claimed` has one flag per event). */

@@ -9,10 +9,12 @@
 #include "session/session.h"
 
 /* How far each version of pd_profile_options went; version 1 held the
- * session's options by value, a layout no longer read. */
+ * session's options by value, a layout no longer read; version 2 ended at
+ * time_end, version 3 at prune_from, version 4 at warn_ctx. */
 static const size_t profile_sizes[] = {
 	0, 0, PD_OPTIONS_END(pd_profile_options, time_end),
 	PD_OPTIONS_END(pd_profile_options, prune_from),
+	PD_OPTIONS_END(pd_profile_options, warn_ctx),
 };
 
 int pd_profile_options_init(pd_profile_options *opts, unsigned version)
@@ -31,6 +33,13 @@ int pd_profile_opts_import(pd_profile_opts *dst, const pd_profile_options *src,
 		rc = pd_session_options_import(&dst->session, &dst->reader, dst->o.session, file,
 					       err);
 	dst->o.session = &dst->session;
+	/* a run's session and reader work on the producer thread: their
+	 * warnings reach the caller through the profile's sink, from the
+	 * caller's thread (pd_profile_warn()) */
+	dst->session.warn = NULL;
+	dst->session.warn_ctx = NULL;
+	dst->reader.warn = NULL;
+	dst->reader.warn_ctx = NULL;
 	return rc;
 }
 
@@ -77,6 +86,7 @@ int pd_profile_new(pd_profile **out, const pd_profile_options *opts, pd_error *e
 	pd_frametab_init(&p->frames);
 	pd_procs_init(&p->procs);
 	pd_warnings_init(&p->warnings, 0);
+	pd_warnings_set_sink(&p->warnings, p->options.o.warn, p->options.o.warn_ctx, NULL);
 	pd_threads_init(&p->threads, p->options.session.threads);
 	rc = pd_facts_new(&p->facts, &p->options.o, &p->threads);
 	if (rc < 0) {
@@ -240,7 +250,7 @@ void pd_profile_warn(pd_profile *p, const char *path, pd_warning_kind kind, cons
 	if (kind == PD_WARN_DATA_LOST && p->nruns)
 		p->run_data_lost[p->nruns - 1] = true;
 	if (strstr(msg, path)) {
-		pd_warnings_add(&p->warnings, kind, msg);
+		pd_warnings_add_about(&p->warnings, kind, path, msg);
 		return;
 	}
 	/* not pd_warnings_addf(): a long path must not cut the message */
@@ -249,7 +259,7 @@ void pd_profile_warn(pd_profile *p, const char *path, pd_warning_kind kind, cons
 		p->warnings.dropped++; /* a warning is not worth failing the read for */
 		return;
 	}
-	pd_warnings_add(&p->warnings, kind, text);
+	pd_warnings_add_about(&p->warnings, kind, path, text);
 	free(text);
 }
 

@@ -36,12 +36,13 @@ int pd_reader_fail(pd_reader *r, int code, const char *file, uint64_t offset,
 
 /* How far each version of pd_reader_options went: version 1 ended at
  * max_decompressed, version 2 at max_branches, version 3 at
- * progress_payload. */
+ * progress_payload, version 4 at max_pprof_memory, version 5 at warn_ctx. */
 static const size_t reader_sizes[] = {
 	0, PD_OPTIONS_END(pd_reader_options, max_decompressed),
 	PD_OPTIONS_END(pd_reader_options, max_branches),
 	PD_OPTIONS_END(pd_reader_options, progress_payload),
 	PD_OPTIONS_END(pd_reader_options, max_pprof_memory),
+	PD_OPTIONS_END(pd_reader_options, warn_ctx),
 };
 
 int pd_reader_options_init(pd_reader_options *opts, unsigned version)
@@ -77,6 +78,9 @@ static int reader_new(pd_reader **out, const char *path, const pd_reader_options
 	}
 	r->opts = o;
 	pd_warnings_init(&r->warnings, PD_MAX_WARNINGS);
+	/* the reader runs on its caller's thread: each warning is handed on
+	 * as it is kept */
+	pd_warnings_set_sink(&r->warnings, o.warn, o.warn_ctx, r->path);
 	pd_meta_init(&r->meta);
 	pd_queue_init(&r->queue);
 	r->id_pos = r->is_pos = -1;

@@ -96,9 +96,11 @@ struct pd_session {
 };
 
 /* How far each version of pd_session_options went; versions 1 and 2 held
- * the reader's options by value, a layout no longer read. */
+ * the reader's options by value, a layout no longer read; version 3 ended
+ * at threads, version 4 at warn_ctx. */
 static const size_t session_sizes[] = {
 	0, 0, 0, PD_OPTIONS_END(pd_session_options, threads),
+	PD_OPTIONS_END(pd_session_options, warn_ctx),
 };
 
 int pd_session_options_init(pd_session_options *opts, unsigned version)
@@ -247,6 +249,10 @@ int pd_session_open_in(pd_session **out, const char *path, const pd_session_opti
 		.vmlinux = s->opts.vmlinux,
 		.cache = s->opts.symcache,
 		.threads = s->threads,
+		/* the session names samples on its caller's thread */
+		.warn = s->opts.warn,
+		.warn_ctx = s->opts.warn_ctx,
+		.warn_path = pd_reader_path(s->reader),
 	};
 	rc = pd_symbolizer_new(&s->symz, &cfg, err);
 	if (rc < 0)

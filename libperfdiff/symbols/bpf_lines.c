@@ -56,6 +56,11 @@ static int cmp_entry(const void *a, const void *b)
 	return x->prog < y->prog ? -1 : x->prog > y->prog;
 }
 
+bool pd_bpf_lines_supported(void)
+{
+	return true;
+}
+
 pd_bpf_lines *pd_bpf_lines_new(const pd_bpf_meta *meta)
 {
 	pd_bpf_lines *b = calloc(1, sizeof *b);

@@ -16,6 +16,10 @@
 
 typedef struct pd_bpf_lines pd_bpf_lines;
 
+/* Whether the library was built with libbpf (PERFDIFF_BPF): without it,
+ * bpf_lines_none.c builds no index and finds nothing. */
+bool pd_bpf_lines_supported(void);
+
 /* An index over `meta` (which must outlive it).  NULL on allocation failure. */
 pd_bpf_lines *pd_bpf_lines_new(const pd_bpf_meta *meta);
 void pd_bpf_lines_free(pd_bpf_lines *b);

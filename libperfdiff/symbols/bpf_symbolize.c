@@ -44,6 +44,15 @@ const pd_symres *pd_symbolizer_bpf(pd_symbolizer *z, const pd_reader *reader,
 	const pd_bpf_meta *meta = pd_reader_bpf(reader);
 	if (meta->nr_progs == 0)
 		return NULL;
+	if (!pd_bpf_lines_supported()) {
+		if (!z->bpf_unsupported_said)
+			pd_symbolizer_warn(z, PD_WARN_OTHER,
+					   "BPF programs: this perfdiff was built without libbpf "
+					   "(PERFDIFF_BPF=OFF); their frames keep their KSYMBOL "
+					   "names, without function names from BTF or source lines");
+		z->bpf_unsupported_said = true;
+		return NULL;
+	}
 	pd_bpf_lines *b = lines_for(z, reader, meta);
 	pd_bpf_where w;
 	if (!b || !pd_bpf_lines_find(b, ks, addr, false, &w))

@@ -367,6 +367,7 @@ struct pd_symbolizer {
 	struct pd_bpf_lines *bpf;  /* BPF programs of bpf_reader (bpf_symbolize.c) */
 	const void *bpf_reader, *bpf_progs, *bpf_btfs;
 	pd_symhash bresults;       /* (BPF program, address) → pd_symres */
+	bool bpf_unsupported_said; /* built without libbpf: warned of it */
 
 	pd_warnings warnings;      /* no cap: one or two per file at most */
 	struct pd_prefetch *prefetch;  /* NULL: none running (prefetch.c) */

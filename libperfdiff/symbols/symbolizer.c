@@ -244,6 +244,7 @@ int pd_symbolizer_new(pd_symbolizer **out, const pd_symbolizer_config *cfg, pd_e
 	pd_warnings_init(&z->warnings, 0);
 	if (cfg)
 		z->cfg = *cfg;
+	pd_warnings_set_sink(&z->warnings, z->cfg.warn, z->cfg.warn_ctx, z->cfg.warn_path);
 	z->cfg.symfs = dup_opt(&z->arena, z->cfg.symfs && z->cfg.symfs[0] ? z->cfg.symfs : NULL);
 	z->cfg.kallsyms = dup_opt(&z->arena, z->cfg.kallsyms);
 	z->cfg.vmlinux = dup_opt(&z->arena, z->cfg.vmlinux);

@@ -37,6 +37,13 @@ typedef struct pd_symbolizer_config {
 	 * thread and the inflate workers take their slots from it; NULL: no
 	 * thread; must outlive the symbolizer */
 	pd_threads *threads;
+	/* the caller's warning sink (perfdiff/common.h), handed each warning
+	 * as it is kept with `warn_path` (which must outlive the symbolizer),
+	 * or NULL.  The symbolizer warns only on the thread that drives it:
+	 * its prefetch thread keeps none. */
+	pd_warn_fn warn;
+	void *warn_ctx;
+	const char *warn_path;
 } pd_symbolizer_config;
 
 typedef struct pd_symbolizer pd_symbolizer;

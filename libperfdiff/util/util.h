@@ -217,16 +217,27 @@ typedef struct pd_warnings {
 	pd_warning_kind *kind; /* of each message, as long as v */
 	size_t n, cap, max;
 	uint64_t dropped;
+	pd_warn_fn sink;       /* the caller's (public pd_warn_fn), or NULL */
+	void *sink_ctx;
+	const char *path;      /* handed to the sink: the input, or NULL */
 } pd_warnings;
 
 /* Formatted warnings keep at most PD_WARNING_MAX - 1 bytes: a sentence. */
 #define PD_WARNING_MAX 1024
 
 void pd_warnings_init(pd_warnings *w, size_t max);
+/* Hand each warning kept from now on to `sink` (NULL: none) with `path`,
+ * which must outlive `w`, as it is kept: on the thread that adds it, so
+ * only for a pd_warnings filled on the caller's thread (see pd_warn_fn). */
+void pd_warnings_set_sink(pd_warnings *w, pd_warn_fn sink, void *ctx, const char *path);
 /* Frees the messages; `w` is empty (same max) afterwards. */
 void pd_warnings_free(pd_warnings *w);
 /* A copy of `msg`, whole (NULL: nothing). */
 void pd_warnings_add(pd_warnings *w, pd_warning_kind kind, const char *msg);
+/* The same, handed to the sink with `path` instead of w->path: for a
+ * pd_warnings that gathers the warnings of several inputs. */
+void pd_warnings_add_about(pd_warnings *w, pd_warning_kind kind, const char *path,
+			   const char *msg);
 void pd_warnings_addf(pd_warnings *w, pd_warning_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void pd_warnings_vaddf(pd_warnings *w, pd_warning_kind kind, const char *fmt, va_list ap);

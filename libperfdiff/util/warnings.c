@@ -4,7 +4,8 @@
  * kind, instead of one hand-grown pair of arrays each.  Adding never
  * fails the caller: a warning that finds no memory, or comes beyond the
  * cap, is only counted, since losing a remark is better than losing the
- * result it remarks on.
+ * result it remarks on.  A caller's sink (pd_warn_fn) is handed each
+ * warning as it is kept, so that it sees exactly what the getters hold.
  */
 #include "util.h"
 
@@ -18,13 +19,24 @@ void pd_warnings_init(pd_warnings *w, size_t max)
 	w->max = max;
 }
 
+void pd_warnings_set_sink(pd_warnings *w, pd_warn_fn sink, void *ctx, const char *path)
+{
+	w->sink = sink;
+	w->sink_ctx = ctx;
+	w->path = path;
+}
+
 void pd_warnings_free(pd_warnings *w)
 {
 	for (size_t i = 0; i < w->n; i++)
 		free(w->v[i]);
 	free(w->v);
 	free(w->kind);
+	pd_warn_fn sink = w->sink;
+	void *ctx = w->sink_ctx;
+	const char *path = w->path;
 	pd_warnings_init(w, w->max);
+	pd_warnings_set_sink(w, sink, ctx, path);
 }
 
 /* Room for one more message and its kind.  Both arrays start from the
@@ -45,7 +57,8 @@ static bool under_cap(const pd_warnings *w, pd_warning_kind kind)
 	return !w->max || w->n < w->max || kind == PD_WARN_DATA_LOST;
 }
 
-void pd_warnings_add(pd_warnings *w, pd_warning_kind kind, const char *msg)
+void pd_warnings_add_about(pd_warnings *w, pd_warning_kind kind, const char *path,
+			   const char *msg)
 {
 	if (!w || !msg)
 		return;
@@ -56,6 +69,14 @@ void pd_warnings_add(pd_warnings *w, pd_warning_kind kind, const char *msg)
 	}
 	w->kind[w->n] = kind;
 	w->v[w->n++] = m;
+	if (w->sink)
+		w->sink(w->sink_ctx, kind, path, m);
+}
+
+void pd_warnings_add(pd_warnings *w, pd_warning_kind kind, const char *msg)
+{
+	if (w)
+		pd_warnings_add_about(w, kind, w->path, msg);
 }
 
 void pd_warnings_vaddf(pd_warnings *w, pd_warning_kind kind, const char *fmt, va_list ap)

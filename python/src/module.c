@@ -257,6 +257,52 @@ int pdpy_warn(const pdpy_state *st, pd_warning_kind kind, const char *msg)
 	return rc;
 }
 
+void pdpy_sink(void *ctx, pd_warning_kind kind, const char *path, const char *msg)
+{
+	(void)path; /* the library's text names the file already */
+	pdpy_pending *w = ctx;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 8;
+		pd_warning_kind *k = realloc(w->kind, cap * sizeof *k);
+		if (k)
+			w->kind = k;
+		char **m = k ? realloc(w->msg, cap * sizeof *m) : NULL;
+		if (!m) {
+			w->dropped++;
+			return;
+		}
+		w->msg = m;
+		w->cap = cap;
+	}
+	if (!(w->msg[w->n] = strdup(msg))) {
+		w->dropped++;
+		return;
+	}
+	w->kind[w->n++] = kind;
+}
+
+void pdpy_pending_free(pdpy_pending *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->msg[i]);
+	free(w->msg);
+	free(w->kind);
+	memset(w, 0, sizeof *w);
+}
+
+int pdpy_pending_emit(const pdpy_state *st, pdpy_pending *w)
+{
+	/* taken out first: a filter's Python code may read into the object
+	 * again, and with it into `w` */
+	pdpy_pending mine = *w;
+	memset(w, 0, sizeof *w);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < mine.n; i++)
+		rc = pdpy_warn(st, mine.kind[i], mine.msg[i]);
+	pdpy_pending_free(&mine);
+	return rc;
+}
+
 /* ------------------------------------------------------------ helpers */
 
 void pdpy_lock(PyThread_type_lock lock)

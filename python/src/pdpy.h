@@ -54,6 +54,17 @@ pdpy_state *pdpy_state_of(PyTypeObject *type);
 /* The three types, as specs the module makes its heap types from. */
 extern PyType_Spec pdpy_profile_spec, pdpy_diff_spec, pdpy_samples_spec;
 
+/* The warnings the library hands its sink (pdpy_sink, the `warn` of the
+ * options) while the GIL is released or an object's lock is held, kept
+ * in C until pdpy_pending_emit() issues them: `warnings` runs Python code
+ * (filters, showwarning) that may call back into the object. */
+typedef struct pdpy_pending {
+	size_t n, cap;
+	pd_warning_kind *kind;
+	char **msg;
+	size_t dropped;              /* no memory to keep them */
+} pdpy_pending;
+
 /* Where an object's __init__ is.  Only a READY object is used; BUSY keeps
  * other threads off (and a second __init__ out) while __init__ runs
  * without the GIL, so that __init__ needs no lock and may call Python
@@ -70,6 +81,7 @@ typedef struct pdpy_profile {
 	PyThread_type_lock lock;
 	int ev;                      /* the default event, -1: none */
 	struct pdpy_opts *opts;      /* what the profile was built with (owned) */
+	pdpy_pending pending;        /* the input being read's warnings, until issued */
 } pdpy_profile;
 
 /* ---- module.c */
@@ -83,6 +95,14 @@ int pdpy_options_init_rc(const pdpy_state *st, int rc, const char *what);
 /* Issue a library warning of kind `kind` through `warnings`; -1 with an
  * exception set when a filter turned it into an error. */
 int pdpy_warn(const pdpy_state *st, pd_warning_kind kind, const char *msg);
+
+/* A pd_warn_fn for a pdpy_pending `ctx`: no Python, no GIL needed. */
+void pdpy_sink(void *ctx, pd_warning_kind kind, const char *path, const char *msg);
+/* Issue what `w` holds through `warnings`, in order, and empty it: 0, or
+ * -1 with the exception of a filter that turned one into an error (the
+ * rest dropped).  Call with the GIL and no object's lock. */
+int pdpy_pending_emit(const pdpy_state *st, pdpy_pending *w);
+void pdpy_pending_free(pdpy_pending *w);
 /* Take `lock`, letting other Python threads run while waiting. */
 void pdpy_lock(PyThread_type_lock lock);
 /* Text between Python and the library, one way for all of it.  The

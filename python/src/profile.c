@@ -4,8 +4,8 @@
  * Profile(paths, **options) reads each path (perf.data or pprof, by
  * content, pd_profile_add_input()) or in-memory pprof bytes
  * (pd_profile_add_pprof_buffer(), what Dask workers send back) as one run,
- * with the GIL released, and turns each library warning into a Python
- * warning as the file is read.  The object is immutable afterwards; its
+ * with the GIL released; the library's warnings of each input, which its
+ * sink keeps meanwhile, become Python warnings once the input is read.  The object is immutable afterwards; its
  * views (flat entries, chains, the tree, keys, exports, reports) are
  * built on demand under the object's lock, so threads may share it.
  * python/perfdiff/__init__.py adds the conveniences (rows(), json(),
@@ -43,6 +43,7 @@ static void profile_release(pdpy_profile *self)
 		Py_END_ALLOW_THREADS
 	}
 	pdpy_opts_free(o);
+	pdpy_pending_free(&self->pending);
 }
 
 static void profile_dealloc(pdpy_profile *self)
@@ -71,16 +72,6 @@ static PyObject *profile_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 		return PyErr_NoMemory();
 	}
 	return (PyObject *)self;
-}
-
-/* The warnings of the profile from `from` on, through `warnings`. */
-static int warn_from(pdpy_profile *self, size_t from)
-{
-	pd_profile *p = self->p;
-	for (size_t i = from; i < pd_profile_warning_count(p); i++)
-		if (pdpy_warn(self->st, pd_profile_warning_kind(p, i), pd_profile_warning(p, i)) < 0)
-			return -1;
-	return 0;
 }
 
 /* An input: a path (str, os.PathLike), pprof bytes, or (name, bytes). */
@@ -123,15 +114,15 @@ static int add_one(pdpy_profile *self, PyObject *item, size_t idx)
 		input_free(&in);
 		return -1;
 	}
-	size_t from = pd_profile_warning_count(self->p);
 	pd_error err;
 	int rc;
+	/* the profile's sink keeps the input's warnings in self->pending */
 	Py_BEGIN_ALLOW_THREADS
 	rc = in.data.obj ? pd_profile_add_pprof_buffer(self->p, in.data.buf, (size_t)in.data.len,
 						       in.path, &err)
 			 : pd_profile_add_input(self->p, in.path, &err);
 	Py_END_ALLOW_THREADS
-	int st = warn_from(self, from);
+	int st = pdpy_pending_emit(self->st, &self->pending);
 	if (st == 0 && rc < 0)
 		st = -1, pdpy_raise(self->st, &err, in.path);
 	input_free(&in);
@@ -191,6 +182,10 @@ static int profile_build(pdpy_profile *self, PyObject *paths, PyObject *kw)
 	pd_error err;
 	if (!(self->opts = pdpy_opts_parse(self->st, kw, 1)))
 		return -1;
+	/* the library warns while the GIL is released: kept until add_one()
+	 * issues them */
+	self->opts->po.warn = pdpy_sink;
+	self->opts->po.warn_ctx = &self->pending;
 	if (pd_profile_new(&self->p, &self->opts->po, &err) < 0) {
 		pdpy_raise(self->st, &err, NULL);
 		return -1;

@@ -5,8 +5,9 @@
  * A pd_session read lazily: each next() asks pd_session_next() for one
  * sample with the GIL released and copies it into a Sample record (the
  * library's sample is valid only until the next call), so a recording of
- * any size is walked in constant memory.  At the end the session's and
- * the reader's warnings go through `warnings`; an error raises the Error
+ * any size is walked in constant memory.  The session's and the reader's
+ * warnings, which their sinks keep meanwhile, go through `warnings` at the
+ * end; an error raises the Error
  * of its code, after the samples before it.  As `perfdiff script`, the
  * session reads ahead while the kernel's symbol table loads.
  *
@@ -29,15 +30,19 @@ typedef struct pdpy_samples {
 	PyThread_type_lock lock;
 	char *path;
 	int done;
+	pd_reader_options ro;        /* the session's reader's, copied at the open */
+	pdpy_pending pending;        /* the warnings of both, until the end */
 } pdpy_samples;
 
-/* The session, taken out of the object under its lock: the iterator is
- * done, and what is left to do with the session needs no lock. */
-static pd_session *samples_detach_locked(pdpy_samples *self)
+/* The session and its warnings, taken out of the object under its lock:
+ * the iterator is done, and what is left to do with them needs no lock. */
+static pd_session *samples_detach_locked(pdpy_samples *self, pdpy_pending *warns)
 {
 	pd_session *s = self->s;
 	self->s = NULL;
 	self->done = 1;
+	*warns = self->pending;
+	memset(&self->pending, 0, sizeof self->pending);
 	return s;
 }
 
@@ -62,7 +67,9 @@ static void samples_dealloc(pdpy_samples *self)
 {
 	PyTypeObject *type = Py_TYPE(self);
 	PyObject_GC_UnTrack(self);
-	session_free(samples_detach_locked(self));
+	pdpy_pending warns;
+	session_free(samples_detach_locked(self, &warns));
+	pdpy_pending_free(&warns);
 	pdpy_opts_free(self->opts);
 	free(self->path);
 	if (self->lock)
@@ -83,11 +90,14 @@ static pdpy_samples *samples_alloc(pdpy_state *st, PyObject *path, PyObject *kw)
 	self->s = NULL;
 	self->done = 0;
 	self->opts = NULL;
+	memset(&self->pending, 0, sizeof self->pending);
 	self->lock = PyThread_allocate_lock();
 	self->path = strdup(PyBytes_AS_STRING(path));
 	PyObject_GC_Track(self);
 	self->opts = self->lock && self->path ? pdpy_opts_parse(st, kw, 0) : NULL;
-	if (self->opts)
+	if (self->opts &&
+	    pdpy_options_init_rc(st, pd_reader_options_init(&self->ro, PD_READER_OPTIONS_VERSION),
+				 "pd_reader_options") == 0)
 		return self;
 	if (!PyErr_Occurred())
 		PyErr_NoMemory();
@@ -107,13 +117,20 @@ PyObject *pdpy_samples_open(PyObject *mod, PyObject *args, PyObject *kw)
 	/* as `perfdiff script --format=json`: inline frames with their lines */
 	pd_session_options *so = &self->opts->so;
 	so->flags |= PD_SESSION_READ_AHEAD;
+	/* the session's and its reader's warnings come while the GIL is
+	 * released: kept until the end */
+	so->warn = self->ro.warn = pdpy_sink;
+	so->warn_ctx = self->ro.warn_ctx = &self->pending;
+	so->reader = &self->ro;
 	pd_error err;
 	int rc;
 	Py_BEGIN_ALLOW_THREADS
 	rc = pd_session_open(&self->s, self->path, so, &err);
 	Py_END_ALLOW_THREADS
+	so->reader = NULL; /* copied */
 	if (rc < 0) {
-		pdpy_raise(self->st, &err, self->path);
+		if (pdpy_pending_emit(self->st, &self->pending) == 0)
+			pdpy_raise(self->st, &err, self->path);
 		Py_DECREF(self);
 		return NULL;
 	}
@@ -160,19 +177,6 @@ static PyObject *sample_record(pdpy_samples *self, const pd_resolved_sample *rs)
 	return pdpy_struct(self->st, PDPY_SAMPLE, v, 8);
 }
 
-/* The session's and the reader's warnings, at the end. */
-static int warn_all(const pdpy_state *st, pd_session *s)
-{
-	const pd_reader *r = pd_session_reader(s);
-	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
-		if (pdpy_warn(st, pd_reader_warning_kind(r, i), pd_reader_warning(r, i)) < 0)
-			return -1;
-	for (size_t i = 0; i < pd_session_warning_count(s); i++)
-		if (pdpy_warn(st, pd_session_warning_kind(s, i), pd_session_warning(s, i)) < 0)
-			return -1;
-	return 0;
-}
-
 /* Whether sample `rs` is of the event asked for (all without one). */
 static bool wanted(pdpy_samples *self, const pd_resolved_sample *rs)
 {
@@ -200,10 +204,10 @@ static int next_wanted_locked(pdpy_samples *self, const pd_resolved_sample **rs,
 
 /* The end of an ended session, unlocked: its warnings, then its error
  * (the warnings first, as the command prints them). */
-static void samples_end(const pdpy_state *st, pd_session *s, int rc, const pd_error *err,
-			const char *path)
+static void samples_end(const pdpy_state *st, pd_session *s, pdpy_pending *warns, int rc,
+			const pd_error *err, const char *path)
 {
-	if (warn_all(st, s) == 0 && rc != PD_ITEROVER)
+	if (pdpy_pending_emit(st, warns) == 0 && rc != PD_ITEROVER)
 		pdpy_raise(st, err, path);
 	session_free(s);
 }
@@ -215,10 +219,11 @@ static PyObject *samples_next(pdpy_samples *self)
 	pdpy_lock(self->lock);
 	int rc = next_wanted_locked(self, &rs, &err);
 	PyObject *out = rc == 0 ? sample_record(self, rs) : NULL;
-	pd_session *ended = rc != 0 ? samples_detach_locked(self) : NULL;
+	pdpy_pending warns = { 0 };
+	pd_session *ended = rc != 0 ? samples_detach_locked(self, &warns) : NULL;
 	PyThread_release_lock(self->lock);
 	if (ended)
-		samples_end(self->st, ended, rc, &err, self->path);
+		samples_end(self->st, ended, &warns, rc, &err, self->path);
 	return out;
 }
 
@@ -226,9 +231,11 @@ static PyObject *samples_close(pdpy_samples *self, PyObject *unused)
 {
 	(void)unused;
 	pdpy_lock(self->lock);
-	pd_session *s = samples_detach_locked(self);
+	pdpy_pending warns;
+	pd_session *s = samples_detach_locked(self, &warns);
 	PyThread_release_lock(self->lock);
 	session_free(s);
+	pdpy_pending_free(&warns); /* closed early: as before, not issued */
 	Py_RETURN_NONE;
 }
 

@@ -41,6 +41,27 @@ def tool_env():
     return env
 
 
+# What a library built with -DPERFDIFF_PPROF=OFF says of every pprof
+# input and export.
+PPROF_OFF = "this perfdiff was built without pprof support (PERFDIFF_PPROF=OFF)"
+
+
+def has_pprof():
+    """Whether the library reads and writes pprof: a build without it
+    refuses a two-byte Profile (an empty string table) in those words."""
+    import perfdiff
+    try:
+        perfdiff.Profile([("probe.pb", b"\x32\x00")])
+    except perfdiff.Error as e:
+        return PPROF_OFF not in str(e)
+    return True
+
+
+# For the tests of pprof input and output, and those that use pprof bytes
+# as their input: skipped, with the reason, in a build without pprof.
+needs_pprof = pytest.mark.skipif(not has_pprof(), reason=PPROF_OFF)
+
+
 def run(args, **kw):
     return subprocess.run(args, capture_output=True, env=tool_env(), **kw)
 

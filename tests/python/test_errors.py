@@ -8,6 +8,7 @@ import warnings
 import pytest
 
 import perfdiff
+from conftest import PPROF_OFF, needs_pprof
 
 
 def record_offset(cli_out, path, n):
@@ -65,6 +66,22 @@ def test_corrupt_record_offset(corrupt, cli):
         next(it)
 
 
+def test_pprof_refused_without_support(work):
+    """A build without pprof refuses pprof input and output with
+    UnsupportedError naming the input and the build option."""
+    from conftest import has_pprof
+    if has_pprof():
+        pytest.skip("this build has pprof (test_corrupt_pprof and others test it)")
+    with pytest.raises(perfdiff.UnsupportedError) as e:
+        perfdiff.Profile([("mem.pb", b"\x32\x00")])
+    assert e.value.path == "mem.pb" and e.value.message == "mem.pb: " + PPROF_OFF
+    p = perfdiff.Profile(os.path.join(os.path.dirname(__file__), "..", "data", "fp.data"))
+    with pytest.raises(perfdiff.UnsupportedError) as e:
+        p.pprof()
+    assert PPROF_OFF in e.value.message
+
+
+@needs_pprof
 def test_corrupt_pprof(work):
     data = b"\x1f\x8b\x08\x00garbagegarbage"
     with pytest.raises(perfdiff.CorruptError) as e:

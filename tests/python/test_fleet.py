@@ -12,7 +12,10 @@ import sys
 
 import pytest
 
-from conftest import SRC
+from conftest import SRC, needs_pprof
+
+# the runs travel as pprof bytes
+pytestmark = needs_pprof
 
 
 def test_fleet_diff_local_cluster(recordings, work, cli_out):

@@ -16,10 +16,13 @@ import weakref
 import pytest
 
 import perfdiff
-from conftest import SRC
+from conftest import SRC, needs_pprof
 
 CYCLES = 200
 MAX_GROWTH = 50 << 20
+
+# the runs travel as pprof bytes
+pytestmark = needs_pprof
 
 
 def rss():

@@ -14,7 +14,7 @@ import warnings
 import pytest
 
 import perfdiff
-from conftest import SRC, run
+from conftest import SRC, run, needs_pprof
 
 ODD = b"odd-\xff"
 
@@ -107,6 +107,7 @@ def test_errors_name_odd_paths(work):
         assert os.fsdecode(gone) in e.value.message
 
 
+@needs_pprof
 def test_pprof_pair_name(odd):
     data, _ = odd
     blob = perfdiff.Profile(os.fsdecode(data)).pprof()

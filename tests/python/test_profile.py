@@ -9,6 +9,7 @@ import warnings
 import pytest
 
 import perfdiff
+from conftest import needs_pprof
 
 
 
@@ -188,6 +189,7 @@ def test_folded_text_html_csv(base, cli_out):
         p.rows("nosuch")
 
 
+@needs_pprof
 def test_pprof_round_trip(base, work, cli_out):
     p = perfdiff.Profile(base)
     path = os.path.join(work, "both.pb.gz")
@@ -225,6 +227,7 @@ def test_to_pandas(base):
     assert len(p.to_pandas("calltrace")) == len(p.rows("calltrace"))
 
 
+@needs_pprof
 def test_write_pprof_whole_or_refused(base, work):
     """write_pprof() never writes over a run (by name, hard link or
     symlink: the same inode), and replaces a file whole, keeping its mode,

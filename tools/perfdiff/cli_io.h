@@ -121,9 +121,19 @@ void cli_warns_init(cli_warns *w);
 /*
  * Hold warning `text` of `kind` about input `file` (NULL: none).  A text
  * that starts with "FILE: " has that prefix taken off, so that one text
- * several files give is one line naming them.  `file` must outlive `w`.
+ * several files give is one line naming them.  `file` is copied.
  */
 void cli_warns_add(cli_warns *w, const char *file, pd_warning_kind kind, const char *text);
+
+/* The library's warning sink (pd_warn_fn, perfdiff/common.h) for the
+ * `warn` of reader, session and profile options: cli_warns_add() into
+ * the cli_warns `ctx`, from the thread that reads into it. */
+void cli_warns_sink(void *ctx, pd_warning_kind kind, const char *path, const char *msg);
+
+/* Everything `src` holds added to `dst` (counts and data lost too), in
+ * its order, and `src` emptied: the warnings a thread held for the main
+ * one (diff's side B). */
+void cli_warns_merge(cli_warns *dst, cli_warns *src);
 
 /* The warning about samples the kernel lost while recording `file`:
  * `lost` of them, `samples` read; of kind PD_WARN_DATA_LOST above

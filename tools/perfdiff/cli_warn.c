@@ -38,7 +38,7 @@ struct cli_warn_entry {
 	char *text;            /* without the file prefix */
 	uint64_t hash;
 	pd_warning_kind kind;
-	const char **files;    /* distinct, in the order seen */
+	char **files;          /* distinct, in the order seen; owned */
 	size_t nfiles, cap;
 };
 
@@ -69,6 +69,8 @@ void cli_warns_init(cli_warns *w)
 	memset(w, 0, sizeof *w);
 }
 
+/* `file` (a copy: the library's path goes with its object) among the
+ * entry's. */
 static bool add_file(cli_warn_entry *e, const char *file)
 {
 	for (size_t i = 0; i < e->nfiles; i++)
@@ -76,13 +78,15 @@ static bool add_file(cli_warn_entry *e, const char *file)
 			return true;
 	if (e->nfiles == e->cap) {
 		size_t cap = e->cap ? 2 * e->cap : 4;
-		const char **v = realloc(e->files, cap * sizeof *v);
+		char **v = realloc(e->files, cap * sizeof *v);
 		if (!v)
 			return false;
 		e->files = v;
 		e->cap = cap;
 	}
-	e->files[e->nfiles++] = file;
+	if (!(e->files[e->nfiles] = strdup(file)))
+		return false;
+	e->nfiles++;
 	return true;
 }
 
@@ -130,6 +134,39 @@ void cli_warns_add(cli_warns *w, const char *file, pd_warning_kind kind, const c
 		else
 			cli_warning("%s", text);
 	}
+}
+
+void cli_warns_sink(void *ctx, pd_warning_kind kind, const char *path, const char *msg)
+{
+	cli_warns_add(ctx, path, kind, msg);
+}
+
+/* `text` of `kind` about `file` (NULL: none) into `w`, not counted: the
+ * entry of a merge. */
+static void merge_one(cli_warns *w, const char *file, pd_warning_kind kind, const char *text)
+{
+	cli_warn_entry *e = entry(w, text, kind);
+	if (e && (!file || add_file(e, file)))
+		return;
+	/* no memory to hold it: at once, as it is */
+	if (file)
+		cli_warning("%s: %s", file, text);
+	else
+		cli_warning("%s", text);
+}
+
+void cli_warns_merge(cli_warns *dst, cli_warns *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const cli_warn_entry *e = &src->v[i];
+		if (e->nfiles == 0)
+			merge_one(dst, NULL, e->kind, e->text);
+		for (size_t k = 0; k < e->nfiles; k++)
+			merge_one(dst, e->files[k], e->kind, e->text);
+	}
+	dst->count += src->count;
+	dst->data_lost |= src->data_lost;
+	cli_warns_free(src);
 }
 
 void cli_warns_lost(cli_warns *w, const char *file, uint64_t lost, uint64_t samples)
@@ -237,6 +274,8 @@ void cli_warns_free(cli_warns *w)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		free(w->v[i].text);
+		for (size_t k = 0; k < w->v[i].nfiles; k++)
+			free(w->v[i].files[k]);
 		free(w->v[i].files);
 	}
 	free(w->v);

@@ -326,7 +326,7 @@ typedef struct side_job {
 	int rc;              /* 0; 1 a file broke off (kept as read); -1 nothing to compare */
 	bool new_failed;     /* pd_profile_new() failed: `err` says why */
 	size_t nread;        /* files whose reading was attempted */
-	size_t *warn_end;    /* per file: the profile's warning count after it */
+	cli_warns warns;     /* the side's, from its profile's sink, for the main thread */
 	pd_error err;
 } side_job;
 
@@ -343,32 +343,20 @@ static void *build_side(void *arg)
 	}
 	for (size_t i = 0; i < c->npaths[j->side]; i++) {
 		size_t runs = pd_profile_run_count(j->p);
+		const char *path = c->paths[j->side][i];
 		memset(&j->err, 0, sizeof j->err);
-		int rc = pd_profile_add_input(j->p, c->paths[j->side][i], &j->err);
-		j->warn_end[i] = pd_profile_warning_count(j->p);
+		/* the profile's warnings reach j->warns through its sink */
+		int rc = pd_profile_add_input(j->p, path, &j->err);
 		j->nread = i + 1;
+		if (runs < pd_profile_run_count(j->p))
+			cli_warns_lost(&j->warns, path, pd_profile_lost(j->p, runs),
+				       pd_profile_run_samples_read(j->p, runs));
 		if (rc < 0) {
 			j->rc = pd_profile_run_count(j->p) == runs ? -1 : 1;
 			return NULL;
 		}
 	}
 	return NULL;
-}
-
-/* Hand a finished side's warnings to the summary, file by file, with
- * the samples each run lost while recording. */
-static void hold_warnings(const side_job *j, cli_warns *w)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < j->nread; i++) {
-		const char *path = j->c->paths[j->side][i];
-		for (; k < j->warn_end[i]; k++)
-			cli_warns_add(w, path, pd_profile_warning_kind(j->p, k),
-				      pd_profile_warning(j->p, k));
-		if (i < pd_profile_run_count(j->p))
-			cli_warns_lost(w, path, pd_profile_lost(j->p, i),
-				       pd_profile_run_samples_read(j->p, i));
-	}
 }
 
 /* Print a side's error after the warnings held so far.  0 when the side
@@ -479,15 +467,10 @@ static int build_sides(cli_diff *c, pd_profile *p[2])
 	int rc = 0;
 	for (int side = 0; side < 2; side++) {
 		jobs[side] = (side_job){ .c = c, .side = side };
-		jobs[side].warn_end = calloc(c->npaths[side] ? c->npaths[side] : 1,
-					     sizeof *jobs[side].warn_end);
-		if (!jobs[side].warn_end)
-			rc = -1;
-	}
-	if (rc < 0) {
-		free(jobs[0].warn_end);
-		cli_error("out of memory");
-		return -1;
+		cli_warns_init(&jobs[side].warns);
+		/* each side's sink is called on the thread that builds it */
+		c->side[side].popts.warn = cli_warns_sink;
+		c->side[side].popts.warn_ctx = &jobs[side].warns;
 	}
 	cli_progress prog;
 	static const char *const labels[2] = { "base", "new" };
@@ -510,7 +493,7 @@ static int build_sides(cli_diff *c, pd_profile *p[2])
 		if (shown[side])
 			c->side[side].sopts.reader = NULL;
 	for (int side = 0; side < 2 && rc >= 0; side++) {
-		hold_warnings(&jobs[side], &c->warns);
+		cli_warns_merge(&c->warns, &jobs[side].warns);
 		if (jobs[side].rc > 0)
 			rc = 1;
 		if (report_side(&jobs[side], &c->warns) < 0)
@@ -518,7 +501,9 @@ static int build_sides(cli_diff *c, pd_profile *p[2])
 	}
 	for (int side = 0; side < 2; side++) {
 		p[side] = jobs[side].p;
-		free(jobs[side].warn_end);
+		cli_warns_free(&jobs[side].warns);
+		c->side[side].popts.warn = NULL;
+		c->side[side].popts.warn_ctx = NULL;
 	}
 	return rc;
 }

@@ -104,13 +104,20 @@ static int finish_output(const dump_opts *o)
 	return 0;
 }
 
-/* The reader's warnings, and the samples it says were lost, to the
- * summary (cli_io.h). */
-static void hold_warnings(dump_opts *o, const pd_reader *r)
+/* `base` (NULL: the defaults) with the reader's warnings going to the
+ * summary (cli_io.h) as it reads. */
+static pd_reader_options warning_reader(dump_opts *o, const pd_reader_options *base)
 {
-	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
-		cli_warns_add(&o->warns, o->path, pd_reader_warning_kind(r, i),
-			      pd_reader_warning(r, i));
+	pd_reader_options ro = base ? *base : PD_READER_OPTIONS_INIT;
+	ro.warn = cli_warns_sink;
+	ro.warn_ctx = &o->warns;
+	return ro;
+}
+
+/* The samples the reader says were lost, to the summary after its
+ * warnings. */
+static void hold_lost(dump_opts *o, const pd_reader *r)
+{
 	const pd_reader_stats *st = pd_reader_stats_get(r);
 	/* perf since 6.0 writes each loss twice: LOST and LOST_SAMPLES */
 	cli_warns_lost(&o->warns, o->path, st->lost > st->lost_samples ? st->lost : st->lost_samples,
@@ -128,7 +135,7 @@ static int report(dump_opts *o, const pd_reader *r,
 			    read_error ? error_text(err) : NULL, sym);
 	if (finish_output(o) < 0)
 		out_failed = true;
-	hold_warnings(o, r);
+	hold_lost(o, r);
 	cli_warns_print(&o->warns, &o->io);
 	if (read_error)
 		cli_print_pd_error(o->path, err);
@@ -208,7 +215,8 @@ static int stats_one_pass(dump_opts *o)
 		return CLI_EXIT_ERROR;
 	cli_progress prog;
 	cli_progress_start(&prog, &o->io, 1, NULL);
-	so.reader = cli_progress_reader(&prog, 0);
+	pd_reader_options ro = warning_reader(o, cli_progress_reader(&prog, 0));
+	so.reader = &ro;
 	if (pd_session_open(&s, o->path, &so, &err) < 0) {
 		cli_progress_stop(&prog);
 		return open_failed(o, &err);
@@ -303,8 +311,9 @@ static int run(dump_opts *o)
 	pd_reader *r;
 	pd_error err;
 	unsigned flags = o->ordered ? 0 : PD_READER_FILE_ORDER;
-	const pd_reader_options *ropts = o->stats ? cli_progress_reader(&prog, symbols) : NULL;
-	if (cli_open_reader(o->path, flags, ropts, &r, &err) < 0) {
+	pd_reader_options ro =
+		warning_reader(o, o->stats ? cli_progress_reader(&prog, symbols) : NULL);
+	if (cli_open_reader(o->path, flags, &ro, &r, &err) < 0) {
 		cli_progress_stop(&prog);
 		stats_symbols_free(&sym);
 		return open_failed(o, &err);

@@ -193,14 +193,10 @@ static cli_parse_result parse_args(int argc, char **argv, cli_report *c)
 
 /* ------------------------------------------------------------- running */
 
-/* The warnings of the file just read (profile warnings from `from` on),
- * and the samples it lost while recording, to the summary. */
-static void hold_warnings(cli_report *c, const pd_profile *p, size_t run, size_t from,
-			  const char *path)
+/* The samples the file just read lost while recording, to the summary
+ * after its warnings (which came through the profile's sink). */
+static void hold_lost(cli_report *c, const pd_profile *p, size_t run, const char *path)
 {
-	for (size_t i = from; i < pd_profile_warning_count(p); i++)
-		cli_warns_add(&c->warns, path, pd_profile_warning_kind(p, i),
-			      pd_profile_warning(p, i));
 	if (run < pd_profile_run_count(p))
 		cli_warns_lost(&c->warns, path, pd_profile_lost(p, run),
 			       pd_profile_run_samples_read(p, run));
@@ -235,11 +231,11 @@ static int write_report(cli_report *c, pd_profile *p)
 static int read_files(cli_report *c, pd_profile *p)
 {
 	for (size_t i = 0; i < c->npaths; i++) {
-		size_t runs = pd_profile_run_count(p), from = pd_profile_warning_count(p);
+		size_t runs = pd_profile_run_count(p);
 		pd_error err;
 		memset(&err, 0, sizeof err);
 		int rc = pd_profile_add_input(p, c->paths[i], &err);
-		hold_warnings(c, p, runs, from, c->paths[i]);
+		hold_lost(c, p, runs, c->paths[i]);
 		if (rc < 0) {
 			cli_progress_stop(&c->prog);
 			cli_warns_print(&c->warns, &c->io);
@@ -301,6 +297,9 @@ static int run(cli_report *c)
 {
 	if (c->pprof)
 		return run_pprof(c);
+	/* the profile hands its warnings to the summary as it reads */
+	c->po.popts.warn = cli_warns_sink;
+	c->po.popts.warn_ctx = &c->warns;
 	pd_profile *p = NULL;
 	pd_error err;
 	memset(&err, 0, sizeof err);

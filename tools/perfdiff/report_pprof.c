@@ -52,16 +52,15 @@ static int fold(const report_pprof_args *a, const char *const *in, size_t n, pd_
 {
 	pd_error err;
 	memset(&err, 0, sizeof err);
-	if (pd_profile_new(out, a->popts, &err) < 0) {
+	pd_profile_options po = *a->popts;
+	po.warn = cli_warns_sink;
+	po.warn_ctx = a->warns;
+	if (pd_profile_new(out, &po, &err) < 0) {
 		cli_error("%s", err.message);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t from = pd_profile_warning_count(*out);
 		int rc = pd_profile_add_input(*out, in[i], &err);
-		for (size_t k = from; k < pd_profile_warning_count(*out); k++)
-			cli_warns_add(a->warns, in[i], pd_profile_warning_kind(*out, k),
-				      pd_profile_warning(*out, k));
 		if (rc < 0) {
 			cli_print_pd_error(in[i], &err);
 			return -1;

@@ -259,21 +259,14 @@ static int write_all(script_opts *o, pd_session *s, pd_error *rerr, pd_error *we
 	return rc;
 }
 
-/* The reader's and the symbolizer's warnings, and the samples lost while
- * recording, to the summary (cli_io.h). */
-static void hold_warnings(script_opts *o, const pd_session *s)
+/* The samples lost while recording, to the summary (cli_io.h) after the
+ * reader's and the symbolizer's warnings, which their sinks put there. */
+static void hold_lost(script_opts *o, const pd_session *s)
 {
-	const pd_reader *r = pd_session_reader(s);
-	for (size_t i = 0; i < pd_reader_warning_count(r); i++)
-		cli_warns_add(&o->warns, o->path, pd_reader_warning_kind(r, i),
-			      pd_reader_warning(r, i));
-	const pd_reader_stats *st = pd_reader_stats_get(r);
+	const pd_reader_stats *st = pd_reader_stats_get(pd_session_reader(s));
 	/* perf since 6.0 writes each loss twice: LOST and LOST_SAMPLES */
 	cli_warns_lost(&o->warns, o->path, st->lost > st->lost_samples ? st->lost : st->lost_samples,
 		       st->by_type[PD_RECORD_SAMPLE]);
-	for (size_t i = 0; i < pd_session_warning_count(s); i++)
-		cli_warns_add(&o->warns, o->path, pd_session_warning_kind(s, i),
-			      pd_session_warning(s, i));
 }
 
 /* A pprof input: its samples through the library's pprof script writer;
@@ -314,14 +307,23 @@ static int run(script_opts *o)
 	}
 	if (kind == PD_INPUT_PPROF)
 		return run_pprof(o);
-	if (pd_session_open(&s, o->path, &o->session, &err) < 0) {
+	/* the session and its reader run on this thread: their warnings go
+	 * to the summary as they come */
+	const pd_reader_options *given = o->session.reader;
+	pd_reader_options ro = given ? *given : PD_READER_OPTIONS_INIT;
+	ro.warn = o->session.warn = cli_warns_sink;
+	ro.warn_ctx = o->session.warn_ctx = &o->warns;
+	o->session.reader = &ro;
+	int orc = pd_session_open(&s, o->path, &o->session, &err);
+	o->session.reader = given; /* the session has its copy */
+	if (orc < 0) {
 		cli_print_pd_error(o->path, &err);
 		return CLI_EXIT_ERROR;
 	}
 	int rc = write_all(o, s, &err, &werr);
 	if (rc == 1)
 		cli_error("cannot write samples: %s", werr.message);
-	hold_warnings(o, s);
+	hold_lost(o, s);
 	cli_warns_print(&o->warns, &o->io);
 	if (rc < 0)
 		cli_print_pd_error(o->path, &err);
