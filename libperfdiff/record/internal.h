@@ -80,6 +80,9 @@ struct pd_recorder {
 
 uint64_t rec_now(void);
 
+/* How far each version of pd_recorder_options went (options.c). */
+extern const size_t rec_option_sizes[2];
+
 /* bpf.c */
 int rec_bpf_open(struct pd_recorder *r, pd_error *err);
 int rec_bpf_add_pid(struct pd_recorder *r, uint32_t pid, pd_error *err);

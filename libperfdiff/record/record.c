@@ -19,10 +19,6 @@
 
 #include "record/bpf_shared.h"
 
-static const size_t option_sizes[] = {
-	0, PD_OPTIONS_END(pd_recorder_options, stacks),
-};
-
 static const size_t stats_sizes[] = {
 	0, PD_OPTIONS_END(pd_recorder_stats, duration_ns),
 };
@@ -32,12 +28,6 @@ uint64_t rec_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-int pd_recorder_options_init(pd_recorder_options *o, unsigned version)
-{
-	const pd_recorder_options d = PD_RECORDER_OPTIONS_INIT;
-	return pd_options_init(o, version, &d, option_sizes, PD_RECORDER_OPTIONS_VERSION);
 }
 
 static int check_options(const pd_recorder_options *o, pd_error *err)
@@ -57,7 +47,7 @@ int pd_recorder_new(pd_recorder **out, const pd_recorder_options *uo, pd_error *
 	if (!out)
 		return pd_error_reason(err, PD_EINVAL, "pd_recorder_new: no place for the result");
 	*out = NULL;
-	if (uo && pd_options_import(&o, uo, option_sizes, PD_RECORDER_OPTIONS_VERSION,
+	if (uo && pd_options_import(&o, uo, rec_option_sizes, PD_RECORDER_OPTIONS_VERSION,
 				    "pd_recorder_options", "record", err) < 0)
 		return PD_EINVAL;
 	int rc = check_options(&o, err);
