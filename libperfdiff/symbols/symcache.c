@@ -354,6 +354,22 @@ static void load_kallsyms(pd_symcache *c, pd_symcache_entry *k)
 	loaded(c, k, pd_kallsyms_bytes(ks));
 }
 
+/* A new kallsyms entry for the key's file, or NULL (memory). */
+static pd_symcache_entry *new_kallsyms(const pd_symcache_entry *key)
+{
+	pd_symcache_entry *k = calloc(1, sizeof *k);
+	if (k && !(k->path = strdup(key->path))) {
+		free(k);
+		return NULL;
+	}
+	if (k) {
+		k->kind = KIND_KALLSYMS;
+		k->flags = key->flags;
+		k->id[0] = key->id[0];
+	}
+	return k;
+}
+
 const pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path, unsigned flags,
 					pd_error *err, pd_symcache_help_fn help, void *help_ctx,
 					pd_symcache_entry **hold)
@@ -368,19 +384,11 @@ const pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path, unsign
 		wait_loaded(c, &k->state, help, help_ctx);
 		pthread_mutex_unlock(&c->mu);
 	} else {
-		k = calloc(1, sizeof *k);
-		if (k && !(k->path = strdup(path))) {
-			free(k);
-			k = NULL;
-		}
-		if (!k) {
+		if (!(k = new_kallsyms(&key))) {
 			pthread_mutex_unlock(&c->mu);
 			pd_error_reason(err, PD_ENOMEM, "out of memory");
 			return NULL;
 		}
-		k->kind = KIND_KALLSYMS;
-		k->flags = flags;
-		k->id[0] = key.id[0];
 		add_loading(c, k);
 		pthread_mutex_unlock(&c->mu);
 		load_kallsyms(c, k);
