@@ -7,10 +7,13 @@ python3-distributed) on the loopback, stopped at the end.
   worker's module cache found what its earlier tasks loaded);
 * a worker killed while it has tasks: the diff is still complete (Dask
   runs the lost tasks again on the other worker) or the script fails with
-  one line naming a lost recording -- never a side with fewer runs.
+  one line naming a lost recording -- never a side with fewer runs;
+* with a scheduler that retries nothing, the only worker killed: one
+  line naming the lost recording, exit status 2.
 
 Skipped without Dask or its `dask` command."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -55,15 +58,14 @@ def _log_tail(path, n=15):
         return ""
 
 
-@pytest.fixture(scope="module")
-def cluster(work):
-    """{'address', 'workers': {name: Popen}, 'client'}: a scheduler on a
-    free loopback port (the kernel's choice, read from its scheduler
-    file) and two single-threaded workers without nannies (so that
-    killing one kills it), each logging to a file."""
+@contextlib.contextmanager
+def started(d, names, env=None):
+    """{'address', 'workers': {name: Popen}, 'client', 'logs'}: a scheduler
+    on a free loopback port (the kernel's choice, read from its scheduler
+    file) and single-threaded workers without nannies (so that killing one
+    kills it), each logging to a file in `d`; all stopped at the end."""
     dask = _dask()
     from distributed import Client
-    d = os.path.join(work, "cluster")
     os.makedirs(d, exist_ok=True)
     sfile = os.path.join(d, "scheduler.json")
     procs, logs = [], {}
@@ -71,7 +73,7 @@ def cluster(work):
     def start(name, args):
         logs[name] = os.path.join(d, name + ".log")
         p = subprocess.Popen([dask, *args], stdout=subprocess.DEVNULL,
-                             stderr=open(logs[name], "w"), cwd=d)
+                             stderr=open(logs[name], "w"), cwd=d, env=env)
         procs.append(p)
         return p
 
@@ -87,16 +89,25 @@ def cluster(work):
         workers = {name: start(name, ["worker", address, "--name", name, "--nthreads", "1",
                                       "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
                                       "--local-directory", d])
-                   for name in ("w1", "w2")}
+                   for name in names}
         client = Client(address, timeout=STARTUP_S)
         try:
-            client.wait_for_workers(2, timeout=STARTUP_S)
+            client.wait_for_workers(len(names), timeout=STARTUP_S)
         except Exception:
-            pytest.fail("workers did not start:\n" + _log_tail(logs["w1"]) + _log_tail(logs["w2"]))
-        yield {"address": address, "workers": workers, "client": client, "logs": logs}
-        client.close()
+            pytest.fail("workers did not start:\n" +
+                        "".join(_log_tail(logs[n]) for n in names))
+        try:
+            yield {"address": address, "workers": workers, "client": client, "logs": logs}
+        finally:
+            client.close()
     finally:
         _stop(procs)
+
+
+@pytest.fixture(scope="module")
+def cluster(work):
+    with started(os.path.join(work, "cluster"), ("w1", "w2")) as c:
+        yield c
 
 
 def fleet(args, **kw):
@@ -168,11 +179,8 @@ def test_killed_worker(cluster, recordings, work, cli_out):
     again on w1 and recomputes the results lost with w2; the diff must
     then be the command's on every file, or the script must fail with one
     line naming one of them."""
-    client = cluster["client"]
-    w2 = cluster["workers"]["w2"]
-    if w2.poll() is not None:
+    if cluster["workers"]["w2"].poll() is not None:
         pytest.skip("w2 is gone already")
-    addr = next(a for a, w in client.scheduler_info()["workers"].items() if w["name"] == "w2")
     # twice each recording: more tasks than the workers can finish before
     # the kill, so that w2 dies with work in hand
     base = recordings["base"] * 2
@@ -180,15 +188,9 @@ def test_killed_worker(cluster, recordings, work, cli_out):
     out = os.path.join(work, "killed.json")
     p = fleet(["--scheduler", cluster["address"], "--all", "--json", out,
                "--base", *base, "--new", *new])
-    end = time.monotonic() + 60
-    while _processing_on(client, addr) == 0 and p.poll() is None and time.monotonic() < end:
-        time.sleep(0.01)
-    if p.poll() is not None:
+    if not _kill_with_tasks(cluster, "w2", p):
         pytest.fail("the run ended before w2 took a task: " + p.stderr.read())
-    os.kill(w2.pid, signal.SIGKILL)
-    w2.wait()
     _, err = p.communicate(timeout=300)
-    print(f"killed w2 mid-run: fleet_diff exit {p.returncode} {err.strip()}")
     if p.returncode == 0:
         same_as_command(out, base, new, cli_out)
     else:
@@ -196,3 +198,36 @@ def test_killed_worker(cluster, recordings, work, cli_out):
         assert p.returncode == 2 and len(lines) == 1, err
         assert any(lines[0].startswith(f"fleet_diff: {f}: ") for f in set(base + new)), err
         assert "Traceback" not in err
+
+
+def _kill_with_tasks(c, name, proc):
+    """SIGKILL worker `name` once the scheduler has given it a task of
+    `proc`'s run; False when the run ended first."""
+    client, w = c["client"], c["workers"][name]
+    addr = next(a for a, i in client.scheduler_info()["workers"].items() if i["name"] == name)
+    end = time.monotonic() + 60
+    while _processing_on(client, addr) == 0 and proc.poll() is None and time.monotonic() < end:
+        time.sleep(0.01)
+    if proc.poll() is not None:
+        return False
+    os.kill(w.pid, signal.SIGKILL)
+    w.wait()
+    return True
+
+
+def test_lost_recording_is_one_line(recordings, work):
+    """A scheduler that retries nothing (allowed-failures 0) and its only
+    worker killed with a task in hand: the task is lost for good, and the
+    script says which recording in one line, exit status 2."""
+    env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0")
+    with started(os.path.join(work, "noretry"), ("w1",), env=env) as c:
+        base, new = recordings["base"] * 2, recordings["new"] * 2
+        p = fleet(["--scheduler", c["address"], "--json", os.path.join(work, "lost.json"),
+                   "--base", *base, "--new", *new])
+        if not _kill_with_tasks(c, "w1", p):
+            pytest.fail("the run ended before w1 took a task: " + p.stderr.read())
+        _, err = p.communicate(timeout=300)
+    lines = err.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1, err
+    assert any(lines[0].startswith(f"fleet_diff: {f}: lost on the cluster: KilledWorker")
+               for f in set(base)), err
