@@ -690,7 +690,8 @@ void pd_shdso_close(pd_shdso *e)
 	pd_arena_free(&e->arena);
 }
 
-/* Worth sharing: the DWARF of a separate debug file, inflated once. */
+/* Worth sharing: a dso's files, table and DWARF (inflated once), for
+ * every session of the cache while its files stay the same. */
 static bool shareable(const pd_symbolizer *z, const pd_dsofiles *f)
 {
 	return z->cfg.cache && want_dwarf(z) && f->elf_path && f->vdso_fd < 0;
@@ -715,9 +716,9 @@ static bool load_shared(pd_symbolizer *z, pd_dsostate *st)
 	if (!e)
 		return false;
 	if (e->failed) {
-		pd_symcache_release(z->cfg.cache, ref);
 		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; frames stay [unknown]", st->name,
 				   e->err.message);
+		pd_symcache_release(z->cfg.cache, ref);   /* e may go now */
 		return true;
 	}
 	/* the cache's files, table and DWARF index, never closed or freed
