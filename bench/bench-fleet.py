@@ -1,37 +1,52 @@
 #!/usr/bin/env python3
-"""bench-fleet: examples/fleet_diff.py's throughput and client memory.
+"""bench-fleet: examples/fleet_diff.py end to end, against the command.
 
-    bench/bench-fleet.py [-o OUT] [-n TASKS] BUILD_DIR
+    bench/bench-fleet.py [-o OUT] [-s SIZES] [-d DISTINCT] [-r REPEAT] BUILD_DIR
 
 Records tests/workloads/diff_rename.c (hash_chunk, then renamed hash_block)
-4 times a side with `perf record -N -e cpu-clock -g`, 0.3 s each, once into
-OUT (bench/out/fleet), and then measures, with the interpreter running
-this script (its perfdiff module: BUILD_DIR/python; Dask installed):
+DISTINCT times a side (default 20) with `perf record -N -e cpu-clock -g`,
+0.1 s each, once into OUT (bench/out/fleet); a side of N recordings is
+those files over and over.  Then, with the interpreter running this script
+(its perfdiff module: BUILD_DIR/python; Dask installed), for each N of
+SIZES (default 10,100) recordings a side, median of REPEAT (default 3):
 
-  * recordings folded per second on a LocalCluster of 1 and of 2 worker
-    processes: TASKS recordings (default 40, the 8 files over and over)
-    submitted at once, from the first submit to the last pprof gathered,
-    cluster start-up left out;
-  * the client's peak RSS running fleet_diff.main() with 1, 10 and 100
-    runs a side (2 workers), each in a fresh process, its own
-    ru_maxrss (the workers are other processes).
+  * end to end: a fresh process running fleet_diff.main() with a
+    LocalCluster of 1 and of 2 worker processes (`--workers`), the JSON
+    diff written; its wall time, start-up of the interpreter and of the
+    cluster included, and its peak RSS (ru_maxrss of the client process:
+    the workers are other processes);
+  * recordings folded per second per worker: on a LocalCluster already up
+    and warmed by one task, 2N fold tasks submitted at once, from the first
+    submit to the last pprof gathered, divided by the workers;
+  * the command: `perfdiff diff BASE... -- NEW... --format=json` in one
+    process, and its peak RSS.
 
-Prints a Markdown table for docs/benchmarks.md.
+Prints Markdown tables for docs/benchmarks.md.
 """
 
 import argparse
+import json
 import os
-import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+CLIENT = r"""
+import resource, sys, time
+t = time.perf_counter()
+sys.path.insert(0, sys.argv[1])
+import fleet_diff
+rc = fleet_diff.main(sys.argv[3:])
+print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, rc)
+"""
 
-def record(out):
-    """4 recordings a side, made once; {'base': [...], 'new': [...]}."""
+
+def record(out, distinct):
+    """DISTINCT recordings a side, made once; {'base': [...], 'new': [...]}."""
     files = {}
     for side in ("base", "new"):
         exe = os.path.join(out, side + "-app")
@@ -40,69 +55,93 @@ def record(out):
             subprocess.run(["cc", *flags, *(["-DPD_NEW"] if side == "new" else []), "-o", exe,
                             os.path.join(ROOT, "tests/workloads/diff_rename.c")], check=True)
         files[side] = []
-        for i in range(4):
-            path = os.path.join(out, f"{side}{i}.data")
+        for i in range(distinct):
+            path = os.path.join(out, f"{side}{i:03d}.data")
             if not os.path.exists(path):
                 subprocess.run(["perf", "record", "-q", "-N", "-e", "cpu-clock", "-g", "-o",
-                                path, "--", exe, "300"], check=True, stderr=subprocess.DEVNULL)
+                                path, "--", exe, "100"], check=True, stderr=subprocess.DEVNULL)
             files[side].append(path)
     return files
 
 
-def throughput(files, workers, tasks):
+def side(files, name, n):
+    return [files[name][i % len(files[name])] for i in range(n)]
+
+
+def end_to_end(files, n, workers, out, env):
+    """(wall s, client peak RSS MB) of fleet_diff.main() in a fresh process."""
+    args = ["--workers", str(workers), "-q", "--json", os.path.join(out, "diff.json"),
+            "--base", *side(files, "base", n), "--new", *side(files, "new", n)]
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, "-c", CLIENT, os.path.join(ROOT, "examples"), "-",
+                        *args], capture_output=True, text=True, env=env, check=True)
+    wall = time.perf_counter() - t
+    inner, rss, rc = r.stdout.split()[-3:]
+    assert rc == "0", r.stderr
+    return wall, int(rss) / 1024
+
+
+def command(cli, files, n):
+    """(wall s, peak RSS MB) of `perfdiff diff` on the same files."""
+    base, new = side(files, "base", n), side(files, "new", n)
+    r = subprocess.run(["/usr/bin/time", "-f", "%e %M", cli, "diff", "-q", "--format=json",
+                        *base, "--", *new], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True, check=True)
+    wall, rss = r.stderr.split()[-2:]
+    return float(wall), int(rss) / 1024
+
+
+def fold_rate(files, n, workers):
+    """Recordings folded per second per worker on a warmed LocalCluster."""
     sys.path.insert(0, os.path.join(ROOT, "examples"))
     import fleet_diff
     from dask.distributed import Client, LocalCluster
-    paths = (files["base"] + files["new"]) * (tasks // 8 + 1)
+    paths = side(files, "base", n) + side(files, "new", n)
+    opts = {"merge_unresolved": True}
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
-        client.submit(fleet_diff.fold, paths[0], {}, pure=False).result()  # warm the workers
+        client.gather([client.submit(fleet_diff.fold, paths[0], opts, pure=False)
+                       for _ in range(workers)])   # warm each worker
         t0 = time.perf_counter()
-        futures = [client.submit(fleet_diff.fold, p, {}, pure=False) for p in paths[:tasks]]
-        size = sum(len(f.result()[0]) for f in futures)
-        return tasks / (time.perf_counter() - t0), size / tasks
-
-
-def client_rss(files, runs, out):
-    """Peak RSS (MB) of a process running fleet_diff.main() on `runs` a side."""
-    args = []
-    for side in ("base", "new"):
-        args += ["--" + side] + [files[side][i % 4] for i in range(runs)]
-    code = ("import resource, sys; sys.path.insert(0, sys.argv[1]); import fleet_diff\n"
-            "fleet_diff.main(sys.argv[3:] + ['-q', '--json', sys.argv[2]])\n"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
-    r = subprocess.run([sys.executable, "-c", code, os.path.join(ROOT, "examples"),
-                        os.path.join(out, "diff.json"), *args],
-                       capture_output=True, text=True, check=True)
-    return int(r.stdout.split()[-1]) / 1024
+        futures = [client.submit(fleet_diff.fold, p, opts, pure=False) for p in paths]
+        for f in futures:
+            assert f.result()[0]
+        return len(paths) / (time.perf_counter() - t0) / workers
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("-o", "--out", default=os.path.join(ROOT, "bench", "out", "fleet"))
-    ap.add_argument("-n", "--tasks", type=int, default=40)
+    ap.add_argument("-s", "--sizes", default="10,100")
+    ap.add_argument("-d", "--distinct", type=int, default=20)
+    ap.add_argument("-r", "--repeat", type=int, default=3)
     args = ap.parse_args()
-    sys.path.insert(0, os.path.join(os.path.abspath(args.build), "python"))
-    os.environ["PYTHONPATH"] = os.path.join(os.path.abspath(args.build), "python")
+    build = os.path.abspath(args.build)
+    sys.path.insert(0, os.path.join(build, "python"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"))
+    os.environ["PYTHONPATH"] = env["PYTHONPATH"]   # the LocalCluster's workers too
     import perfdiff  # noqa: F401  (fails here, not in a worker, when not built)
     for tool in ("perf", "cc"):
         if not shutil.which(tool):
             sys.exit(f"bench-fleet: {tool} is not installed")
     os.makedirs(args.out, exist_ok=True)
-    files = record(args.out)
-    print("| local workers | recordings folded per second | pprof bytes per recording |")
-    print("|---|---|---|")
-    for w in (1, 2):
-        rate, size = throughput(files, w, args.tasks)
-        print(f"| {w} | {rate:.1f} | {size / 1024:.1f} KB |")
-    print()
-    print("| runs a side | client peak RSS |")
-    print("|---|---|")
-    for runs in (1, 10, 100):
-        print(f"| {runs} | {client_rss(files, runs, args.out):.0f} MB |")
-    print(f"\n(max RSS of this process: "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)")
+    files = record(args.out, args.distinct)
+    cli = os.path.join(build, "perfdiff")
+    print(f"{args.distinct} distinct recordings a side (0.1 s each), median of {args.repeat}\n")
+    print("| runs a side | workers | end to end (start-up included) | client peak RSS "
+          "| folded per second per worker | `perfdiff diff` | its peak RSS |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for n in (int(x) for x in args.sizes.split(",")):
+        cmd = [command(cli, files, n) for _ in range(args.repeat)]
+        cw, cr = statistics.median(c[0] for c in cmd), statistics.median(c[1] for c in cmd)
+        for w in (1, 2):
+            e2e = [end_to_end(files, n, w, args.out, env) for _ in range(args.repeat)]
+            wall = statistics.median(e[0] for e in e2e)
+            rss = statistics.median(e[1] for e in e2e)
+            rate = statistics.median(fold_rate(files, n, w) for _ in range(args.repeat))
+            print(f"| {n} | {w} | {wall:.2f} s | {rss:.0f} MB | {rate:.0f} | {cw:.2f} s "
+                  f"| {cr:.0f} MB |", flush=True)
 
 
 if __name__ == "__main__":

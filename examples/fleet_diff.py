@@ -29,7 +29,13 @@ report` does); the client needs only the module.
 
 A recording that cannot be read (missing, unreadable, not perf.data nor
 pprof) ends the script with one line naming it, "fleet_diff: NAME: why",
-and exit status 2, as `perfdiff diff` does.
+and exit status 2, as `perfdiff diff` does; so does one whose task the
+cluster lost for good (its worker died more often than Dask retries).
+
+Workers name frames with the perfdiff module's symbol cache, one per
+worker process, kept from task to task: the kernel's table and each
+binary's symbols and DWARF are read once per worker, not once per
+recording (docs/python.md).
 
 Client memory: the two profiles (their distinct stacks, with a value per
 run and node) and the pprof bytes of the one run being added -- not the
@@ -64,7 +70,9 @@ class Unreadable(Exception):
 def fold(path: str, options: dict[str, Any]) -> Folded:
     """On a worker: one recording folded into pprof bytes, and the texts of
     the warnings reading it gave; (None, texts, the error's message) when
-    it cannot be read, so that the client says so in one line."""
+    it cannot be read, so that the client says so in one line.  Named with
+    the module's symbol cache, which the worker process keeps from one task
+    to the next."""
     import perfdiff
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -138,11 +146,26 @@ def submit(client: Client, inputs: list[Input], options: dict[str, Any]) -> list
     return futures
 
 
+def fetch(name: str, fut: Any) -> Folded:
+    """The Folded of one task.  Dask runs a task again when its worker dies
+    (up to distributed.scheduler.allowed-failures times) and recomputes a
+    result lost with one; past that, or on any other failure of the
+    cluster, the recording is lost: one line naming it, never a side
+    without it."""
+    try:
+        result: Folded = fut.result()
+    except Exception as e:  # KilledWorker, CommClosedError, a worker's crash
+        why = (str(e).strip().splitlines() or [""])[0]
+        raise Unreadable(f"{name}: lost on the cluster: {type(e).__name__}"
+                         f"{': ' + why if why else ''}") from None
+    return result
+
+
 def runs(inputs: list[Input], futures: list[Any], quiet: bool) -> Iterator[tuple[str, bytes]]:
     """(name, pprof bytes) of each run in order, each fetched when the
     profile is ready for it and then let go, on the client and the worker."""
     for (name, host, _, path), fut in zip(inputs, futures):
-        data, texts, err = fut.result()  # a Folded
+        data, texts, err = fetch(name, fut)
         fut.release()
         if not quiet:
             for t in texts:
@@ -150,6 +173,7 @@ def runs(inputs: list[Input], futures: list[Any], quiet: bool) -> Iterator[tuple
         if err is not None:   # the library's message starts with the path
             raise Unreadable(f"{name}{err[len(path):]}" if err.startswith(path) else
                              f"{name}: {err}")
+        assert data is not None  # fold() gives bytes or an error
         yield name, data
         del data
 

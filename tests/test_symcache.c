@@ -196,6 +196,29 @@ START_TEST(test_shared_equals_alone)
 	ck_assert_uint_eq(st.dsos, both.dsos);
 	ck_assert_uint_eq(st.kernel_tables, both.kernel_tables);
 	pd_symcache_free(c);
+
+	/* a budget of one byte: every entry goes once no session holds it,
+	 * the next session reads it again, and the frames stay the same */
+	pd_symcache_options co;
+	ck_assert_int_eq(pd_symcache_options_init(&co, PD_SYMCACHE_OPTIONS_VERSION), 0);
+	ck_assert_uint_eq(co.max_bytes, PD_SYMCACHE_MAX_BYTES_DEFAULT);
+	co.max_bytes = 1;
+	ck_assert_int_eq(pd_symcache_new_opts(&c, &co, &err), 0);
+	job tiny[2] = { { .path = g_data[0], .cache = c }, { .path = g_data[1], .cache = c } };
+	for (int i = 0; i < 2; i++) {
+		read_all(&tiny[i]);
+		check_job(&tiny[i]);
+		ck_assert_str_eq(tiny[i].out.text, alone[i].out.text);
+	}
+	ck_assert_int_eq(pd_symcache_stats_get(c, &st, PD_SYMCACHE_STATS_VERSION), 0);
+	ck_assert_uint_eq(st.max_bytes, 1);
+	ck_assert_uint_eq(st.dsos + st.kernel_tables, 0);
+	ck_assert_uint_eq(st.bytes, 0);
+	ck_assert_uint_ge(st.evictions, st.misses);
+	ck_assert_uint_ge(st.misses, 2 * both.dsos);   /* each read again */
+	pd_symcache_free(c);
+	for (int i = 0; i < 2; i++)
+		free(tiny[i].out.text);
 	fprintf(stderr, "symcache: %zu + %zu samples, %zu inline hot_inline frames, %zu kernel "
 		"frames named; shared, sequential and concurrent, identical to alone\n",
 		alone[0].out.samples, alone[1].out.samples, alone[0].out.inline_hot,
@@ -227,6 +250,24 @@ START_TEST(test_api_edges)
 	ck_assert_int_eq(pd_symcache_stats_get(c, NULL, PD_SYMCACHE_STATS_VERSION), PD_EINVAL);
 	for (size_t i = 0; i < sizeof st; i++)
 		ck_assert_uint_eq(((const unsigned char *)&st)[i], 0xa5);
+	/* version 1 (no counters): only its three fields written */
+	ck_assert_int_eq(pd_symcache_stats_get(c, &st, 1), 0);
+	ck_assert_uint_eq(st.dsos + st.kernel_tables + st.failed, 0);
+	ck_assert_uint_eq(st.hits, 0xa5a5a5a5a5a5a5a5ull);
+	pd_symcache_free(c);
+
+	/* options: versions known, and refused */
+	pd_symcache_options o;
+	ck_assert_int_eq(pd_symcache_options_init(&o, 0), PD_EINVAL);
+	ck_assert_int_eq(pd_symcache_options_init(&o, PD_SYMCACHE_OPTIONS_VERSION + 1), PD_EINVAL);
+	ck_assert_int_eq(pd_symcache_options_init(NULL, PD_SYMCACHE_OPTIONS_VERSION), PD_EINVAL);
+	pd_symcache_options bad = PD_SYMCACHE_OPTIONS_INIT;
+	bad.version = PD_SYMCACHE_OPTIONS_VERSION + 1;
+	ck_assert_int_eq(pd_symcache_new_opts(&c, &bad, &err), PD_EINVAL);
+	ck_assert_ptr_null(c);
+	ck_assert_int_eq(pd_symcache_new_opts(&c, NULL, &err), 0);
+	ck_assert_int_eq(pd_symcache_stats_get(c, &st, PD_SYMCACHE_STATS_VERSION), 0);
+	ck_assert_uint_eq(st.max_bytes, PD_SYMCACHE_MAX_BYTES_DEFAULT);
 	pd_symcache_free(c);
 }
 END_TEST

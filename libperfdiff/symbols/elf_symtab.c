@@ -265,6 +265,12 @@ fail_labels:
 	return NULL;
 }
 
+size_t pd_symtab_bytes(const pd_symtab *t)
+{
+	return t ? sizeof *t + t->n * (sizeof *t->syms + sizeof *t->maxend) +
+			   t->nlabels * sizeof *t->labels : 0;
+}
+
 void pd_symtab_free(pd_symtab *t)
 {
 	if (!t)

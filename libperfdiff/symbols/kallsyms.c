@@ -30,6 +30,7 @@ struct pd_kallsyms {
 	pd_kallsym *syms;
 	size_t n, naliases;
 	char *names;
+	size_t names_len;      /* the text's bytes, for pd_kallsyms_bytes */
 	size_t skipped;
 	bool all_zero;
 };
@@ -333,6 +334,7 @@ static int parse_owned(pd_kallsyms **out, char *text, size_t len, unsigned flags
 		return PD_ENOMEM;
 	}
 	k->names = text;
+	k->names_len = len + 1;
 	ks_scan sc;
 	if (scan(text, len, flags, &sc, &k->syms) < 0)
 		goto nomem;
@@ -427,6 +429,11 @@ int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, 
 	if (rc == PD_ECORRUPT)
 		pd_error_wrap(err, rc, NULL, PD_NO_OFFSET, "%s", path);
 	return rc;
+}
+
+size_t pd_kallsyms_bytes(const pd_kallsyms *k)
+{
+	return k ? sizeof *k + k->names_len + (k->n + k->naliases) * sizeof *k->syms : 0;
 }
 
 void pd_kallsyms_free(pd_kallsyms *k)

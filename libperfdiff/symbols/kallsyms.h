@@ -54,6 +54,8 @@ int pd_kallsyms_parse_flags(pd_kallsyms **out, const char *text, size_t len, uns
 int pd_kallsyms_load_flags(pd_kallsyms **out, const char *path, unsigned flags, pd_error *err);
 
 void pd_kallsyms_free(pd_kallsyms *k);
+/* The memory `k` holds, about (its text and its sorted symbols). */
+size_t pd_kallsyms_bytes(const pd_kallsyms *k);
 
 /* The symbol containing `addr`, or NULL. */
 const pd_kallsym *pd_kallsyms_find(const pd_kallsyms *k, uint64_t addr);

@@ -97,7 +97,7 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 		close(f.vdso_fd);
 	if (!f.elf_path || f.vdso_fd >= 0)
 		return;
-	/* with a pd_symcache, dsos with debug files are opened into it */
+	/* with a pd_symcache and DWARF wanted, dsos are opened into it */
 	if (pd_symbolizer_open_shared(z, &f))
 		return;
 	j->shadow = pd_dsostate_shadow(j->id.name, f.debug_path, z->cfg.symfs, z->cfg.threads,
@@ -138,7 +138,8 @@ static void load_kallsyms(struct pd_prefetch *pf)
 	unsigned flags = pf->z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
 	pd_kallsyms *ks = NULL;
 	if (pf->z->cfg.cache && !pd_symarchive_owns(pf->ks_path))
-		(void)pd_symcache_kallsyms(pf->z->cfg.cache, pf->ks_path, flags, NULL, NULL, NULL);
+		(void)pd_symcache_kallsyms(pf->z->cfg.cache, pf->ks_path, flags, NULL, NULL, NULL,
+					   NULL);
 	else if (pd_kallsyms_load_flags(&ks, pf->ks_path, flags, NULL) < 0)
 		ks = NULL;
 	/* published by finish()'s lock */

@@ -222,6 +222,8 @@ typedef struct pd_symtab pd_symtab;
  * allocation failure; a module without symbols gives an empty table. */
 pd_symtab *pd_symtab_build(Dwfl_Module *mod, pd_arena *arena);
 void pd_symtab_free(pd_symtab *t);
+/* The memory `t` holds, its names (in the arena) left out. */
+size_t pd_symtab_bytes(const pd_symtab *t);
 
 /* The symbol holding module address `addr` (a label's end is where the
  * next symbol or its section begins); false when none. */
@@ -434,6 +436,7 @@ typedef struct pd_dsoopen {
 
 typedef struct pd_shdso {
 	const char *elf_path, *debug_path, *symfs;   /* the key */
+	size_t bytes;                 /* memory held, about (shared_open) */
 	bool failed;
 	pd_error err;                 /* with failed: the reason, for a warning */
 	pd_dsoopen o;
@@ -453,24 +456,35 @@ typedef void (*pd_shdso_open_fn)(void *ctx, pd_shdso *e);
  * (pd_prefetch_help).  Called without the cache's lock. */
 typedef bool (*pd_symcache_help_fn)(void *ctx);
 
-/* The cache's entry for these files: opened by `open` for the first
- * caller, waited for by the others (running `help` meanwhile, if given).
- * NULL when memory is short. */
+/* An entry of the cache a session uses: kept (never dropped for the
+ * budget) until pd_symcache_release(). */
+typedef struct pd_symcache_entry pd_symcache_entry;
+
+/* The cache's entry for these files as they are on disk now: opened by
+ * `open` for the first caller, waited for by the others (running `help`
+ * meanwhile, if given).  NULL when memory is short.  With `hold`, the
+ * entry is the caller's until it releases *hold; without, NULL: the entry
+ * may be dropped at once and was only worth its loading (prefetch). */
 pd_shdso *pd_symcache_dso(pd_symcache *c, const char *elf_path, const char *debug_path,
 			  const char *symfs, pd_shdso_open_fn open, void *ctx,
-			  pd_symcache_help_fn help, void *help_ctx);
+			  pd_symcache_help_fn help, void *help_ctx, pd_symcache_entry **hold);
+/* Give back an entry held (NULL: nothing); unused entries past the budget
+ * are dropped then. */
+void pd_symcache_release(pd_symcache *c, pd_symcache_entry *e);
 /* For the prefetch thread: open the cache's entry for the files `f` when
  * `z` shares them (a debug file, DWARF wanted, a cache); false when not. */
 bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f);
 /* Release what an opened entry holds (symbolizer.c). */
 void pd_shdso_close(pd_shdso *e);
 
-/* The kallsyms table of `path` read with `flags`, loaded by the first
- * caller; NULL when it cannot be read, `err` (may be NULL) filled then,
- * always with a message.  The cache's. */
+/* The kallsyms table of `path` (as it is now) read with `flags`, loaded
+ * by the first caller; NULL when it cannot be read, `err` (may be NULL)
+ * filled then, always with a message.  The cache's: with `hold`, kept
+ * until *hold is released, as for pd_symcache_dso(). */
 const struct pd_kallsyms *pd_symcache_kallsyms(pd_symcache *c, const char *path,
 					       unsigned flags, pd_error *err,
-					       pd_symcache_help_fn help, void *help_ctx);
+					       pd_symcache_help_fn help, void *help_ctx,
+					       pd_symcache_entry **hold);
 
 /* For the prefetch thread (symbolizer.c): a state find_debuginfo can read
  * (name, debug_path, symfs, the thread budget for inflating, the servers

@@ -32,6 +32,7 @@ struct pd_kstate {
 	const char *ks_path;     /* the file ks was read from (symbol facts) */
 	unsigned ks_flags;       /* and how */
 	pd_kallsyms *ks_owned;   /* ks when not the pd_symcache's */
+	pd_symcache_entry *ks_ref;  /* ks when the cache's: held */
 	bool have_text;
 	uint64_t text;
 	pd_kallsyms *vm;         /* from the vmlinux; NULL: none or not ours */
@@ -53,6 +54,7 @@ void pd_symbolizer_free_kernel(pd_symbolizer *z)
 			free(v);
 		}
 		pd_kallsyms_free(k->ks_owned);
+		pd_symcache_release(z->cfg.cache, k->ks_ref);
 		pd_kallsyms_free(k->vm);
 		free(k);
 	}
@@ -133,10 +135,12 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 	e.message[0] = '\0'; /* PD_ENOMEM may come back without words */
 	pd_kallsyms *ks = NULL;
 	const pd_kallsyms *shared = NULL;
+	pd_symcache_entry *ref = NULL;
 	unsigned kflags = z->cfg.kernel_padding_names ? PD_KALLSYMS_KEEP_PADDING : 0;
 	if (z->cfg.cache && !pd_symarchive_owns(path)) {
 		/* another thread may be reading it: open dsos meanwhile */
-		shared = pd_symcache_kallsyms(z->cfg.cache, path, kflags, &e, pd_prefetch_help, z);
+		shared = pd_symcache_kallsyms(z->cfg.cache, path, kflags, &e, pd_prefetch_help, z,
+					      &ref);
 		if (!shared) {
 			pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; kernel frames stay [unknown]", path,
 					   e.message);
@@ -153,10 +157,12 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: every address is 0 (kptr_restrict); kernel frames stay [unknown]",
 				   path);
 		pd_kallsyms_free(ks);
+		pd_symcache_release(z->cfg.cache, ref);
 		return;
 	}
 	k->ks = table;
 	k->ks_owned = ks;
+	k->ks_ref = ref;
 	k->ks_path = pd_arena_strndup(&z->arena, path, strlen(path));
 	k->ks_flags = kflags;
 	k->have_text = pd_kallsyms_addr(table, "_text", &k->text) ||

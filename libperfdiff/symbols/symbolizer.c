@@ -52,6 +52,7 @@ struct pd_dsostate {
 	int vdso_copy_fd;
 	char vdso_copy_path[40];
 	pd_shdso *shared;        /* files, table and DWARF from the pd_symcache */
+	pd_symcache_entry *shared_ref;  /* held while this symbolizer lives */
 	bool reopen_failed;
 	uint64_t last_use;
 };
@@ -316,6 +317,7 @@ void pd_symbolizer_free(pd_symbolizer *z)
 			pd_symtab_free(st->o.symtab);
 			free(st->o.loads);
 		}
+		pd_symcache_release(z->cfg.cache, st->shared_ref);
 		if (st->have_vdso_copy)
 			close(st->vdso_copy_fd);
 		free(st);
@@ -621,6 +623,30 @@ static bool want_dwarf(const pd_symbolizer *z)
 
 /* ---- dsos from the pd_symcache ---- */
 
+/* The bytes of `elf`'s sections as libelf holds them (inflated once libdw
+ * has read them), about what keeping the file open costs. */
+static size_t elf_bytes(Elf *elf)
+{
+	size_t n = 0;
+	for (Elf_Scn *scn = NULL; elf && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS)
+			n += sh.sh_size;
+	}
+	return n;
+}
+
+/* What an opened entry holds, about: its files' sections and its table
+ * (the cache adds its arena). */
+static size_t shdso_bytes(pd_shdso *e, Elf *elf)
+{
+	Dwarf_Addr b;
+	Dwarf *dw = dwfl_module_getdwarf(e->o.mod, &b);
+	Elf *debug = dw ? dwarf_getelf(dw) : NULL;
+	return elf_bytes(elf) + (debug && debug != elf ? elf_bytes(debug) : 0) +
+	       pd_symtab_bytes(e->o.symtab) + e->o.nloads * sizeof *e->o.loads;
+}
+
 /*
  * Open a cache entry as load_state() opens a state of its own, except
  * that what the Dwfl points to (callbacks, the debuginfo path, the state
@@ -662,6 +688,7 @@ static void shared_open(void *ctx, pd_shdso *e)
 	e->o.dwarf = pd_dwarf_cache_new();  /* NULL: slower, still right */
 	if (!e->o.symtab)
 		goto oom;
+	e->bytes = shdso_bytes(e, elf);
 	e->failed = false;
 	return;
 oom:
@@ -680,12 +707,14 @@ void pd_shdso_close(pd_shdso *e)
 	pd_arena_free(&e->arena);
 }
 
-/* Worth sharing: the DWARF of a separate debug file, inflated once. */
+/* Worth sharing: a dso's files, table and DWARF (inflated once), for
+ * every session of the cache while its files stay the same. */
 static bool shareable(const pd_symbolizer *z, const pd_dsofiles *f)
 {
 	/* a tarball's copies are named by descriptor: no key for the cache */
-	return z->cfg.cache && want_dwarf(z) && f->elf_path && f->debug_path && f->vdso_fd < 0 &&
-	       !pd_symarchive_owns(f->elf_path) && !pd_symarchive_owns(f->debug_path);
+	return z->cfg.cache && want_dwarf(z) && f->elf_path && f->vdso_fd < 0 &&
+	       !pd_symarchive_owns(f->elf_path) &&
+	       !(f->debug_path && pd_symarchive_owns(f->debug_path));
 }
 
 bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f)
@@ -693,7 +722,7 @@ bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f)
 	if (!shareable(z, f))
 		return false;
 	(void)pd_symcache_dso(z->cfg.cache, f->elf_path, f->debug_path, z->cfg.symfs,
-			      shared_open, z, NULL, NULL);
+			      shared_open, z, NULL, NULL, NULL);
 	return true;
 }
 
@@ -701,13 +730,15 @@ bool pd_symbolizer_open_shared(pd_symbolizer *z, const pd_dsofiles *f)
  * has none for it (memory), true when done (st->failed says how). */
 static bool load_shared(pd_symbolizer *z, pd_dsostate *st)
 {
+	pd_symcache_entry *ref;
 	pd_shdso *e = pd_symcache_dso(z->cfg.cache, st->elf_path, st->debug_path, z->cfg.symfs,
-				      shared_open, z, pd_prefetch_help, z);
+				      shared_open, z, pd_prefetch_help, z, &ref);
 	if (!e)
 		return false;
 	if (e->failed) {
 		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; frames stay [unknown]", st->name,
 				   e->err.message);
+		pd_symcache_release(z->cfg.cache, ref);   /* e may go now */
 		return true;
 	}
 	/* the cache's files, table and DWARF index, never closed or freed
@@ -715,6 +746,7 @@ static bool load_shared(pd_symbolizer *z, pd_dsostate *st)
 	st->o = e->o;
 	st->o.dwfl = NULL;
 	st->shared = e;
+	st->shared_ref = ref;
 	st->failed = false;
 	return true;
 }

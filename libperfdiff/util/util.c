@@ -51,6 +51,14 @@ void pd_arena_free(pd_arena *a)
 	pd_arena_init(a);
 }
 
+size_t pd_arena_bytes(const pd_arena *a)
+{
+	size_t n = 0;
+	for (const pd_arena_chunk *c = a->head; c; c = c->next)
+		n += sizeof *c + c->cap;
+	return n;
+}
+
 void *pd_arena_alloc(pd_arena *a, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;

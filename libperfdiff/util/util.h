@@ -94,6 +94,8 @@ void *pd_zalloc_touched(size_t n, size_t size);
 
 void pd_arena_init(pd_arena *a);
 void pd_arena_free(pd_arena *a);
+/* The memory the arena's chunks hold. */
+size_t pd_arena_bytes(const pd_arena *a);
 /* 8-byte aligned, zeroed; NULL on allocation failure. */
 void *pd_arena_alloc(pd_arena *a, size_t n);
 /* Copy of the first `n` bytes of `s` (stops at a NUL), NUL-terminated. */

@@ -27,11 +27,13 @@ from ._perfdiff import (  # noqa: F401  (the module's API)
     Chain, CorruptError, DataLostWarning, Entry, Error, Frame, InvalidArgumentError,
     LimitError, MetadataWarning, MismatchWarning, Node, NotFoundWarning, NotPerfDataError,
     OutOfMemoryError, PerfdiffWarning, ReadError, Relation, Row, Run, Sample, Samples, Side,
-    UnsupportedError, UnverifiedWarning, library_version, samples,
+    SymbolCache, UnsupportedError, UnverifiedWarning, default_symbol_cache, library_version,
+    samples,
 )
 
 __all__ = [
-    "Profile", "Diff", "samples", "library_version", "Error", "InvalidArgumentError",
+    "Profile", "Diff", "samples", "library_version", "SymbolCache", "default_symbol_cache",
+    "Error", "InvalidArgumentError",
     "OutOfMemoryError", "ReadError", "NotPerfDataError", "UnsupportedError",
     "CorruptError", "LimitError", "PerfdiffWarning", "DataLostWarning",
     "MetadataWarning", "UnverifiedWarning", "NotFoundWarning", "MismatchWarning",
@@ -61,7 +63,7 @@ class Profile(_perfdiff.Profile):
     keep_suffixes=False, hide_unresolved=False, merge_unresolved=False, lkp=False,
     comm=None, pid=None, tid=None, cpu=None, dso=None, time=None, kallsyms=None, symfs=None,
     buildid_dir=None, vmlinux=None, jit_dir=None, max_stack=None, unwinder=None,
-    threads=None)
+    threads=None, symbols=None)
 
     One run per input.  An input is a path (str or os.PathLike) to a
     perf.data file, a `perf record --threads` directory or a pprof file
@@ -75,8 +77,10 @@ class Profile(_perfdiff.Profile):
     reads the file (what lkp_keys() needs); the filters take a value or a
     list of values, `time` a (start_ns, end_ns) pair (None: open).  `event`
     chooses the event methods use by default (else cycles, cpu-clock, ...,
-    the robot's choice).  Raises a perfdiff.Error on an input that cannot
-    be read.
+    the robot's choice).  `symbols` is the SymbolCache the inputs are named
+    with: None, the module's own (default_symbol_cache(): one per process,
+    kept across profiles), a SymbolCache of your own, or False for none.
+    Raises a perfdiff.Error on an input that cannot be read.
     """
 
     def rows(self, metric="children", event=None):

@@ -10,8 +10,8 @@
 # `mypy --strict` on examples/.
 import os
 from _typeshed import structseq
-from typing import (Any, Final, Iterable, Iterator, Literal, Optional, Sequence, Union, final,
-                    overload)
+from typing import (Any, Final, Iterable, Iterator, Literal, Optional, Sequence, TypedDict, Union,
+                    final, overload)
 
 _Path = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
 _Buffer = Union[bytes, bytearray, memoryview]
@@ -22,6 +22,24 @@ _Ids = Union[None, int, Sequence[int]]
 
 __version__: str
 def library_version() -> str: ...
+
+class _SymbolCacheStats(TypedDict):
+    kernel_tables: int
+    dsos: int
+    failed: int
+    hits: int
+    misses: int
+    evictions: int
+    bytes: int
+    max_bytes: int
+
+@final
+class SymbolCache:
+    def __init__(self, max_bytes: Optional[int] = ...) -> None: ...
+    def stats(self) -> _SymbolCacheStats: ...
+
+def default_symbol_cache() -> SymbolCache: ...
+_Symbols = Union[None, Literal[False], SymbolCache]
 
 class Error(Exception):
     code: int
@@ -285,7 +303,8 @@ class Profile:
                  kallsyms: Optional[_Path] = ..., symfs: Optional[_Path] = ...,
                  buildid_dir: Optional[_Path] = ..., vmlinux: Optional[_Path] = ...,
                  jit_dir: Optional[_Path] = ..., max_stack: Optional[int] = ...,
-                 unwinder: Optional[str] = ..., threads: Optional[int] = ...) -> None: ...
+                 unwinder: Optional[str] = ..., threads: Optional[int] = ...,
+                 symbols: _Symbols = ...) -> None: ...
     @property
     def events(self) -> list[str]: ...
     @property
@@ -360,4 +379,5 @@ def samples(path: _Path, *, event: Union[None, str, bytes] = ..., inline: bool =
             kallsyms: Optional[_Path] = ..., symfs: Optional[_Path] = ...,
             buildid_dir: Optional[_Path] = ..., vmlinux: Optional[_Path] = ...,
             jit_dir: Optional[_Path] = ..., max_stack: Optional[int] = ...,
-            unwinder: Optional[str] = ..., threads: Optional[int] = ...) -> Samples: ...
+            unwinder: Optional[str] = ..., threads: Optional[int] = ...,
+            symbols: _Symbols = ...) -> Samples: ...

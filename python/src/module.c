@@ -412,7 +412,16 @@ static PyObject *version(PyObject *mod, PyObject *unused)
 	return pdpy_str(pd_version());
 }
 
+static PyObject *default_symcache(PyObject *mod, PyObject *unused)
+{
+	(void)unused;
+	return Py_XNewRef(pdpy_default_symcache(PyModule_GetState(mod)));
+}
+
 static PyMethodDef methods[] = {
+	{ "default_symbol_cache", default_symcache, METH_NOARGS,
+	  "default_symbol_cache() -> SymbolCache: the one Profile and samples() use without "
+	  "symbols=, made on first use and kept while the module lives" },
 	{ "samples", (PyCFunction)(void (*)(void))pdpy_samples_open, METH_VARARGS | METH_KEYWORDS,
 	  "samples(path, event=None, **options) -> iterator of Sample" },
 	{ "library_version", version, METH_NOARGS, "The linked libperfdiff's version." },
@@ -430,6 +439,8 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
 		Py_VISIT(st->errors[i]);
 	for (int i = 0; st && i < 6; i++)
 		Py_VISIT(st->warnings[i]);
+	if (st)
+		Py_VISIT(st->default_symcache);
 	return 0;
 }
 
@@ -442,6 +453,8 @@ static int module_clear(PyObject *m)
 		Py_CLEAR(st->errors[i]);
 	for (int i = 0; st && i < 6; i++)
 		Py_CLEAR(st->warnings[i]);
+	if (st)
+		Py_CLEAR(st->default_symcache);
 	return 0;
 }
 
@@ -479,7 +492,8 @@ static int module_exec(PyObject *m)
 	return add_records(m, st) < 0 || add_errors(m, st) < 0 || add_warnings(m, st) < 0 ||
 	       add_type(m, &pdpy_profile_spec, &st->classes[PDPY_PROFILE]) < 0 ||
 	       add_type(m, &pdpy_diff_spec, &st->classes[PDPY_DIFF]) < 0 ||
-	       add_type(m, &pdpy_samples_spec, &st->classes[PDPY_SAMPLES]) < 0
+	       add_type(m, &pdpy_samples_spec, &st->classes[PDPY_SAMPLES]) < 0 ||
+	       add_type(m, &pdpy_symcache_spec, &st->classes[PDPY_SYMCACHE]) < 0
 		       ? -1 : 0;
 }
 

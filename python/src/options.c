@@ -35,6 +35,7 @@ void pdpy_opts_free(pdpy_opts *o)
 	for (size_t i = 0; i < 3; i++)
 		free(o->ids[i]);
 	free(o->event);
+	Py_XDECREF(o->symbols);
 	free(o);
 }
 
@@ -238,7 +239,7 @@ static int parse_profile(pdpy_opts *o, PyObject *kw, Py_ssize_t *taken)
 
 static const char *const session_keys[] = {
 	"event", "inline", "perf_compat", "demangle", "max_stack", "threads", "unwinder",
-	"symfs", "kallsyms", "buildid_dir", "vmlinux", "jit_dir",
+	"symfs", "kallsyms", "buildid_dir", "vmlinux", "jit_dir", "symbols",
 };
 static const char *const profile_keys[] = {
 	"comm", "dso", "pid", "tid", "cpu", "time", "lkp", "keep_suffixes", "hide_unresolved",
@@ -272,7 +273,17 @@ static int unknown_key(PyObject *kw, int profile)
 	return 0;
 }
 
-pdpy_opts *pdpy_opts_parse(const pdpy_state *st, PyObject *kw, int profile)
+/* `symbols=`: the SymbolCache the session shares (perfdiff/symcache.h). */
+static int parse_symbols(pdpy_state *st, pdpy_opts *o, PyObject *kw)
+{
+	PyObject *v = kw ? PyDict_GetItemString(kw, "symbols") : NULL;
+	if (pdpy_symcache_arg(st, v, &o->symbols) < 0)
+		return -1;
+	o->so.symcache = o->symbols ? ((pdpy_symcache *)o->symbols)->c : NULL;
+	return 0;
+}
+
+pdpy_opts *pdpy_opts_parse(pdpy_state *st, PyObject *kw, int profile)
 {
 	pdpy_opts *o = calloc(1, sizeof *o);
 	if (!o) {
@@ -292,7 +303,7 @@ pdpy_opts *pdpy_opts_parse(const pdpy_state *st, PyObject *kw, int profile)
 	if ((ev && !(o->event = pdpy_strdup(ev))) ||
 	    (!profile && take_flag(kw, "srcline", &taken, &o->so.flags, PD_SESSION_SRCLINE, 1) < 0) ||
 	    parse_session(o, kw, &taken, profile) < 0 ||
-	    (profile && parse_profile(o, kw, &taken) < 0) ||
+	    (profile && parse_profile(o, kw, &taken) < 0) || parse_symbols(st, o, kw) < 0 ||
 	    (kw && unknown_key(kw, profile) < 0)) {
 		pdpy_opts_free(o);
 		return NULL;

@@ -6,7 +6,8 @@
  * only <perfdiff/perfdiff.h> and links the shared library, as any user's
  * program would.  One file per concern: module.c (types, exceptions,
  * warnings), options.c (keyword arguments into the library's options),
- * profile.c, diff.c, samples.c (the three Python types), out.c (a
+ * profile.c, diff.c, samples.c (the three Python types over sessions and
+ * profiles), symcache.c (SymbolCache, the module's default one), out.c (a
  * pd_writer into a Python string).
  *
  * Python objects wrapping library handles carry a lock: the GIL is released
@@ -36,7 +37,7 @@ enum pdpy_class {
 	PDPY_RUN, PDPY_ENTRY, PDPY_CHAIN, PDPY_NODE, PDPY_FRAME, PDPY_SAMPLE,
 	PDPY_SIDE, PDPY_ROW, PDPY_RELATION,
 	/* the types wrapping library handles */
-	PDPY_PROFILE, PDPY_DIFF, PDPY_SAMPLES,
+	PDPY_PROFILE, PDPY_DIFF, PDPY_SAMPLES, PDPY_SYMCACHE,
 	PDPY_NCLASSES
 };
 
@@ -44,6 +45,7 @@ typedef struct pdpy_state {
 	PyObject *classes[PDPY_NCLASSES];   /* by pdpy_class */
 	PyObject *errors[9];   /* [1]: perfdiff.Error; [2..8]: by -code (PD_EINVAL..) */
 	PyObject *warnings[6]; /* by pd_warning_kind; [0]: PerfdiffWarning */
+	PyObject *default_symcache;  /* the module's SymbolCache, NULL until used */
 } pdpy_state;
 
 /* The state of the module whose type `type` is or derives from.  An
@@ -52,7 +54,15 @@ typedef struct pdpy_state {
 pdpy_state *pdpy_state_of(PyTypeObject *type);
 
 /* The three types, as specs the module makes its heap types from. */
-extern PyType_Spec pdpy_profile_spec, pdpy_diff_spec, pdpy_samples_spec;
+extern PyType_Spec pdpy_profile_spec, pdpy_diff_spec, pdpy_samples_spec, pdpy_symcache_spec;
+
+/* A wrapped pd_symcache (symcache.c): thread-safe in the library, so no
+ * lock; NULL `c` until __init__ ran. */
+typedef struct pdpy_symcache {
+	PyObject_HEAD
+	pdpy_state *st;
+	pd_symcache *c;
+} pdpy_symcache;
 
 /* The warnings the library hands its sink (pdpy_sink, the `warn` of the
  * options) while the GIL is released or an object's lock is held, kept
@@ -136,12 +146,25 @@ typedef struct pdpy_opts {
 	size_t nnames[2];
 	uint32_t *ids[3];            /* pid, tid, cpu lists */
 	char *event;                 /* `event=`, or NULL */
+	PyObject *symbols;           /* the SymbolCache so.symcache is, or NULL */
 } pdpy_opts;
 
 /* Options from the keyword arguments the Profile and samples() share
  * (`profile`: also filters and profile flags); NULL with an exception. */
-pdpy_opts *pdpy_opts_parse(const pdpy_state *st, PyObject *kw, int profile);
+pdpy_opts *pdpy_opts_parse(pdpy_state *st, PyObject *kw, int profile);
+/* With the GIL (it lets go of the SymbolCache): after the profile or
+ * session using the options is freed. */
 void pdpy_opts_free(pdpy_opts *o);
+
+/* ---- symcache.c */
+
+/* The SymbolCache `symbols=` names (None or absent: the module's own,
+ * made on first use; False: none, *out NULL), a new reference; -1 with a
+ * TypeError for anything else. */
+int pdpy_symcache_arg(pdpy_state *st, PyObject *v, PyObject **out);
+/* The module's own cache (borrowed), made on first use; NULL with an
+ * exception. */
+PyObject *pdpy_default_symcache(pdpy_state *st);
 
 /* 0 when __init__ may run on an object in `phase` (EMPTY); else -1 with
  * a RuntimeError naming `type` ("made once", "running"). */

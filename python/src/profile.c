@@ -23,6 +23,8 @@
 static int profile_traverse(pdpy_profile *self, visitproc visit, void *arg)
 {
 	Py_VISIT(Py_TYPE(self)); /* a heap type: the object holds it */
+	if (self->opts)
+		Py_VISIT(self->opts->symbols);   /* the SymbolCache it reads with */
 	return 0;
 }
 

@@ -60,6 +60,8 @@ static void session_free(pd_session *s)
 static int samples_traverse(pdpy_samples *self, visitproc visit, void *arg)
 {
 	Py_VISIT(Py_TYPE(self));
+	if (self->opts)
+		Py_VISIT(self->opts->symbols);   /* the SymbolCache it reads with */
 	return 0;
 }
 
