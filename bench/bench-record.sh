@@ -5,13 +5,17 @@
 # `perf record -a -g`, at the same frequencies, each recorder started
 # before the workload and stopped (SIGINT) after it.
 #
-#   bench/bench-record.sh [-r RUNS] [-o DIR] [-f "1000 4000 10000"] [PERFDIFF]
+#   bench/bench-record.sh [-r RUNS] [-n REPEAT] [-o DIR] [-f "1000 4000 10000"] [PERFDIFF]
 #
 #   PERFDIFF   the perfdiff to time, or the build directory holding it
 #              (default build/perfdiff)
 #   -r RUNS    runs of each (recorder, frequency) (default 3; the median
 #              is printed)
 #   -f FREQS   the frequencies (default 1000 4000 10000 Hz)
+#   -n REPEAT  the workload this many times in a row under one recording
+#              (default 1): perf.data grows with the samples, perfdiff's
+#              output with the distinct stacks, so their sizes part with
+#              the length of the recording
 #   -o DIR     where the recordings go (default bench/out/record)
 #
 # Prints one line per (recorder, frequency): the workload's wall time and
@@ -24,13 +28,14 @@ BENCH_NAME=bench-record
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-RUNS=3 FREQS="1000 4000 10000"
+RUNS=3 FREQS="1000 4000 10000" REPEAT=1
 OUT=$ROOT/bench/out/record
-while getopts "r:o:f:h" opt; do
+while getopts "r:n:o:f:h" opt; do
 	case $opt in
 	r) RUNS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	f) FREQS=$OPTARG ;;
+	n) REPEAT=$OPTARG ;;
 	*) bench_usage 2 20 ;;
 	esac
 done
@@ -42,12 +47,17 @@ mkdir -p "$OUT"
 W=$OUT/record_work
 cc -O2 -o "$W" "$ROOT/bench/record_work.c" || die "cannot build record_work.c"
 
+# The workload REPEAT times: "WALL_MS WORK_CPU_MS", summed.
+work() {
+	for ((k = 0; k < REPEAT; k++)); do "$W"; done | awk '{ w += $1; c += $2 } END { print w, c }'
+}
+
 # One run of the workload under recorder $1 ("bare", "perfdiff", "perf")
 # at $2 Hz: prints "WALL_MS WORK_CPU_MS CPU_MS BYTES SAMPLES".
 one() {
 	local rec=$1 hz=$2 out pid wall cpu bytes samples
 	case $rec in
-	bare) echo "$("$W") 0 0 0"; return ;;
+	bare) echo "$(work) 0 0 0"; return ;;
 	perfdiff) out=$OUT/rec.pb.gz
 		/usr/bin/time -f "%U %S" -o "$OUT/time" "$PD" record -q -a -F "$hz" -o "$out" &
 		;;
@@ -58,7 +68,7 @@ one() {
 	esac
 	pid=$!
 	sleep 1    # the recorder is loaded and sampling
-	wall=$("$W")
+	wall=$(work)
 	# SIGINT to the recorder under time(1)
 	pkill -INT -P "$pid" || true
 	wait "$pid" || true
