@@ -473,21 +473,7 @@ END_TEST
 
 /* `perfdiff ARGS` (printf-style): its stdout; the test fails unless it
  * exits 0 or 1 (read with warnings). */
-static char *cli(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *cli(const char *dir, const char *fmt, ...)
-{
-	char args[8 * PATHMAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	int st;
-	char *err = NULL;
-	char *out = pd_test_cli(dir, args, &st, &err);
-	ck_assert_msg(st == 0 || st == 1, "perfdiff %s: status %d: %s", args, st, err);
-	free(err);
-	return out;
-}
+#define cli pd_test_cli_read
 
 /* Two builds of diff_rename (hash_chunk renamed hash_block), two runs a
  * side of two events; exports made, binaries deleted: the diff and the

@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,6 +318,21 @@ char *pd_test_cli(const char *dir, const char *args, int *status, char **err)
 		*err = text;
 	else
 		free(text);
+	return out;
+}
+
+char *pd_test_cli_read(const char *dir, const char *fmt, ...)
+{
+	char args[8 * PD_TEST_PATHMAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	int st;
+	char *err = NULL;
+	char *out = pd_test_cli(dir, args, &st, &err);
+	ck_assert_msg(st == 0 || st == 1, "perfdiff %s: status %d: %s", args, st, err);
+	free(err);
 	return out;
 }
 

@@ -130,6 +130,11 @@ void pd_test_lab_close(char *dir);
  * exit status 1 would otherwise pass for "read with warnings". */
 char *pd_test_cli(const char *dir, const char *args, int *status, char **err);
 
+/* pd_test_cli() of printf-formatted ARGS that must exit 0 or 1 (read, with
+ * warnings or not): stdout returned (caller frees). */
+char *pd_test_cli_read(const char *dir, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* ---- recordings of binaries that are not on this machine ----
  * (perfparser's test data: static binaries shipped next to their
  * `--call-graph dwarf` recordings) */
