@@ -8,39 +8,6 @@
 
 #define SCHEMA "perfdiff.diff/1"
 
-static void key_str(pd_writer *w, const char *k, const char *v)
-{
-	pdo_json_key(w, k);
-	pdo_json_item(w);
-	pdo_json_str(w, v);
-}
-
-static void key_real(pd_writer *w, const char *k, double x)
-{
-	pdo_json_key(w, k);
-	pdo_json_item(w);
-	pdo_json_real(w, x);
-}
-
-static void key_bool(pd_writer *w, const char *k, bool v)
-{
-	pdo_json_key(w, k);
-	pdo_json_raw(w, v ? "true" : "false");
-}
-
-static void key_u64(pd_writer *w, const char *k, uint64_t v)
-{
-	pdo_json_key(w, k);
-	pdo_json_item(w);
-	pdo_json_u64(w, v);
-}
-
-static void key_null(pd_writer *w, const char *k)
-{
-	pdo_json_key(w, k);
-	pdo_json_raw(w, "null");
-}
-
 /* An array of the strings `v`, or of `first` alone when there is no `v`. */
 static void key_strs(pd_writer *w, const char *k, const char *const *v, size_t n,
 		     const char *first)
@@ -59,33 +26,33 @@ static void key_strs(pd_writer *w, const char *k, const char *const *v, size_t n
 /* The net change's own test (its shift row). */
 static void relation_test(pd_writer *w, const pd_diff_relation *r)
 {
-	key_bool(w, "significant", r->row && r->row->significant);
+	pdo_json_key_bool(w, "significant", r->row && r->row->significant);
 	if (r->row) {
-		key_real(w, "p_value", r->row->p_value);
-		key_real(w, "q_value", r->row->q_value);
+		pdo_json_key_real(w, "p_value", r->row->p_value);
+		pdo_json_key_real(w, "q_value", r->row->q_value);
 	} else {
-		key_null(w, "p_value");
-		key_null(w, "q_value");
+		pdo_json_key_null(w, "p_value");
+		pdo_json_key_null(w, "q_value");
 	}
-	key_bool(w, "rows_significant", r->rows_significant);
+	pdo_json_key_bool(w, "rows_significant", r->rows_significant);
 }
 
 static void relation_obj(pd_writer *w, const pd_diff_relation *r)
 {
 	pdo_json_open(w, '{');
-	key_str(w, "kind", pd_diff_relation_kind_name(r->kind));
-	key_str(w, "base_symbol", r->base_symbol);
-	key_str(w, "new_symbol", r->new_symbol);
+	pdo_json_key_str(w, "kind", pd_diff_relation_kind_name(r->kind));
+	pdo_json_key_str(w, "base_symbol", r->base_symbol);
+	pdo_json_key_str(w, "new_symbol", r->new_symbol);
 	key_strs(w, "base_symbols", r->base_symbols, r->nbase_symbols, r->base_symbol);
 	key_strs(w, "new_symbols", r->new_symbols, r->nnew_symbols, r->new_symbol);
-	key_str(w, "base_parent", r->base_parent);
-	key_str(w, "new_parent", r->new_parent);
-	key_str(w, "dso", r->dso);
-	key_real(w, "base_change", r->base_change);
-	key_real(w, "new_change", r->new_change);
-	key_real(w, "net", r->net);
-	key_real(w, "score", r->score);
-	key_str(w, "evidence", r->evidence);
+	pdo_json_key_str(w, "base_parent", r->base_parent);
+	pdo_json_key_str(w, "new_parent", r->new_parent);
+	pdo_json_key_str(w, "dso", r->dso);
+	pdo_json_key_real(w, "base_change", r->base_change);
+	pdo_json_key_real(w, "new_change", r->new_change);
+	pdo_json_key_real(w, "net", r->net);
+	pdo_json_key_real(w, "score", r->score);
+	pdo_json_key_str(w, "evidence", r->evidence);
 	relation_test(w, r);
 	pdo_json_close(w, '}');
 }
@@ -94,8 +61,8 @@ static void side_of_row(pd_writer *w, const char *k, const pd_diff_side *s)
 {
 	pdo_json_key(w, k);
 	pdo_json_open(w, '{');
-	key_real(w, "mean", s->mean);
-	key_real(w, "stddev", s->stddev);
+	pdo_json_key_real(w, "mean", s->mean);
+	pdo_json_key_real(w, "stddev", s->stddev);
 	pdo_json_key(w, "runs");
 	pdo_json_open(w, '[');
 	for (size_t i = 0; i < s->nruns && s->runs; i++) {
@@ -103,30 +70,30 @@ static void side_of_row(pd_writer *w, const char *k, const pd_diff_side *s)
 		pdo_json_real(w, s->runs[i]);
 	}
 	pdo_json_close(w, ']');
-	key_u64(w, "present", s->present);
+	pdo_json_key_u64(w, "present", s->present);
 	pdo_json_close(w, '}');
 }
 
 static void row_obj(pd_writer *w, const pd_diff_row *r)
 {
 	pdo_json_open(w, '{');
-	key_str(w, "metric", pd_diff_metric_name(r->metric));
-	key_str(w, "key", r->key);
-	key_str(w, "symbol", r->symbol);
-	key_str(w, "dso", r->dso);
+	pdo_json_key_str(w, "metric", pd_diff_metric_name(r->metric));
+	pdo_json_key_str(w, "key", r->key);
+	pdo_json_key_str(w, "symbol", r->symbol);
+	pdo_json_key_str(w, "dso", r->dso);
 	side_of_row(w, "base", &r->base);
 	side_of_row(w, "new", &r->new);
-	key_real(w, "change", r->change);
-	key_bool(w, "significant", r->significant);
-	key_real(w, "p_value", r->p_value);
-	key_real(w, "q_value", r->q_value);
-	key_bool(w, "tested", r->tested);
-	key_str(w, "process", r->process);
+	pdo_json_key_real(w, "change", r->change);
+	pdo_json_key_bool(w, "significant", r->significant);
+	pdo_json_key_real(w, "p_value", r->p_value);
+	pdo_json_key_real(w, "q_value", r->q_value);
+	pdo_json_key_bool(w, "tested", r->tested);
+	pdo_json_key_str(w, "process", r->process);
 	if (r->relation) {
 		pdo_json_key(w, "relation");
 		relation_obj(w, r->relation);
 	} else {
-		key_null(w, "relation");
+		pdo_json_key_null(w, "relation");
 	}
 	pdo_json_close(w, '}');
 }
@@ -134,12 +101,12 @@ static void row_obj(pd_writer *w, const pd_diff_row *r)
 /* What the side's numbers rest on (facts.c). */
 static void side_facts(pd_writer *w, const pdo_facts *f)
 {
-	key_real(w, "unresolved_pct", f->unresolved_pct);
+	pdo_json_key_real(w, "unresolved_pct", f->unresolved_pct);
 	key_strs(w, "truncated", f->truncated, f->ntruncated, NULL);
-	key_u64(w, "lost", f->lost);
-	key_u64(w, "samples_read", f->read);
-	key_u64(w, "fewest_run_samples", f->fewest);
-	key_bool(w, "too_few_samples", f->too_few);
+	pdo_json_key_u64(w, "lost", f->lost);
+	pdo_json_key_u64(w, "samples_read", f->read);
+	pdo_json_key_u64(w, "fewest_run_samples", f->fewest);
+	pdo_json_key_bool(w, "too_few_samples", f->too_few);
 	key_strs(w, "unmatched_filters", f->unmatched, f->nunmatched, NULL);
 	pdo_stack_filters_json(w, f->prof, f->ev);
 }
@@ -150,9 +117,9 @@ static void side_obj(const pdo_diff *v, const char *k, int side)
 	pdo_json_key(w, k);
 	pdo_json_open(w, '{');
 	key_strs(w, "files", v->files[side], v->nfiles[side], NULL);
-	key_u64(w, "runs", v->nruns[side]);
-	key_u64(w, "samples", pd_diff_samples(v->d, side, SIZE_MAX));
-	key_u64(w, "total", pd_diff_total(v->d, side, SIZE_MAX));
+	pdo_json_key_u64(w, "runs", v->nruns[side]);
+	pdo_json_key_u64(w, "samples", pd_diff_samples(v->d, side, SIZE_MAX));
+	pdo_json_key_u64(w, "total", pd_diff_total(v->d, side, SIZE_MAX));
 	side_facts(w, &v->facts[side]);
 	pdo_json_close(w, '}');
 }
@@ -165,18 +132,18 @@ static void options_obj(const pdo_diff *v)
 	const pd_diff_options *o = &v->opts;
 	pdo_json_key(w, "options");
 	pdo_json_open(w, '{');
-	key_bool(w, "absolute", o->flags & PD_DIFF_ABSOLUTE);
-	key_bool(w, "align", !(o->flags & PD_DIFF_NO_ALIGN));
-	key_bool(w, "tree", o->flags & PD_DIFF_TREE_ROWS);
-	key_bool(w, "lkp_keys", o->flags & PD_DIFF_LKP_KEYS);
-	key_bool(w, "all", v->all);
-	key_u64(w, "depth", o->depth);
-	key_real(w, "min_change", o->min_change);
-	key_real(w, "fdr", o->fdr);
-	key_real(w, "rename_score", o->rename_score);
-	key_str(w, "sort", sort_names[(unsigned)v->opts_sort <= PD_DIFF_SORT_NAME ? v->opts_sort
+	pdo_json_key_bool(w, "absolute", o->flags & PD_DIFF_ABSOLUTE);
+	pdo_json_key_bool(w, "align", !(o->flags & PD_DIFF_NO_ALIGN));
+	pdo_json_key_bool(w, "tree", o->flags & PD_DIFF_TREE_ROWS);
+	pdo_json_key_bool(w, "lkp_keys", o->flags & PD_DIFF_LKP_KEYS);
+	pdo_json_key_bool(w, "all", v->all);
+	pdo_json_key_u64(w, "depth", o->depth);
+	pdo_json_key_real(w, "min_change", o->min_change);
+	pdo_json_key_real(w, "fdr", o->fdr);
+	pdo_json_key_real(w, "rename_score", o->rename_score);
+	pdo_json_key_str(w, "sort", sort_names[(unsigned)v->opts_sort <= PD_DIFF_SORT_NAME ? v->opts_sort
 										   : 0]);
-	key_real(w, "percent_limit", v->percent_limit);
+	pdo_json_key_real(w, "percent_limit", v->percent_limit);
 	pdo_json_close(w, '}');
 }
 
@@ -184,9 +151,9 @@ static void options_obj(const pdo_diff *v)
 static void key_prior(pd_writer *w, const char *k, bool have, double x)
 {
 	if (have)
-		key_real(w, k, x);
+		pdo_json_key_real(w, k, x);
 	else
-		key_null(w, k);
+		pdo_json_key_null(w, k);
 }
 
 /* The priors of the test: the runs' and the time blocks' variation, as
@@ -203,24 +170,24 @@ static void variation_obj(pd_writer *w, const pd_diff *d)
 	bool blk = pd_diff_block_prior(d, &phi, &df, NULL, blocks);
 	key_prior(w, "blocks_phi", blk, phi);
 	key_prior(w, "blocks_df", blk, df);
-	key_u64(w, "base_blocks", blocks[0]);
-	key_u64(w, "new_blocks", blocks[1]);
-	key_real(w, "inflation", pd_diff_inflation(d));
-	key_real(w, "base_noise", pd_diff_noise(d, 0));
-	key_real(w, "new_noise", pd_diff_noise(d, 1));
-	key_u64(w, "tested_rows", pd_diff_tested_count(d));
+	pdo_json_key_u64(w, "base_blocks", blocks[0]);
+	pdo_json_key_u64(w, "new_blocks", blocks[1]);
+	pdo_json_key_real(w, "inflation", pd_diff_inflation(d));
+	pdo_json_key_real(w, "base_noise", pd_diff_noise(d, 0));
+	pdo_json_key_real(w, "new_noise", pd_diff_noise(d, 1));
+	pdo_json_key_u64(w, "tested_rows", pd_diff_tested_count(d));
 	pdo_json_key(w, "processes");
 	pdo_json_open(w, '[');
 	for (size_t i = 0; i < pd_diff_process_count(d); i++) {
 		const pd_diff_process *p = pd_diff_process_at(d, i);
 		pdo_json_open(w, '{');
-		key_str(w, "comm", p->comm);
-		key_u64(w, "samples", p->samples);
-		key_u64(w, "rows", p->rows);
-		key_real(w, "phi", p->phi0);
-		key_real(w, "df", p->d0);
-		key_u64(w, "prior_rows", p->prior_rows);
-		key_real(w, "inflation", p->inflation);
+		pdo_json_key_str(w, "comm", p->comm);
+		pdo_json_key_u64(w, "samples", p->samples);
+		pdo_json_key_u64(w, "rows", p->rows);
+		pdo_json_key_real(w, "phi", p->phi0);
+		pdo_json_key_real(w, "df", p->d0);
+		pdo_json_key_u64(w, "prior_rows", p->prior_rows);
+		pdo_json_key_real(w, "inflation", p->inflation);
 		pdo_json_close(w, '}');
 	}
 	pdo_json_close(w, ']');
@@ -238,9 +205,9 @@ static void dso_pairs(pd_writer *w, const pd_diff *d)
 		if (!pd_diff_dso_pair_at(d, i, &b, &n, &sim))
 			break;
 		pdo_json_open(w, '{');
-		key_str(w, "base_dso", b);
-		key_str(w, "new_dso", n);
-		key_real(w, "similarity", sim);
+		pdo_json_key_str(w, "base_dso", b);
+		pdo_json_key_str(w, "new_dso", n);
+		pdo_json_key_real(w, "similarity", sim);
 		pdo_json_close(w, '}');
 	}
 	pdo_json_close(w, ']');
@@ -252,8 +219,8 @@ static void rows_and_relations(const pdo_diff *v)
 	size_t n = pd_diff_row_count(v->d), shown = 0;
 	for (size_t i = 0; i < n; i++)
 		shown += pdo_row_shown(v, pd_diff_row_at(v->d, i));
-	key_u64(w, "rows_total", n);
-	key_u64(w, "rows_hidden", n - shown);
+	pdo_json_key_u64(w, "rows_total", n);
+	pdo_json_key_u64(w, "rows_hidden", n - shown);
 	pdo_json_key(w, "rows");
 	pdo_json_open(w, '[');
 	for (size_t k = 0; k < n && !w->failed; k++) {
@@ -283,11 +250,11 @@ int pdo_diff_json(const pdo_diff *v)
 	pd_writer *w = v->w;
 	pd_diff_test_kind tk = pd_diff_test(v->d);
 	pdo_json_open(w, '{');
-	key_str(w, "schema", SCHEMA);
-	key_str(w, "generator", "perfdiff " PD_VERSION_STRING);
-	key_str(w, "event", pd_diff_event(v->d));
-	key_str(w, "lkp_event", v->event);
-	key_str(w, "test", tests[(unsigned)tk < 4 ? tk : 1]);
+	pdo_json_key_str(w, "schema", SCHEMA);
+	pdo_json_key_str(w, "generator", "perfdiff " PD_VERSION_STRING);
+	pdo_json_key_str(w, "event", pd_diff_event(v->d));
+	pdo_json_key_str(w, "lkp_event", v->event);
+	pdo_json_key_str(w, "test", tests[(unsigned)tk < 4 ? tk : 1]);
 	variation_obj(w, v->d);
 	options_obj(v);
 	side_obj(v, "base", 0);

@@ -373,3 +373,36 @@ int pd_json_end(pd_writer *w)
 	pdo_json_end(w);
 	return w->failed;
 }
+
+void pdo_json_key_str(pd_writer *w, const char *k, const char *v)
+{
+	pdo_json_key(w, k);
+	pdo_json_item(w);
+	pdo_json_str(w, v);
+}
+
+void pdo_json_key_u64(pd_writer *w, const char *k, uint64_t v)
+{
+	pdo_json_key(w, k);
+	pdo_json_item(w);
+	pdo_json_u64(w, v);
+}
+
+void pdo_json_key_real(pd_writer *w, const char *k, double x)
+{
+	pdo_json_key(w, k);
+	pdo_json_item(w);
+	pdo_json_real(w, x);
+}
+
+void pdo_json_key_bool(pd_writer *w, const char *k, bool v)
+{
+	pdo_json_key(w, k);
+	pdo_json_raw(w, v ? "true" : "false");
+}
+
+void pdo_json_key_null(pd_writer *w, const char *k)
+{
+	pdo_json_key(w, k);
+	pdo_json_raw(w, "null");
+}

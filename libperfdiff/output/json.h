@@ -56,4 +56,11 @@ void pdo_json_end(pd_writer *w);
  * separator it needs. */
 void pdo_json_raw(pd_writer *w, const char *text);
 
+/* "key": value, for the common kinds (a NULL string is null). */
+void pdo_json_key_str(pd_writer *w, const char *k, const char *v);
+void pdo_json_key_u64(pd_writer *w, const char *k, uint64_t v);
+void pdo_json_key_real(pd_writer *w, const char *k, double x);
+void pdo_json_key_bool(pd_writer *w, const char *k, bool v);
+void pdo_json_key_null(pd_writer *w, const char *k);
+
 #endif

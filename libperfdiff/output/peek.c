@@ -129,13 +129,6 @@ void pdo_peek_text(pd_writer *w, const pd_peek *pk, const char *regex, bool two)
 
 /* ------------------------------------------------------------ JSON */
 
-static void key_u64(pd_writer *w, const char *k, uint64_t v)
-{
-	pdo_json_key(w, k);
-	pdo_json_item(w);
-	pdo_json_u64(w, v);
-}
-
 static void key_pct(pd_writer *w, const char *k, double x)
 {
 	char tmp[32];
@@ -144,28 +137,17 @@ static void key_pct(pd_writer *w, const char *k, double x)
 	pdo_json_raw(w, tmp);
 }
 
-static void key_str(pd_writer *w, const char *k, const char *s)
-{
-	pdo_json_key(w, k);
-	if (!s) {
-		pdo_json_raw(w, "null");
-		return;
-	}
-	pdo_json_item(w);
-	pdo_json_str(w, s);
-}
-
 static void line_json(pd_writer *w, const pd_peek_line *l, bool two)
 {
 	pdo_json_open(w, '{');
-	key_str(w, two ? "base_symbol" : "symbol", l->base_symbol);
+	pdo_json_key_str(w, two ? "base_symbol" : "symbol", l->base_symbol);
 	if (two)
-		key_str(w, "new_symbol", l->new_symbol);
-	key_str(w, "dso", l->dso);
-	key_u64(w, two ? "base_period" : "period", l->base_period);
+		pdo_json_key_str(w, "new_symbol", l->new_symbol);
+	pdo_json_key_str(w, "dso", l->dso);
+	pdo_json_key_u64(w, two ? "base_period" : "period", l->base_period);
 	key_pct(w, two ? "base_pct" : "pct", l->base_pct);
 	if (two) {
-		key_u64(w, "new_period", l->new_period);
+		pdo_json_key_u64(w, "new_period", l->new_period);
 		key_pct(w, "new_pct", l->new_pct);
 		key_pct(w, "change", l->change);
 	}
@@ -208,9 +190,9 @@ static void relations_json(pd_writer *w, const pd_peek_entry *e)
 	for (size_t i = 0; i < e->nrelations; i++) {
 		const pd_diff_relation *r = e->relations[i];
 		pdo_json_open(w, '{');
-		key_str(w, "kind", pd_diff_relation_kind_name(r->kind));
-		key_str(w, "base_symbol", r->base_symbol);
-		key_str(w, "new_symbol", r->new_symbol);
+		pdo_json_key_str(w, "kind", pd_diff_relation_kind_name(r->kind));
+		pdo_json_key_str(w, "base_symbol", r->base_symbol);
+		pdo_json_key_str(w, "new_symbol", r->new_symbol);
 		key_pct(w, "net", r->net);
 		key_pct(w, "score", r->score);
 		pdo_json_close(w, '}');
@@ -224,10 +206,10 @@ static void entry_json(pd_writer *w, const pd_peek_entry *e, bool two)
 	pdo_json_open(w, '{');
 	pdo_json_key(w, "function");
 	line_json(w, &e->fn, two);
-	key_u64(w, two ? "base_self" : "self", e->base_self);
+	pdo_json_key_u64(w, two ? "base_self" : "self", e->base_self);
 	key_pct(w, two ? "base_self_pct" : "self_pct", e->base_self_pct);
 	if (two) {
-		key_u64(w, "new_self", e->new_self);
+		pdo_json_key_u64(w, "new_self", e->new_self);
 		key_pct(w, "new_self_pct", e->new_self_pct);
 		key_pct(w, "self_change", e->self_change);
 		row_json(w, "children_row", e->children_row);
@@ -247,7 +229,7 @@ void pdo_peek_json(pd_writer *w, const pd_peek *pk, const char *regex, bool two)
 		return;
 	}
 	pdo_json_open(w, '{');
-	key_str(w, "regex", regex);
+	pdo_json_key_str(w, "regex", regex);
 	pdo_json_key(w, "functions");
 	pdo_json_open(w, '[');
 	for (size_t i = 0; i < pd_peek_count(pk); i++)

@@ -19,26 +19,6 @@
  * "perfdiff-report" name, which only had it */
 #define SCHEMA_VERSION "1"
 
-static void key_bool(pd_writer *w, const char *k, bool v)
-{
-	pdo_json_key(w, k);
-	pdo_json_raw(w, v ? "true" : "false");
-}
-
-static void key_u64(pd_writer *w, const char *k, uint64_t v)
-{
-	pdo_json_key(w, k);
-	pdo_json_item(w);
-	pdo_json_u64(w, v);
-}
-
-static void key_str(pd_writer *w, const char *k, const char *v)
-{
-	pdo_json_key(w, k);
-	pdo_json_item(w);
-	pdo_json_str(w, v);
-}
-
 /* A number formatted with printf (a percentage with 4 decimals). */
 static void key_num(pd_writer *w, const char *k, const char *fmt, double x)
 {
@@ -58,9 +38,9 @@ static void key_pct(pd_writer *w, const char *k, uint64_t v, uint64_t total)
 static void key_time(pd_writer *w, const char *k, uint64_t t)
 {
 	if (t)
-		key_u64(w, k, t);
+		pdo_json_key_u64(w, k, t);
 	else
-		key_str(w, k, NULL);
+		pdo_json_key_str(w, k, NULL);
 }
 
 typedef uint64_t (*run_value)(const void *obj, size_t run);
@@ -129,7 +109,7 @@ static void key_names(pd_writer *w, const char *k, const char *const *v, size_t 
 			w->failed = PD_ENOMEM;
 	if (n && pd_buf_append(&b, "", 1) < 0)
 		w->failed = PD_ENOMEM;
-	key_str(w, k, n && !w->failed ? (const char *)b.data : NULL);
+	pdo_json_key_str(w, k, n && !w->failed ? (const char *)b.data : NULL);
 	pd_buf_free(&b);
 }
 
@@ -144,7 +124,7 @@ static void key_ids(pd_writer *w, const char *k, const uint32_t *v, size_t n)
 	}
 	if (n && pd_buf_append(&b, "", 1) < 0)
 		w->failed = PD_ENOMEM;
-	key_str(w, k, n && !w->failed ? (const char *)b.data : NULL);
+	pdo_json_key_str(w, k, n && !w->failed ? (const char *)b.data : NULL);
 	pd_buf_free(&b);
 }
 
@@ -168,11 +148,11 @@ static void put_settings(const pdo_report *r)
 	const pd_profile_options *po = r->popts;
 	pdo_json_key(w, "settings");
 	pdo_json_open(w, '{');
-	key_bool(w, "keep_suffixes", po->flags & PD_PROFILE_KEEP_SUFFIXES);
-	key_bool(w, "hide_unresolved", po->flags & PD_PROFILE_HIDE_UNRESOLVED);
-	key_bool(w, "perf_compat", po->session->flags & PD_SESSION_PERF_COMPAT);
-	key_bool(w, "inline", !(po->session->flags & PD_SESSION_NO_INLINE));
-	key_bool(w, "demangle", !(po->session->flags & PD_SESSION_NO_DEMANGLE));
+	pdo_json_key_bool(w, "keep_suffixes", po->flags & PD_PROFILE_KEEP_SUFFIXES);
+	pdo_json_key_bool(w, "hide_unresolved", po->flags & PD_PROFILE_HIDE_UNRESOLVED);
+	pdo_json_key_bool(w, "perf_compat", po->session->flags & PD_SESSION_PERF_COMPAT);
+	pdo_json_key_bool(w, "inline", !(po->session->flags & PD_SESSION_NO_INLINE));
+	pdo_json_key_bool(w, "demangle", !(po->session->flags & PD_SESSION_NO_DEMANGLE));
 	key_num(w, "percent_limit", "%g", r->o.percent_limit);
 	put_filters(w, po);
 	pdo_json_close(w, '}');
@@ -181,11 +161,11 @@ static void put_settings(const pdo_report *r)
 static void put_frame_fields(pd_writer *w, const char *sym, const char *dso, bool kernel,
 			     bool inlined, bool unresolved)
 {
-	key_str(w, "symbol", sym);
-	key_str(w, "dso", dso);
-	key_bool(w, "kernel", kernel);
-	key_bool(w, "inlined", inlined);
-	key_bool(w, "unresolved", unresolved);
+	pdo_json_key_str(w, "symbol", sym);
+	pdo_json_key_str(w, "dso", dso);
+	pdo_json_key_bool(w, "kernel", kernel);
+	pdo_json_key_bool(w, "inlined", inlined);
+	pdo_json_key_bool(w, "unresolved", unresolved);
 }
 
 static void put_entry(pd_writer *w, const pd_flat_entry *e, uint64_t total, size_t runs)
@@ -193,8 +173,8 @@ static void put_entry(pd_writer *w, const pd_flat_entry *e, uint64_t total, size
 	pdo_json_newline(w);
 	pdo_json_open(w, '{');
 	put_frame_fields(w, e->symbol, e->dso, e->kernel, e->inlined, e->unresolved);
-	key_u64(w, "children", e->children);
-	key_u64(w, "self", e->self);
+	pdo_json_key_u64(w, "children", e->children);
+	pdo_json_key_u64(w, "self", e->self);
 	key_pct(w, "children_pct", e->children, total);
 	key_pct(w, "self_pct", e->self, total);
 	key_runs(w, "children_runs", runs, entry_children, e);
@@ -225,16 +205,16 @@ static void put_node(pd_writer *w, const pd_cct_node *n, size_t id, size_t paren
 {
 	pdo_json_newline(w);
 	pdo_json_open(w, '{');
-	key_u64(w, "id", id);
+	pdo_json_key_u64(w, "id", id);
 	if (parent == SIZE_MAX)
-		key_str(w, "parent", NULL);
+		pdo_json_key_str(w, "parent", NULL);
 	else
-		key_u64(w, "parent", parent);
+		pdo_json_key_u64(w, "parent", parent);
 	put_frame_fields(w, pd_cct_symbol(n), pd_cct_dso(n), pd_cct_kernel(n),
 			 pd_cct_inlined(n), pd_cct_unresolved(n));
-	key_str(w, "unit", pd_cct_unit(n));
-	key_u64(w, "self", pd_cct_self(n, SIZE_MAX));
-	key_u64(w, "total", pd_cct_total(n, SIZE_MAX));
+	pdo_json_key_str(w, "unit", pd_cct_unit(n));
+	pdo_json_key_u64(w, "self", pd_cct_self(n, SIZE_MAX));
+	pdo_json_key_u64(w, "total", pd_cct_total(n, SIZE_MAX));
 	key_runs(w, "self_runs", runs, node_self, n);
 	key_runs(w, "total_runs", runs, node_total, n);
 	pdo_json_close(w, '}');
@@ -318,20 +298,20 @@ static int put_event(const pdo_report *r, size_t ev)
 	ev_ref ref = { r->p, ev };
 	pdo_json_newline(w);
 	pdo_json_open(w, '{');
-	key_str(w, "name", pd_profile_event_name(r->p, ev));
-	key_bool(w, "default", dflt >= 0 && (size_t)dflt == ev);
-	key_u64(w, "samples", pd_profile_samples(r->p, ev, SIZE_MAX));
+	pdo_json_key_str(w, "name", pd_profile_event_name(r->p, ev));
+	pdo_json_key_bool(w, "default", dflt >= 0 && (size_t)dflt == ev);
+	pdo_json_key_u64(w, "samples", pd_profile_samples(r->p, ev, SIZE_MAX));
 	key_runs(w, "samples_runs", runs, ev_samples, &ref);
-	key_u64(w, "period", pd_profile_total(r->p, ev, SIZE_MAX));
+	pdo_json_key_u64(w, "period", pd_profile_total(r->p, ev, SIZE_MAX));
 	key_runs(w, "period_runs", runs, ev_total, &ref);
-	key_u64(w, "unresolved_period", pd_profile_unresolved(r->p, ev, SIZE_MAX));
+	pdo_json_key_u64(w, "unresolved_period", pd_profile_unresolved(r->p, ev, SIZE_MAX));
 	key_runs(w, "unresolved_period_runs", runs, ev_unresolved, &ref);
-	key_u64(w, "nodes", pd_profile_node_count(r->p, ev));
+	pdo_json_key_u64(w, "nodes", pd_profile_node_count(r->p, ev));
 	uint64_t fewest = UINT64_MAX;
 	for (size_t run = 0; run < runs; run++)
 		if (pd_profile_samples(r->p, ev, run) < fewest)
 			fewest = pd_profile_samples(r->p, ev, run);
-	key_bool(w, "too_few_samples", runs && fewest < PDO_FEW_SAMPLES);
+	pdo_json_key_bool(w, "too_few_samples", runs && fewest < PDO_FEW_SAMPLES);
 	pdo_stack_filters_json(w, r->p, ev);
 	int rc = 0;
 	if (r->o.peek) {
@@ -371,10 +351,10 @@ static void put_runs(const pdo_report *r)
 	for (size_t i = 0; i < pd_profile_run_count(r->p); i++) {
 		pdo_json_newline(r->w);
 		pdo_json_open(r->w, '{');
-		key_str(r->w, "path", pd_profile_run_path(r->p, i));
-		key_u64(r->w, "lost", pd_profile_lost(r->p, i));
-		key_u64(r->w, "samples_read", pd_profile_run_samples_read(r->p, i));
-		key_bool(r->w, "truncated", pd_profile_run_truncated(r->p, i));
+		pdo_json_key_str(r->w, "path", pd_profile_run_path(r->p, i));
+		pdo_json_key_u64(r->w, "lost", pd_profile_lost(r->p, i));
+		pdo_json_key_u64(r->w, "samples_read", pd_profile_run_samples_read(r->p, i));
+		pdo_json_key_bool(r->w, "truncated", pd_profile_run_truncated(r->p, i));
 		pdo_json_close(r->w, '}');
 	}
 	pdo_json_close(r->w, ']');
@@ -388,10 +368,10 @@ int pdo_report_json(const pdo_report *r)
 	if (!evs)
 		return pdo_nomem(r->err);
 	pdo_json_open(w, '{');
-	key_str(w, "schema", SCHEMA);
+	pdo_json_key_str(w, "schema", SCHEMA);
 	pdo_json_key(w, "version");
 	pdo_json_raw(w, SCHEMA_VERSION);
-	key_str(w, "generator", "perfdiff " PD_VERSION_STRING);
+	pdo_json_key_str(w, "generator", "perfdiff " PD_VERSION_STRING);
 	pdo_json_newline(w);
 	put_settings(r);
 	pdo_json_newline(w);
