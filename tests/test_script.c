@@ -417,6 +417,7 @@ typedef struct match_stats {
 	size_t kernel_frames, kernel_matched;
 	size_t vdso_explained, pfx_explained, plt_explained;
 	size_t perf_prefix;    /* all perf's frames equal, but ours go on */
+	size_t prefix_whole;   /* of those, ours reach _start: a whole stack */
 	size_t shown;
 } match_stats;
 
@@ -629,6 +630,8 @@ static void compare(const tsamples *a, tsamples *b, bool kernel_only,
 			j++;
 		if (j < s->n && !kernel_only) {
 			ms->perf_prefix += all;
+			ms->prefix_whole += all && s->f[s->n - 1].sym &&
+					    strcmp(s->f[s->n - 1].sym, "_start") == 0;
 			all = false;
 			if (ms->shown++ < 40)
 				fprintf(stderr, "    tid %" PRIu32 " time %" PRIu64
@@ -1327,8 +1330,11 @@ static size_t deep_stacks(const tsamples *ss)
 }
 
 /* Unwound with `name`, `a` has perf's frames: perf 6.1 now and then stops
- * early (a strict prefix of ours: notes §8.4), in at most 5 % of the
- * samples. */
+ * early (a strict prefix of ours: notes §8.4).  How often depends on the
+ * machine's load (6 % of the samples on a busy CI machine, none on a
+ * quiet one), so the bound is loose, and the oracle for those samples is
+ * the stack's shape: ours go on to _start, a whole stack, so the early
+ * stop is perf's and not a frame we made up. */
 static void check_unwound_vs_perf(const char *name, const tsamples *a, tsamples *perf)
 {
 	match_stats ms;
@@ -1336,14 +1342,15 @@ static void check_unwound_vs_perf(const char *name, const tsamples *a, tsamples 
 	size_t deep = deep_stacks(a);
 	fprintf(stderr,
 		"--unwinder=%s vs perf script: %zu/%zu samples equal, %zu more where "
-		"perf's stack is a strict prefix of ours; %zu/%zu frames; %zu samples with "
-		"more than one user frame\n",
-		name, ms.samples_matched, ms.samples, ms.perf_prefix, ms.frames_matched,
-		ms.frames, deep);
+		"perf's stack is a strict prefix of ours (%zu of ours reach _start); %zu/%zu "
+		"frames; %zu samples with more than one user frame\n",
+		name, ms.samples_matched, ms.samples, ms.perf_prefix, ms.prefix_whole,
+		ms.frames_matched, ms.frames, deep);
 	ck_assert_uint_eq(ms.samples_missing, 0);
 	ck_assert_uint_gt(deep, a->n / 2);
 	ck_assert_uint_eq(ms.samples_matched + ms.perf_prefix, ms.samples);
-	ck_assert_uint_le(20 * ms.perf_prefix, ms.samples);
+	ck_assert_uint_eq(ms.prefix_whole, ms.perf_prefix);
+	ck_assert_uint_le(5 * ms.perf_prefix, ms.samples);
 }
 
 /*
@@ -1351,7 +1358,7 @@ static void check_unwound_vs_perf(const char *name, const tsamples *a, tsamples 
  * perf script on the same recording (libdw and libunwind must give perf's
  * frames, none perf's sample ip and nothing above it in user space), and
  * the two unwinders each other (the same frames but where one stops early,
- * in at most 5 % of the samples).
+ * in at most 20 % of the samples, the other going on to _start).
  */
 START_TEST(test_unwinder)
 {
@@ -1397,7 +1404,8 @@ START_TEST(test_unwinder)
 			"where libunwind's stack is a strict prefix\n",
 			ms.samples_matched, ms.samples, ms.perf_prefix);
 		ck_assert_uint_eq(ms.samples_matched + ms.perf_prefix, ms.samples);
-		ck_assert_uint_le(20 * ms.perf_prefix, ms.samples);
+		ck_assert_uint_eq(ms.prefix_whole, ms.perf_prefix);
+		ck_assert_uint_le(5 * ms.perf_prefix, ms.samples);
 		free_samples(&unw);
 	} else {
 		fprintf(stderr, "--unwinder=libunwind: not built in\n");
