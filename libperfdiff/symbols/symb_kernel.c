@@ -91,6 +91,21 @@ const char *pd_kallsyms_choose(const pd_symbolizer *z, const uint8_t *bid, size_
 	}
 	char hex[2 * PD_BUILD_ID_MAX + 1];
 	pd_hex(hex, bid, n);
+	/* the user's sources first, in order (a server has no kallsyms) */
+	for (size_t i = 0; i < z->cfg.nsources; i++) {
+		const pd_usersrc *s = &z->sources[i];
+		const char *p = NULL;
+		if (s->archive) {
+			p = pd_symarchive_member(s->archive, bid, n, "kallsyms", NULL);
+		} else if (!s->url) {
+			snprintf(cached, cap, "%s/[kernel.kallsyms]/%s/kallsyms", s->where, hex);
+			p = is_file(cached) ? cached : NULL;
+		}
+		if (p) {
+			snprintf(cached, cap, "%s", p);
+			return cached;
+		}
+	}
 	if (z->archive) {
 		/* the recording machine's table, packed by perf archive: it
 		 * comes before this machine's, which describes another kernel */
