@@ -1077,3 +1077,11 @@ int pd_session_symbol_sources(pd_session *s, const char *dso, bool kernel, pd_sy
 	return kernel ? pd_symbolizer_kernel_sources(s->symz, dso, fn, ctx)
 		      : pd_symbolizer_user_sources(s->symz, dso, fn, ctx);
 }
+
+bool pd_session_symbol_origin(pd_session *s, const char *dso, bool kernel, pd_symorigin *out)
+{
+	if (!s || !dso)
+		return false;
+	return kernel ? pd_symbolizer_kernel_origin(s->symz, out)
+		      : pd_symbolizer_user_origin(s->symz, dso, out);
+}

@@ -402,16 +402,17 @@ static int from_list(const pd_symsources *src, const char *hex, const pd_dso_id 
 	return 0;
 }
 
-/* What the not-found warning says was searched. */
-static void searched(const pd_symsources *src, bool path, char *buf, size_t cap)
+void pd_symsources_searched(const pd_symsources *src, bool path, char *buf, size_t cap)
 {
 	size_t o = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < src->nlist && o < cap; i++)
 		o += (size_t)snprintf(buf + o, cap - o, "%s, ", src->list[i].where);
 	if (o < cap)
-		snprintf(buf + o, cap - o, "%s, /usr/lib/debug%s%s",
-			 src->archive ? pd_symarchive_file(src->archive) : "the build-id cache",
+		snprintf(buf + o, cap - o, "%s%s, /usr/lib/debug%s%s",
+			 src->archive || src->buildid_dir ? "" : "the build-id cache",
+			 src->archive ? pd_symarchive_file(src->archive)
+			 : src->buildid_dir ? src->buildid_dir : "",
 			 path ? ", the path" : "", src->debuginfod ? ", debuginfod" : "");
 }
 
@@ -565,7 +566,7 @@ int pd_find_dso_files_among(const pd_symsources *src, const pd_dso_id *dso,
 				 path ? path : name, file_hex, hex);
 	else if (!special_name(name) || vdso) {
 		char where[1024];
-		searched(src, path != NULL, where, sizeof where);
+		pd_symsources_searched(src, path != NULL, where, sizeof where);
 		pd_warnings_addf(warn, PD_WARN_NOT_FOUND,
 				 "%s: no file with build-id %s (searched %s); frames stay [unknown]",
 				 name, hex, where);

@@ -222,6 +222,10 @@ typedef struct pd_symsources {
 	bool no_servers;             /* skip the list's URLs (a guess ahead) */
 } pd_symsources;
 
+/* What was searched, as the not-found warning says it ("SRC, ..., the
+ * build-id cache, /usr/lib/debug, the path, debuginfod"), into `buf`. */
+void pd_symsources_searched(const pd_symsources *src, bool path, char *buf, size_t cap);
+
 /*
  * Locate the files of `dso` (lookup order: perf's build-id cache under
  * `buildid_dir` or the tarball, /usr/lib/debug/.build-id, the recorded
@@ -448,6 +452,12 @@ typedef enum {
 } pd_kallsyms_choice;
 const char *pd_kallsyms_choose(const pd_symbolizer *z, const uint8_t *bid, size_t n,
 			       char *cached, size_t cap, pd_kallsyms_choice *why);
+/* The same, and in *from where the table is, for the footer: the
+ * configured file, a symbol source or build-id cache as the user named it,
+ * "/proc/kallsyms" (a static string or one in z's arena). */
+const char *pd_kallsyms_choose_from(pd_symbolizer *z, const uint8_t *bid, size_t n,
+				    char *cached, size_t cap, pd_kallsyms_choice *why,
+				    const char **from);
 
 /* ---- the cache sessions share (symcache.c) ---- */
 

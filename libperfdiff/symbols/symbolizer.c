@@ -10,11 +10,13 @@
  * linker (p_vaddr - p_offset need not be 0).  Results are cached by
  * (dso state, file offset) and live in the arena until the end.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symb_internal.h"
@@ -260,6 +262,10 @@ static int open_sources(pd_symbolizer *z)
 		if (pd_symurl_is_url(w) ? pd_symurl_new(&s->url, w) < 0
 		    : pd_symarchive_is_file(w) && pd_symarchive_new(&s->archive, w, 0) < 0)
 			return PD_ENOMEM;
+		struct stat sb;
+		if (!s->url && stat(w, &sb) < 0)
+			pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: a symbol source that cannot be read (%s)",
+					   w, strerror(errno));
 	}
 	z->cfg.sources = where;
 	z->cfg.nsources = k;
@@ -1068,6 +1074,32 @@ static int user_sources(pd_symbolizer *z, const char *dso, bool retired, pd_syms
 		++*n;
 	}
 	return 0;
+}
+
+bool pd_symbolizer_user_origin(pd_symbolizer *z, const char *dso, pd_symorigin *out)
+{
+	memset(out, 0, sizeof *out);
+	const pd_dsostate *found = NULL;
+	for (const pd_dsostate *st = z->dso_list; st; st = st->next_all) {
+		if (!st->loaded || st->build_id_size == 0 || !has_path(st, dso))
+			continue;
+		/* the state that named frames beats one that did not */
+		if (!found || (found->failed && !st->failed) || (found->retired && !st->retired))
+			found = st;
+	}
+	if (!found)
+		return false;
+	out->from = found->failed ? NULL : found->from;
+	if (!out->from) {
+		pd_symsources src = { z->cfg.symfs, z->buildid_dir,     z->archive,
+				      z->debuginfod, z->sources,   z->cfg.nsources, false };
+		char buf[1024];
+		pd_symsources_searched(&src, true, buf, sizeof buf);
+		out->searched = pd_strpool_intern(&z->strings, &z->arena, buf);
+	}
+	out->build_id = found->build_id;
+	out->build_id_size = found->build_id_size;
+	return true;
 }
 
 int pd_symbolizer_user_sources(pd_symbolizer *z, const char *dso, pd_symsrc_fn fn, void *ctx)

@@ -429,6 +429,7 @@ static int write_out(cli_diff *c, diff_writer write, const void *what, const cha
 	o.peek = c->peek;
 	o.show_comm = c->show_comm;
 	o.show_dso = c->show_dso;
+	o.all_origins = c->io.verbosity == CLI_VERBOSE;
 	for (int side = 0; side < 2; side++) {
 		o.files[side] = c->paths[side];
 		o.nfiles[side] = c->npaths[side];
