@@ -178,6 +178,9 @@ static long get(pd_symurl *u, const char *url, int fd)
 	u->api.setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	u->api.setopt(c, CURLOPT_WRITEDATA, &s);
 	u->api.setopt(c, CURLOPT_NOSIGNAL, 1L);
+	/* a redirect goes to a server, never to a file:// on this machine */
+	u->api.setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	u->api.setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	u->api.setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 	u->api.setopt(c, CURLOPT_MAXREDIRS, 5L);
 	u->api.setopt(c, CURLOPT_CONNECTTIMEOUT, secs);
