@@ -23,8 +23,8 @@
 #include "cli_progress.h"
 #include "cli_profile_opts.h"
 #include "diff_cli.h"
+#include "tui_cli.h"
 
-#define CMD "diff"
 
 void diff_usage(FILE *f)
 {
@@ -40,6 +40,9 @@ typedef struct cli_side_value {
 } cli_side_value;
 
 typedef struct cli_diff {
+	const char *cmd;           /* "diff" or "tui" */
+	bool tui, report;          /* tui; tui of one side: both sides its files */
+	cli_tui *screen;           /* tui: while it runs */
 	cli_profile_opts po;       /* options of both sides */
 	cli_profile_opts side[2];  /* each side's: po with its --base-/--new- options */
 	cli_side_value *side_opts[2];  /* those options, as given */
@@ -181,7 +184,7 @@ static int dashdash(void *own)
 {
 	cli_diff *c = own;
 	if (c->split != SIZE_MAX) {
-		cli_usage_error(CMD, "'--' separates the two sides only once");
+		cli_usage_error(c->cmd, "'--' separates the two sides only once");
 		return -1;
 	}
 	c->split = c->nfiles;
@@ -196,7 +199,7 @@ static int split_sides(cli_diff *c)
 			cli_error("out of memory");
 			return -1;
 		}
-		const cli_parser p = { .cmd = CMD, .so = &c->side[s].sopts, .po = &c->side[s] };
+		const cli_parser p = { .cmd = c->cmd, .so = &c->side[s].sopts, .po = &c->side[s] };
 		for (size_t k = 0; k < c->nside_opts[s]; k++)
 			if (cli_apply(&p, c->side_opts[s][k].opt, c->side_opts[s][k].val) < 0)
 				return -1;
@@ -216,15 +219,23 @@ static cli_parse_result split_files(cli_diff *c)
 		files[c->nfiles++] = CLI_DEFAULT_INPUT;
 	}
 	size_t nfiles = c->nfiles, split = c->split;
+	if (split == SIZE_MAX && c->tui && nfiles == 1) {
+		/* one profile: both sides are its file, read once (build_sides) */
+		c->report = true;
+		c->npaths[0] = c->npaths[1] = 1;
+		c->paths[1] = files;
+		return CLI_PARSED;
+	}
 	if (split == SIZE_MAX) {
 		if (nfiles != 2)
-			return cli_parse_refuse(CMD,
-				"diff needs BASE and NEW, or BASE... -- NEW... (got %zu FILE%s)",
-				nfiles, nfiles == 1 ? "" : "s");
+			return cli_parse_refuse(c->cmd,
+				"%s needs BASE and NEW, or BASE... -- NEW...%s (got %zu FILE%s)",
+				c->cmd, c->tui ? ", or one FILE" : "", nfiles,
+				nfiles == 1 ? "" : "s");
 		split = 1;
 	}
 	if (split == 0 || split == nfiles)
-		return cli_parse_refuse(CMD, "diff needs at least one FILE on each side of '--'");
+		return cli_parse_refuse(c->cmd, "diff needs at least one FILE on each side of '--'");
 	c->npaths[0] = split;
 	c->paths[1] = files + split;
 	c->npaths[1] = nfiles - split;
@@ -232,7 +243,7 @@ static cli_parse_result split_files(cli_diff *c)
 	for (size_t i = 0; i < nfiles; i++)
 		stdin_uses += strcmp(files[i], "-") == 0;
 	if (stdin_uses > 1)
-		return cli_parse_refuse(CMD, "standard input ('-') can be read only once");
+		return cli_parse_refuse(c->cmd, "standard input ('-') can be read only once");
 	return CLI_PARSED;
 }
 
@@ -242,13 +253,13 @@ static cli_parse_result check_conflicts(const cli_diff *c)
 	/* folded tests nothing: --fail-on's exit status would be lost, and
 	 * the robot's keys name no stacks */
 	if (c->format == PD_FORMAT_FOLDED && (c->fail_on_set || c->lkp_keys))
-		return cli_parse_refuse(CMD, "%s does not go with --format=folded",
+		return cli_parse_refuse(c->cmd, "%s does not go with --format=folded",
 					c->fail_on_set ? "--fail-on" : "--lkp-keys");
 	if ((c->weight_set || c->no_comm) && c->format != PD_FORMAT_FOLDED)
-		return cli_parse_refuse(CMD, "%s goes with --format=folded",
+		return cli_parse_refuse(c->cmd, "%s goes with --format=folded",
 					c->weight_set ? "--weight" : "--no-comm");
 	if (c->percent_limit > 0 && (c->dopts.flags & PD_DIFF_ABSOLUTE))
-		return cli_parse_refuse(CMD, "--percent-limit does not go with --absolute "
+		return cli_parse_refuse(c->cmd, "--percent-limit does not go with --absolute "
 					"(its values are rates, not shares)");
 	return CLI_PARSED;
 }
@@ -299,7 +310,7 @@ static cli_parse_result parse_args(int argc, char **argv, cli_diff *c)
 		return CLI_PARSE_FAILED;
 	}
 	c->split = SIZE_MAX;
-	const cli_parser p = { .cmd = CMD, .io = &c->io, .so = &c->po.sopts, .po = &c->po,
+	const cli_parser p = { .cmd = c->cmd, .io = &c->io, .so = &c->po.sopts, .po = &c->po,
 			       .own = c, .set = set_option, .operand = add_file,
 			       .dashdash = dashdash, .side = keep_side };
 	cli_parse_result r = cli_parse(&p, argc, argv);
@@ -412,27 +423,36 @@ static bool fails(const pd_diff *d, double points)
 typedef int (*diff_writer)(pd_writer *w, const void *what, const pd_diff_write_options *o,
 			   pd_error *err);
 
+/* The writer's options as the command line gives them; 0, or -1 after
+ * the error. */
+static int write_options(const cli_diff *c, pd_diff_write_options *o)
+{
+	if (cli_options_init_rc(pd_diff_write_options_init(o, PD_DIFF_WRITE_OPTIONS_VERSION),
+				"pd_diff_write_options") < 0)
+		return -1;
+	o->format = c->format;
+	o->all = c->all;
+	o->event = c->po.event;
+	o->weight_samples = c->weight_samples;
+	o->no_comm = c->no_comm;
+	o->color = cli_io_colored(&c->io, c->format);
+	o->sort = c->sort;
+	o->percent_limit = c->percent_limit;
+	o->peek = c->peek;
+	o->show_comm = c->show_comm;
+	o->show_dso = c->show_dso;
+	for (int side = 0; side < 2; side++) {
+		o->files[side] = c->paths[side];
+		o->nfiles[side] = c->npaths[side];
+	}
+	return 0;
+}
+
 static int write_out(cli_diff *c, diff_writer write, const void *what, const char *noun)
 {
 	pd_diff_write_options o;
-	if (cli_options_init_rc(pd_diff_write_options_init(&o, PD_DIFF_WRITE_OPTIONS_VERSION),
-				"pd_diff_write_options") < 0)
+	if (write_options(c, &o) < 0)
 		return -1;
-	o.format = c->format;
-	o.all = c->all;
-	o.event = c->po.event;
-	o.weight_samples = c->weight_samples;
-	o.no_comm = c->no_comm;
-	o.color = cli_io_colored(&c->io, c->format);
-	o.sort = c->sort;
-	o.percent_limit = c->percent_limit;
-	o.peek = c->peek;
-	o.show_comm = c->show_comm;
-	o.show_dso = c->show_dso;
-	for (int side = 0; side < 2; side++) {
-		o.files[side] = c->paths[side];
-		o.nfiles[side] = c->npaths[side];
-	}
 	pd_writer *w;
 	pd_error err;
 	memset(&err, 0, sizeof err);
@@ -474,7 +494,8 @@ static int build_sides(cli_diff *c, pd_profile *p[2])
 	}
 	cli_progress prog;
 	static const char *const labels[2] = { "base", "new" };
-	cli_progress_start(&prog, &c->io, 2, labels);
+	int nsides = c->report ? 1 : 2;
+	cli_progress_start(&prog, &c->io, (size_t)nsides, labels);
 	bool shown[2] = { false, false };
 	for (int side = 0; side < 2; side++) /* copied when the profile is made */
 		if (!c->side[side].sopts.reader) {
@@ -482,11 +503,11 @@ static int build_sides(cli_diff *c, pd_profile *p[2])
 			shown[side] = true;
 		}
 	pthread_t tid;
-	bool threaded = pthread_create(&tid, NULL, build_side, &jobs[1]) == 0;
+	bool threaded = nsides == 2 && pthread_create(&tid, NULL, build_side, &jobs[1]) == 0;
 	build_side(&jobs[0]);
 	if (threaded)
 		pthread_join(tid, NULL);
-	else
+	else if (nsides == 2)
 		build_side(&jobs[1]);
 	cli_progress_stop(&prog);
 	for (int side = 0; side < 2; side++)
@@ -533,7 +554,7 @@ static int run(cli_diff *c)
 	int rc = build_sides(c, p);
 	cli_warns_print(&c->warns, &c->io);
 	for (int side = 0; side < 2 && rc >= 0; side++)
-		if (empty_side(c, side, p[side]) < 0)
+		if (p[side] && empty_side(c, side, p[side]) < 0)
 			rc = -1;
 	int crc = rc >= 0 ? compare(c, p) : -1;
 	pd_profile_free(p[0]);
@@ -544,23 +565,224 @@ static int run(cli_diff *c)
 	return crc == 1 ? 1 : cli_warns_status(&c->warns, &c->io);
 }
 
-int cmd_diff(int argc, char **argv)
+/* ----------------------------------------------------------------- tui */
+
+/* A growing buffer, the peek pane's text (a pd_writer callback). */
+typedef struct membuf {
+	char *p;
+	size_t n, cap;
+} membuf;
+
+static int membuf_put(void *ctx, const char *buf, size_t n)
+{
+	membuf *b = ctx;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = (b->n + n + 1) * 2;
+		char *p = realloc(b->p, cap);
+		if (!p)
+			return -1;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, buf, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+	return 0;
+}
+
+/* What the screen shows: the diff, or for one file its profile. */
+typedef struct tui_ctx {
+	cli_diff *c;
+	const pd_diff *d;
+	pd_profile *p;
+} tui_ctx;
+
+/* `what`'s peek block written by `write` into a string: what `perfdiff
+ * diff --peek` (or `report --peek`) prints.  The error's text when the
+ * writer fails; NULL when out of memory. */
+static char *peek_text(const tui_ctx *x, const char *regex)
+{
+	membuf b = { 0 };
+	pd_writer *w;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	int rc = pd_writer_new_callback(&w, membuf_put, &b, &err);
+	if (rc == 0) {
+		if (x->c->report) {
+			pd_report_write_options o;
+			rc = pd_report_write_options_init(&o, PD_REPORT_WRITE_OPTIONS_VERSION);
+			o.peek = regex;
+			o.profile_options = &x->c->side[0].popts;
+			rc = rc < 0 ? rc : pd_report_write(w, x->p, &o, &err);
+		} else {
+			pd_diff_write_options o;
+			rc = write_options(x->c, &o);
+			o.color = false;
+			o.peek = regex;
+			rc = rc < 0 ? rc : pd_diff_write(w, x->d, &o, &err);
+		}
+		if (rc == 0)
+			rc = pd_writer_flush(w, &err);
+		pd_writer_free(w);
+	}
+	if (rc == 0 && b.p)
+		return b.p;
+	free(b.p);
+	return strdup(rc == 0 ? "" : err.message);
+}
+
+static char *tui_peek(void *ctx, const char *regex)
+{
+	return peek_text(ctx, regex);
+}
+
+/* One profile's report on standard output: what the tui of one FILE
+ * prints where it cannot draw. */
+static int write_report(cli_diff *c, pd_profile *p)
+{
+	pd_report_write_options o;
+	if (cli_options_init_rc(pd_report_write_options_init(&o,
+				PD_REPORT_WRITE_OPTIONS_VERSION), "pd_report_write_options") < 0)
+		return -1;
+	o.color = cli_io_colored(&c->io, PD_FORMAT_TEXT);
+	o.profile_options = &c->side[0].popts;
+	pd_writer *w;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	int rc = pd_writer_new_file(&w, c->io.out, &err);
+	if (rc == 0) {
+		rc = pd_report_write(w, p, &o, &err);
+		if (rc == 0)
+			rc = pd_writer_flush(w, &err);
+		pd_writer_free(w);
+	}
+	if (rc < 0)
+		cli_error("cannot write the report: %s", err.message);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The profiles with the current filters and their diff: 0, or -1 after
+ * the error (printed; nothing to free). */
+static int tui_build(cli_diff *c, pd_profile *p[2], pd_diff **d)
+{
+	p[0] = p[1] = NULL;
+	*d = NULL;
+	int rc = build_sides(c, p);
+	cli_warns_print(&c->warns, &c->io);
+	for (int side = 0; side < 2 && rc >= 0; side++)
+		if (p[side] && empty_side(c, side, p[side]) < 0)
+			rc = -1;
+	pd_error err;
+	memset(&err, 0, sizeof err);
+	if (rc >= 0 && pd_diff_new(d, p[0], p[1] ? p[1] : p[0], &c->dopts, &err) < 0) {
+		cli_error("%s", err.message[0] ? err.message : pd_error_code_str(err.code));
+		rc = -1;
+	}
+	if (rc >= 0)
+		return 0;
+	pd_profile_free(p[0]);
+	pd_profile_free(p[1]);
+	p[0] = p[1] = NULL;
+	return -1;
+}
+
+/* The filters the keys chose over the command line's (`given`). */
+static void tui_filters(cli_diff *c, const char *given[2][2])
+{
+	for (int s = 0; s < 2; s++) {
+		const char *f = cli_tui_filter(c->screen, s, 0), *i = cli_tui_filter(c->screen, s, 1);
+		c->side[s].popts.focus = f ? f : given[s][0];
+		c->side[s].popts.ignore = i ? i : given[s][1];
+	}
+}
+
+/* Show, and build again as the keys ask, until q. */
+static int tui_loop(cli_diff *c, pd_profile *p[2], pd_diff *d)
+{
+	const char *given[2][2];
+	for (int s = 0; s < 2; s++) {
+		given[s][0] = c->side[s].popts.focus;
+		given[s][1] = c->side[s].popts.ignore;
+	}
+	char title[1024];
+	snprintf(title, sizeof title, "%s%s%s", c->paths[0][0], c->report ? "" : " -> ",
+		 c->report ? "" : c->paths[1][0]);
+	int rc = 0;
+	while (d) {
+		tui_ctx x = { c, d, p[0] };
+		cli_tui_view v = { .report = c->report, .title = title, .peek = tui_peek,
+				   .ctx = &x };
+		cli_tui_action a = cli_tui_show(c->screen, d, &v);
+		pd_diff_free(d);
+		pd_profile_free(p[0]);
+		pd_profile_free(p[1]);
+		d = NULL;
+		if (a == CLI_TUI_QUIT)
+			break;
+		cli_tui_suspend(c->screen);
+		tui_filters(c, given);
+		if (tui_build(c, p, &d) < 0) {
+			/* what the filter left is nothing: the one before */
+			cli_tui_undo(c->screen, "the filter leaves nothing to compare: undone");
+			tui_filters(c, given);
+			rc = tui_build(c, p, &d);
+		}
+		cli_tui_resume(c->screen);
+	}
+	return rc;
+}
+
+/* `perfdiff tui`: the screen, or where it cannot be, the text `perfdiff
+ * diff` prints (a report's for one FILE). */
+static int run_tui(cli_diff *c)
+{
+	if (!cli_tui_usable() && !c->report)
+		return run(c);
+	pd_profile *p[2];
+	pd_diff *d;
+	if (tui_build(c, p, &d) < 0)
+		return CLI_EXIT_ERROR;
+	int rc = 0;
+	if (!cli_tui_usable()) {
+		rc = write_report(c, p[0]);
+		pd_diff_free(d);
+		pd_profile_free(p[0]);
+	} else if (!(c->screen = cli_tui_open(cli_io_colored(&c->io, PD_FORMAT_TEXT)))) {
+		cli_error("cannot start the terminal UI (TERM=%s)",
+			  getenv("TERM") ? getenv("TERM") : "");
+		rc = -1;
+		pd_diff_free(d);
+		pd_profile_free(p[0]);
+		pd_profile_free(p[1]);
+	} else {
+		rc = tui_loop(c, p, d);
+		cli_tui_close(c->screen);
+		c->screen = NULL;
+	}
+	return rc < 0 ? CLI_EXIT_ERROR : cli_warns_status(&c->warns, &c->io);
+}
+
+/* `perfdiff CMD`, CMD diff or tui. */
+static int diff_main(int argc, char **argv, const char *cmd, void (*usage)(FILE *f))
 {
 	cli_diff c;
 	memset(&c, 0, sizeof c);
+	c.cmd = cmd;
+	c.tui = strcmp(cmd, "tui") == 0;
 	c.format = PD_FORMAT_TEXT;
 	c.argc = argc;
 	c.argv = argv;
-	cli_io_init(&c.io, CMD, true);
+	cli_io_init(&c.io, c.cmd, true);
 	cli_warns_init(&c.warns);
 	int st = CLI_EXIT_ERROR;
 	bool stop = true;
 	if (cli_profile_opts_init(&c.po) == 0 &&
 	    cli_options_init_rc(pd_diff_options_init(&c.dopts, PD_DIFF_OPTIONS_VERSION),
 				"pd_diff_options") == 0)
-		stop = cli_parse_stop(parse_args(argc, argv, &c), diff_usage, &st);
+		stop = cli_parse_stop(parse_args(argc, argv, &c), usage, &st);
 	/* the sides' files follow each other in paths[0] (split_files) */
-	if (!stop && cli_io_open(&c.io, c.paths[0], c.npaths[0] + c.npaths[1]) < 0) {
+	if (!stop && cli_io_open(&c.io, c.paths[0],
+				 c.report ? c.npaths[0] : c.npaths[0] + c.npaths[1]) < 0) {
 		stop = true;
 		st = CLI_EXIT_ERROR;
 	}
@@ -568,7 +790,7 @@ int cmd_diff(int argc, char **argv)
 		cli_profile_opts_share_symbols(&c.po);
 		for (int s = 0; s < 2; s++)
 			c.side[s].sopts.symcache = c.po.sopts.symcache;
-		st = cli_io_close(&c.io, run(&c));
+		st = cli_io_close(&c.io, c.tui ? run_tui(&c) : run(&c));
 	}
 	cli_warns_free(&c.warns);
 	for (int s = 0; s < 2; s++) {
@@ -580,4 +802,24 @@ int cmd_diff(int argc, char **argv)
 	cli_profile_opts_free(&c.po);
 	free(c.paths[0]);
 	return st;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	return diff_main(argc, argv, "diff", diff_usage);
+}
+
+void tui_usage(FILE *f)
+{
+	fputs(cli_help_tui, f);
+}
+
+int cmd_tui(int argc, char **argv)
+{
+	if (!cli_tui_built()) {
+		cli_error("tui: this perfdiff was built without it (PERFDIFF_TUI: needs ncurses, "
+			  "libncurses-dev)");
+		return CLI_EXIT_ERROR;
+	}
+	return diff_main(argc, argv, "tui", tui_usage);
 }

@@ -24,7 +24,7 @@ _perfdiff_command()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		dump | script | report | diff | explain | record | help) echo "$w"; return ;;
+		dump | script | report | diff | explain | record | tui | help) echo "$w"; return ;;
 		-* | = ) ;;
 		*) echo diff; return ;;
 		esac

@@ -1,0 +1,660 @@
+/*
+ * The screen of `perfdiff tui` (tui_cli.h), on ncurses: a header, the
+ * explained shifts, the aligned tree (tui_model.c keeps its rows), a
+ * peek pane and a status line with the filters.  Only the rows on the
+ * screen are drawn; a key changes the model in place.  Colours, when
+ * --color gives them, are those of the text output: a cost that grew
+ * red, one that fell green, as git diff colours lines.
+ */
+#include "tui_cli.h"
+
+#include <curses.h>
+#include <locale.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tui_model.h"
+
+enum { PAIR_UP = 1, PAIR_DOWN, PAIR_HEAD };
+
+struct cli_tui {
+	bool color;
+	char *filt[2][2];     /* [side][focus 0, ignore 1]: the keys' filters */
+	char *prev[2][2];     /* before the last change, for cli_tui_undo() */
+	char msg[256];        /* the status line's message */
+	char search[128];
+	/* while a diff is shown */
+	const pd_diff *d;
+	const cli_tui_view *v;
+	tui_tree tree;
+	size_t nshift;
+	size_t cur, top;      /* selected row and the first on screen ("rows" below) */
+	char *peek;           /* the pane's text, NULL: closed */
+	size_t peek_top;
+	char peek_regex[300];
+	double min_change;
+};
+
+/* Rows: 0 the shifts' heading, 1..nshift the shifts, then the tree's
+ * heading, then the tree's rows. */
+static size_t nrows(const cli_tui *t)
+{
+	return t->nshift + 2 + t->tree.nrows;
+}
+
+/* The tree row of screen row `r`, or SIZE_MAX for a heading or shift. */
+static size_t tree_row(const cli_tui *t, size_t r)
+{
+	return r >= t->nshift + 2 ? r - t->nshift - 2 : SIZE_MAX;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+	return s ? s + 1 : path ? path : "";
+}
+
+bool cli_tui_built(void)
+{
+	return true;
+}
+
+bool cli_tui_usable(void)
+{
+	const char *term = getenv("TERM");
+	return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && term && term[0] &&
+	       strcmp(term, "dumb") != 0;
+}
+
+cli_tui *cli_tui_open(bool color)
+{
+	cli_tui *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	setlocale(LC_CTYPE, "");
+	if (!initscr()) {
+		free(t);
+		return NULL;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	t->color = color && has_colors();
+	if (t->color) {
+		start_color();
+		use_default_colors();
+		init_pair(PAIR_UP, COLOR_RED, -1);
+		init_pair(PAIR_DOWN, COLOR_GREEN, -1);
+		init_pair(PAIR_HEAD, COLOR_CYAN, -1);
+	}
+	return t;
+}
+
+void cli_tui_suspend(cli_tui *t)
+{
+	(void)t;
+	def_prog_mode();
+	endwin();
+}
+
+void cli_tui_resume(cli_tui *t)
+{
+	(void)t;
+	reset_prog_mode();
+	refresh();
+}
+
+const char *cli_tui_filter(const cli_tui *t, int side, int which)
+{
+	return side >= 0 && side < 2 && which >= 0 && which < 2 ? t->filt[side][which] : NULL;
+}
+
+void cli_tui_undo(cli_tui *t, const char *why)
+{
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 2; k++) {
+			free(t->filt[s][k]);
+			t->filt[s][k] = t->prev[s][k];
+			t->prev[s][k] = NULL;
+		}
+	snprintf(t->msg, sizeof t->msg, "%s", why);
+}
+
+void cli_tui_close(cli_tui *t)
+{
+	if (!t)
+		return;
+	endwin();
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 2; k++) {
+			free(t->filt[s][k]);
+			free(t->prev[s][k]);
+		}
+	free(t->peek);
+	free(t);
+}
+
+/* ------------------------------------------------------------- drawing */
+
+/* The name of a node as the text output names it: "a -> b" for a
+ * pair of two names, the dso's basename after it. */
+static void node_name(const pd_diff_node *n, bool report, char *buf, size_t len)
+{
+	const char *b = n->base_symbol, *w = n->new_symbol;
+	const char *dso = base_name(n->dso);
+	const char *tag = report ? "" : !b ? " (new only)" : !w ? " (base only)" : "";
+	if (b && w && strcmp(b, w) != 0)
+		snprintf(buf, len, "%s -> %s [%s]", b, w, dso);
+	else
+		snprintf(buf, len, "%s [%s]%s", b ? b : w ? w : "?", dso, tag);
+}
+
+/* A relation's symbols: "a", or "a+b" for a split or merge. */
+static void join_symbols(const char *const *v, size_t n, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "+" : "", v[i]);
+}
+
+static void shift_text(const pd_diff_relation *r, char *buf, size_t len)
+{
+	char b[256], n[256], what[600];
+	if (r->kind == PD_REL_MOVED) {
+		snprintf(what, sizeof what, "%s: under %s -> under %s", r->base_symbol,
+			 r->base_parent ? r->base_parent : "(root)",
+			 r->new_parent ? r->new_parent : "(root)");
+	} else {
+		join_symbols(r->base_symbols, r->nbase_symbols, b, sizeof b);
+		join_symbols(r->new_symbols, r->nnew_symbols, n, sizeof n);
+		snprintf(what, sizeof what, "%s -> %s", b, n);
+	}
+	snprintf(buf, len, "  %-9s %+8.2f %+8.2f  net %+7.2f%s  %s [%s]",
+		 pd_diff_relation_kind_name(r->kind), r->base_change, r->new_change, r->net,
+		 r->row && r->row->significant ? " *" : "  ", what, base_name(r->dso));
+}
+
+/* Row `r`'s text and the colour of its change (0 none). */
+static int row_text(const cli_tui *t, size_t r, char *buf, size_t len)
+{
+	if (r == 0) {
+		snprintf(buf, len, "Explained shifts (%zu)%s", t->nshift,
+			 t->nshift ? "   kind        base      new   net change" : "");
+		return PAIR_HEAD;
+	}
+	if (r <= t->nshift) {
+		const pd_diff_relation *rel = pd_diff_relation_at(t->d, r - 1);
+		shift_text(rel, buf, len);
+		return rel->net >= t->min_change ? PAIR_UP : rel->net <= -t->min_change ? PAIR_DOWN : 0;
+	}
+	if (r == t->nshift + 1) {
+		snprintf(buf, len, t->v->report ? "Call tree      cum%%    self%%" :
+			 "Aligned tree   base%%     new%%   change");
+		return PAIR_HEAD;
+	}
+	size_t node = t->tree.rows[tree_row(t, r)];
+	const pd_diff_node *n = pd_diff_node_at(t->d, node);
+	char name[1024];
+	node_name(n, t->v->report, name, sizeof name);
+	const char *mark = tui_tree_nkids(&t->tree, node) == 0 ? "  " :
+			   t->tree.open[node] ? "- " : "+ ";
+	int ind = (int)(t->tree.depth[node] < 60 ? t->tree.depth[node] : 60) * 2;
+	if (t->v->report)
+		snprintf(buf, len, "  %12.2f %8.2f    %*s%s%s", n->base.mean, n->base_self, ind,
+			 "", mark, name);
+	else
+		snprintf(buf, len, "  %12.2f %8.2f %+8.2f    %*s%s%s", n->base.mean, n->new.mean,
+			 n->change, ind, "", mark, name);
+	if (t->v->report)
+		return 0;
+	return n->change >= t->min_change ? PAIR_UP : n->change <= -t->min_change ? PAIR_DOWN : 0;
+}
+
+static void put_line(const cli_tui *t, int y, const char *s, int pair, attr_t extra)
+{
+	attr_t a = extra | (t->color && pair ? COLOR_PAIR(pair) : 0);
+	if (pair == PAIR_HEAD)
+		a |= A_BOLD;
+	attron(a);
+	mvaddnstr(y, 0, s, COLS);
+	attroff(a);
+	clrtoeol();
+}
+
+static void draw_header(const cli_tui *t)
+{
+	char buf[1400];
+	if (t->v->report)
+		snprintf(buf, sizeof buf, "perfdiff tui  %s  %s  %llu samples", t->v->title,
+			 pd_diff_event(t->d), (unsigned long long)pd_diff_samples(t->d, 0, SIZE_MAX));
+	else
+		snprintf(buf, sizeof buf, "perfdiff tui  %s  %s  samples %llu -> %llu",
+			 t->v->title, pd_diff_event(t->d),
+			 (unsigned long long)pd_diff_samples(t->d, 0, SIZE_MAX),
+			 (unsigned long long)pd_diff_samples(t->d, 1, SIZE_MAX));
+	put_line(t, 0, buf, 0, A_REVERSE);
+}
+
+/* "focus ^a$ | ignore -", sides apart when they differ. */
+static void filters_text(const cli_tui *t, char *buf, size_t len)
+{
+	static const char *const what[2] = { "focus", "ignore" };
+	size_t at = 0;
+	for (int k = 0; k < 2 && at < len; k++) {
+		const char *b = t->filt[0][k], *n = t->filt[1][k];
+		if (!b && !n)
+			at += (size_t)snprintf(buf + at, len - at, "%s -  ", what[k]);
+		else if (b && n && strcmp(b, n) == 0)
+			at += (size_t)snprintf(buf + at, len - at, "%s %s  ", what[k], b);
+		else
+			at += (size_t)snprintf(buf + at, len - at, "%s base %s new %s  ", what[k],
+					       b ? b : "-", n ? n : "-");
+	}
+}
+
+static void draw_status(const cli_tui *t)
+{
+	char f[700], buf[1100];
+	filters_text(t, f, sizeof f);
+	snprintf(buf, sizeof buf, "filters: %s| %s", f,
+		 t->msg[0] ? t->msg : "? help  / search  p peek  f focus  i ignore  c clear  q quit");
+	put_line(t, LINES - 1, buf, 0, A_REVERSE);
+}
+
+/* The peek pane from screen line `y0` to the status line. */
+static void draw_peek(const cli_tui *t, int y0)
+{
+	char title[400];
+	snprintf(title, sizeof title, "Peek %s   (J/K scroll, x close)", t->peek_regex);
+	put_line(t, y0, title, 0, A_REVERSE);
+	const char *l = t->peek;
+	for (size_t skip = t->peek_top; skip && l; skip--)
+		l = (l = strchr(l, '\n')) ? l + 1 : NULL;
+	for (int y = y0 + 1; y < LINES - 1; y++) {
+		move(y, 0);
+		clrtoeol();
+		if (!l || !*l)
+			continue;
+		const char *nl = strchr(l, '\n');
+		int n = nl ? (int)(nl - l) : (int)strlen(l);
+		mvaddnstr(y, 0, l, n < COLS ? n : COLS);
+		l = nl ? nl + 1 : NULL;
+	}
+}
+
+/* Lines the list has on screen. */
+static int list_height(const cli_tui *t)
+{
+	int h = LINES - 2;
+	return t->peek ? h / 2 : h;
+}
+
+static void draw(cli_tui *t)
+{
+	int h = list_height(t);
+	if (t->cur < t->top)
+		t->top = t->cur;
+	if (h > 0 && t->cur >= t->top + (size_t)h)
+		t->top = t->cur - (size_t)h + 1;
+	draw_header(t);
+	char buf[2048];
+	for (int y = 0; y < h; y++) {
+		size_t r = t->top + (size_t)y;
+		if (r >= nrows(t)) {
+			move(y + 1, 0);
+			clrtoeol();
+			continue;
+		}
+		int pair = row_text(t, r, buf, sizeof buf);
+		put_line(t, y + 1, buf, pair, r == t->cur ? A_REVERSE : 0);
+	}
+	if (t->peek)
+		draw_peek(t, h + 1);
+	draw_status(t);
+	refresh();
+}
+
+static const char *const help_lines[] = {
+	"perfdiff tui: keys",
+	"",
+	"  Up/Down k/j     select      PgUp/PgDn  page      Home/End g/G  first/last",
+	"  Right + l       open the node, or go to its first child",
+	"  Left - h        close the node, or go to its parent",
+	"  Enter           open/close; on a shift: go to its node in the tree",
+	"  /               search a function (substring of either side's name)",
+	"  n               next match",
+	"  p               peek the selected function: callers and callees (--peek)",
+	"  J/K x           scroll the peek pane, close it",
+	"  f               focus on the selected function (--focus), reading again",
+	"  i               ignore the selected function (--ignore), reading again",
+	"  c               clear the filters these keys set",
+	"  q               quit",
+	"",
+	"  any key closes this help",
+};
+
+static void draw_help(const cli_tui *t)
+{
+	erase();
+	for (size_t i = 0; i < sizeof help_lines / sizeof help_lines[0]; i++)
+		put_line(t, (int)i + 1, help_lines[i], i == 0 ? PAIR_HEAD : 0, 0);
+	refresh();
+	getch();
+}
+
+/* ---------------------------------------------------------------- keys */
+
+/* The node of the selected row: its tree node, or for a shift the node
+ * of its relation's base symbol; SIZE_MAX for a heading. */
+static size_t selected_node(const cli_tui *t)
+{
+	size_t tr = tree_row(t, t->cur);
+	return tr != SIZE_MAX && tr < t->tree.nrows ? t->tree.rows[tr] : SIZE_MAX;
+}
+
+/* The names of the selected function on each side (NULL: none). */
+static bool selected_names(const cli_tui *t, const char *name[2])
+{
+	if (t->cur >= 1 && t->cur <= t->nshift) {
+		const pd_diff_relation *r = pd_diff_relation_at(t->d, t->cur - 1);
+		name[0] = r->base_symbol ? r->base_symbol : r->new_symbol;
+		name[1] = r->new_symbol ? r->new_symbol : r->base_symbol;
+		return name[0] != NULL;
+	}
+	size_t node = selected_node(t);
+	if (node == SIZE_MAX)
+		return false;
+	const pd_diff_node *n = pd_diff_node_at(t->d, node);
+	name[0] = n->base_symbol ? n->base_symbol : n->new_symbol;
+	name[1] = n->new_symbol ? n->new_symbol : n->base_symbol;
+	return name[0] != NULL;
+}
+
+/* "^name$" with the expression's special characters escaped. */
+static char *exact_regex(const char *name)
+{
+	size_t n = strlen(name);
+	char *r = malloc(2 * n + 3), *w = r;
+	if (!r)
+		return NULL;
+	*w++ = '^';
+	for (const char *p = name; *p; p++) {
+		if (strchr("\\.[]()*+?{}|^$", *p))
+			*w++ = '\\';
+		*w++ = *p;
+	}
+	*w++ = '$';
+	*w = '\0';
+	return r;
+}
+
+static void open_peek(cli_tui *t)
+{
+	const char *name[2];
+	if (!selected_names(t, name)) {
+		snprintf(t->msg, sizeof t->msg, "no function on this row");
+		return;
+	}
+	char *re = exact_regex(name[0]);
+	if (!re)
+		return;
+	snprintf(t->peek_regex, sizeof t->peek_regex, "%s", re);
+	free(t->peek);
+	t->peek = t->v->peek(t->v->ctx, re);
+	t->peek_top = 0;
+	free(re);
+}
+
+/* Focus (which 0) on or ignore (1) the selected function: the new
+ * filters, the old kept for cli_tui_undo().  false when there is none. */
+static bool set_filter(cli_tui *t, int which)
+{
+	const char *name[2];
+	if (!selected_names(t, name)) {
+		snprintf(t->msg, sizeof t->msg, "no function on this row");
+		return false;
+	}
+	for (int s = 0; s < 2; s++) {
+		for (int k = 0; k < 2; k++) {
+			free(t->prev[s][k]);
+			t->prev[s][k] = t->filt[s][k] ? strdup(t->filt[s][k]) : NULL;
+		}
+		char *re = exact_regex(name[s]), *old = t->filt[s][which];
+		if (!re)
+			return false;
+		if (which == 1 && old) { /* ignores add up: either expression */
+			char *both = malloc(strlen(old) + strlen(re) + 6);
+			if (both)
+				sprintf(both, "(%s)|(%s)", old, re);
+			free(re);
+			re = both;
+		}
+		free(old);
+		t->filt[s][which] = re;
+	}
+	snprintf(t->msg, sizeof t->msg, "%s %s: reading again", which ? "ignore" : "focus",
+		 name[0]);
+	return true;
+}
+
+static bool clear_filters(cli_tui *t)
+{
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; k < 2; k++) {
+			free(t->prev[s][k]);
+			t->prev[s][k] = t->filt[s][k];
+			t->filt[s][k] = NULL;
+		}
+	snprintf(t->msg, sizeof t->msg, "filters cleared: reading again");
+	return true;
+}
+
+typedef struct search_ctx {
+	const pd_diff *d;
+	const char *s;
+} search_ctx;
+
+static bool matches(void *ctx, size_t node)
+{
+	const search_ctx *c = ctx;
+	const pd_diff_node *n = pd_diff_node_at(c->d, node);
+	return (n->base_symbol && strstr(n->base_symbol, c->s)) ||
+	       (n->new_symbol && strstr(n->new_symbol, c->s));
+}
+
+static void find_next(cli_tui *t)
+{
+	if (!t->search[0])
+		return;
+	search_ctx c = { t->d, t->search };
+	size_t from = selected_node(t);
+	size_t node = tui_tree_find(&t->tree, from == SIZE_MAX ? 0 : from, matches, &c);
+	if (node == SIZE_MAX) {
+		snprintf(t->msg, sizeof t->msg, "not found: %s", t->search);
+		return;
+	}
+	size_t row = tui_tree_reveal(&t->tree, node);
+	if (row != SIZE_MAX)
+		t->cur = row + t->nshift + 2;
+	snprintf(t->msg, sizeof t->msg, "/%s", t->search);
+}
+
+/* The search text, typed on the status line; false when abandoned. */
+static bool prompt(cli_tui *t)
+{
+	char buf[sizeof t->search];
+	size_t n = 0;
+	buf[0] = '\0';
+	for (;;) {
+		char line[sizeof buf + 8];
+		snprintf(line, sizeof line, "/%s", buf);
+		put_line(t, LINES - 1, line, 0, 0);
+		refresh();
+		int ch = getch();
+		if (ch == '\n' || ch == KEY_ENTER || ch == '\r')
+			break;
+		if (ch == 27)
+			return false;
+		if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n > 0)
+			buf[--n] = '\0';
+		else if (ch >= 32 && ch < 127 && n + 1 < sizeof buf) {
+			buf[n++] = (char)ch;
+			buf[n] = '\0';
+		}
+	}
+	if (!n)
+		return false;
+	memcpy(t->search, buf, n + 1);
+	return true;
+}
+
+/* Enter on a shift: its node in the tree. */
+static void goto_shift(cli_tui *t)
+{
+	const pd_diff_relation *r = pd_diff_relation_at(t->d, t->cur - 1);
+	for (size_t k = 0; k < t->tree.n; k++) {
+		size_t node = t->tree.pre[k];
+		if (node && pd_diff_node_at(t->d, node)->relation == r) {
+			size_t row = tui_tree_reveal(&t->tree, node);
+			if (row != SIZE_MAX)
+				t->cur = row + t->nshift + 2;
+			return;
+		}
+	}
+	snprintf(t->msg, sizeof t->msg, "this shift has no node of its own in the tree");
+}
+
+static void key_right(cli_tui *t)
+{
+	size_t tr = tree_row(t, t->cur);
+	if (tr == SIZE_MAX) {
+		if (t->cur >= 1 && t->cur <= t->nshift)
+			goto_shift(t);
+		return;
+	}
+	size_t node = t->tree.rows[tr];
+	if (!tui_tree_expand(&t->tree, tr) && t->tree.open[node] &&
+	    tui_tree_nkids(&t->tree, node))
+		t->cur++;
+}
+
+static void key_left(cli_tui *t)
+{
+	size_t tr = tree_row(t, t->cur);
+	if (tr != SIZE_MAX && !tui_tree_collapse(&t->tree, tr))
+		t->cur = tui_tree_parent_row(&t->tree, tr) + t->nshift + 2;
+}
+
+static void key_enter(cli_tui *t)
+{
+	size_t tr = tree_row(t, t->cur);
+	if (tr == SIZE_MAX)
+		key_right(t);
+	else if (!tui_tree_collapse(&t->tree, tr))
+		tui_tree_expand(&t->tree, tr);
+}
+
+/* Moves of the selection; false when `ch` is none. */
+static bool move_key(cli_tui *t, int ch)
+{
+	size_t last = nrows(t) - 1, page = (size_t)(list_height(t) > 1 ? list_height(t) - 1 : 1);
+	if (ch == KEY_UP || ch == 'k')
+		t->cur = t->cur ? t->cur - 1 : 0;
+	else if (ch == KEY_DOWN || ch == 'j')
+		t->cur = t->cur < last ? t->cur + 1 : last;
+	else if (ch == KEY_PPAGE)
+		t->cur = t->cur > page ? t->cur - page : 0;
+	else if (ch == KEY_NPAGE)
+		t->cur = t->cur + page < last ? t->cur + page : last;
+	else if (ch == KEY_HOME || ch == 'g')
+		t->cur = 0;
+	else if (ch == KEY_END || ch == 'G')
+		t->cur = last;
+	else
+		return false;
+	return true;
+}
+
+/* One key; 1 quit, 2 the filters changed, else 0. */
+static int key(cli_tui *t, int ch)
+{
+	if (move_key(t, ch))
+		return 0;
+	switch (ch) {
+	case KEY_RIGHT: case '+': case 'l': key_right(t); break;
+	case KEY_LEFT: case '-': case 'h': key_left(t); break;
+	case '\n': case '\r': case KEY_ENTER: key_enter(t); break;
+	case '/': if (prompt(t)) find_next(t); break;
+	case 'n': find_next(t); break;
+	case 'p': open_peek(t); break;
+	case 'x': case 27: free(t->peek); t->peek = NULL; break;
+	case 'J': if (t->peek) t->peek_top++; break;
+	case 'K': if (t->peek_top) t->peek_top--; break;
+	case 'f': return set_filter(t, 0) ? 2 : 0;
+	case 'i': return set_filter(t, 1) ? 2 : 0;
+	case 'c': return clear_filters(t) ? 2 : 0;
+	case '?': draw_help(t); break;
+	case 'q': return 1;
+	default: break;
+	}
+	return 0;
+}
+
+/* The tree model of `d`: children hottest first, on either side. */
+static int load(cli_tui *t, const pd_diff *d)
+{
+	size_t n = pd_diff_node_count(d);
+	size_t *parent = malloc(n * sizeof *parent);
+	double *w = malloc(n * sizeof *w);
+	int rc = -1;
+	if (parent && w) {
+		for (size_t i = 0; i < n; i++) {
+			const pd_diff_node *x = pd_diff_node_at(d, i);
+			parent[i] = x->parent;
+			w[i] = x->base.mean > x->new.mean ? x->base.mean : x->new.mean;
+		}
+		rc = tui_tree_init(&t->tree, n, parent, w);
+	}
+	free(parent);
+	free(w);
+	return rc;
+}
+
+cli_tui_action cli_tui_show(cli_tui *t, const pd_diff *d, const cli_tui_view *v)
+{
+	t->d = d;
+	t->v = v;
+	pd_diff_options o;
+	pd_diff_options_get(d, &o, PD_DIFF_OPTIONS_VERSION);
+	t->min_change = o.min_change;
+	t->nshift = v->report ? 0 : pd_diff_relation_count(d);
+	t->cur = t->nshift ? 1 : t->nshift + 2;
+	t->top = 0;
+	free(t->peek);
+	t->peek = NULL;
+	if (load(t, d) < 0) {
+		snprintf(t->msg, sizeof t->msg, "out of memory");
+		return CLI_TUI_QUIT;
+	}
+	int r = 0;
+	while (r == 0) {
+		draw(t);
+		int ch = getch();
+		t->msg[0] = '\0';
+		r = key(t, ch);
+	}
+	if (r == 2) { /* "reading again" on the screen while it reads */
+		draw_status(t);
+		refresh();
+	}
+	tui_tree_free(&t->tree);
+	free(t->peek);
+	t->peek = NULL;
+	return r == 1 ? CLI_TUI_QUIT : CLI_TUI_RERUN;
+}
