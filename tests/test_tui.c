@@ -182,14 +182,21 @@ static void tmux(const char *fmt, const char *arg)
 	ck_assert_msg(pd_test_sh_ok(cmd), "%s", cmd);
 }
 
-static char *capture(void)
+/* The screen of session `name`; with `esc`, its attributes as escapes. */
+static char *capture_of(const char *name, bool esc)
 {
 	char cmd[256];
-	snprintf(cmd, sizeof cmd, "tmux -L %s capture-pane -p -t pd", sock);
+	snprintf(cmd, sizeof cmd, "tmux -L %s capture-pane -p %s-t %s", sock, esc ? "-e " : "",
+		 name);
 	int st;
 	char *out = pd_test_run(cmd, &st);
 	ck_assert_msg(st == 0, "capture-pane: status %d", st);
 	return out;
+}
+
+static char *capture(void)
+{
+	return capture_of("pd", false);
 }
 
 /* The screen once it shows `want` (20 s at most, for a loaded machine). */
@@ -333,6 +340,61 @@ START_TEST(test_screen)
 }
 END_TEST
 
+/* The line of `screen` from `at`, as a string of its own. */
+static char *line_at(const char *at)
+{
+	size_t n = strcspn(at, "\n");
+	char *l = malloc(n + 1);
+	ck_assert_ptr_nonnull(l);
+	memcpy(l, at, n);
+	l[n] = '\0';
+	return l;
+}
+
+/* --color=always: headings cyan, the rename red or green by its net
+ * change as the text output colours it; --color=never: no colour. */
+START_TEST(test_color)
+{
+	PD_SKIP_IF(dir ? NULL : "perf record -e cpu-clock -g or cc unavailable");
+	PD_SKIP_IF(pd_test_sh_ok("command -v tmux >/dev/null") ? NULL : "tmux is not installed");
+	static const char *const whens[] = { "always", "never" };
+	for (int k = 0; k < 2; k++) {
+		char run[PATHMAX * 2], name[16];
+		snprintf(name, sizeof name, "c%d", k);
+		snprintf(run, sizeof run, "new-session -d -s %s -x 120 -y 20 \"cd '%s' && '%s' tui "
+			 "--color=%s old.data new.data 2>/dev/null; sleep 600\"", name, dir,
+			 PD_CLI_PATH, whens[k]);
+		tmux("%s", run);
+		char *plain = NULL, *esc = NULL;
+		for (int i = 0; i < 200 && !(plain && strstr(plain, "Aligned tree")); i++) {
+			free(plain);
+			nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+			plain = capture_of(name, false);
+		}
+		ck_assert_msg(strstr(plain, "Aligned tree"), "%s", plain);
+		esc = capture_of(name, true);
+		const char *r = line_with(plain, "  renamed");
+		ck_assert_ptr_nonnull(r);
+		double net = strtod(strstr(r, "net ") + 4, NULL);
+		char *head = line_at(line_with(esc, "Aligned tree"));
+		char *rename = line_at(line_with(esc, "  renamed"));
+		if (k == 0) {
+			ck_assert_msg(strstr(head, "\033[36m"), "heading not cyan: %s", head);
+			const char *want = net >= 0.1 ? "\033[31m" : net <= -0.1 ? "\033[32m" : NULL;
+			ck_assert_msg(!want || strstr(rename, want), "net %.2f: %s", net, rename);
+		} else {
+			ck_assert_msg(!strstr(esc, "\033[31m") && !strstr(esc, "\033[32m") &&
+				      !strstr(esc, "\033[36m"), "colour with --color=never: %s", esc);
+		}
+		free(head);
+		free(rename);
+		free(plain);
+		free(esc);
+		tmux("kill-session -t %s", name);
+	}
+}
+END_TEST
+
 /* No terminal: what `perfdiff diff` prints. */
 START_TEST(test_plain)
 {
@@ -355,6 +417,7 @@ static Suite *suite(void)
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_screen);
+	tcase_add_test(tc, test_color);
 	tcase_add_test(tc, test_plain);
 	suite_add_tcase(s, tc);
 	return s;

@@ -732,22 +732,35 @@ static int tui_loop(cli_diff *c, pd_profile *p[2], pd_diff *d)
 	return rc;
 }
 
+/* `perfdiff tui FILE` where there is no screen: what `perfdiff report
+ * FILE` prints, unnamed frames by address as it names them. */
+static int run_report(cli_diff *c)
+{
+	c->side[0].popts.flags &= ~(unsigned)PD_PROFILE_MERGE_UNRESOLVED;
+	pd_profile *p[2] = { NULL, NULL };
+	int rc = build_sides(c, p);
+	cli_warns_print(&c->warns, &c->io);
+	if (rc >= 0 && empty_side(c, 0, p[0]) < 0)
+		rc = -1;
+	int wrc = rc >= 0 ? write_report(c, p[0]) : -1;
+	pd_profile_free(p[0]);
+	if (wrc < 0 || rc != 0)
+		return CLI_EXIT_ERROR;
+	return cli_warns_status(&c->warns, &c->io);
+}
+
 /* `perfdiff tui`: the screen, or where it cannot be, the text `perfdiff
  * diff` prints (a report's for one FILE). */
 static int run_tui(cli_diff *c)
 {
-	if (!cli_tui_usable() && !c->report)
-		return run(c);
+	if (!cli_tui_usable())
+		return c->report ? run_report(c) : run(c);
 	pd_profile *p[2];
 	pd_diff *d;
 	if (tui_build(c, p, &d) < 0)
 		return CLI_EXIT_ERROR;
 	int rc = 0;
-	if (!cli_tui_usable()) {
-		rc = write_report(c, p[0]);
-		pd_diff_free(d);
-		pd_profile_free(p[0]);
-	} else if (!(c->screen = cli_tui_open(cli_io_colored(&c->io, PD_FORMAT_TEXT)))) {
+	if (!(c->screen = cli_tui_open(cli_io_colored(&c->io, PD_FORMAT_TEXT)))) {
 		cli_error("cannot start the terminal UI (TERM=%s)",
 			  getenv("TERM") ? getenv("TERM") : "");
 		rc = -1;
