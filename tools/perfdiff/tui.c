@@ -36,6 +36,10 @@ struct cli_tui {
 	size_t peek_top;
 	char peek_regex[300];
 	double min_change;
+	/* the selected node's path (names from the root) across a re-read,
+	 * to select it again in the new tree */
+	char **path;
+	size_t npath;
 };
 
 /* Rows: 0 the shifts' heading, 1..nshift the shifts, then the tree's
@@ -136,6 +140,9 @@ void cli_tui_close(cli_tui *t)
 			free(t->prev[s][k]);
 		}
 	free(t->peek);
+	for (size_t i = 0; i < t->npath; i++)
+		free(t->path[i]);
+	free(t->path);
 	free(t);
 }
 
@@ -438,8 +445,7 @@ static bool set_filter(cli_tui *t, int which)
 		free(old);
 		t->filt[s][which] = re;
 	}
-	snprintf(t->msg, sizeof t->msg, "%s %s: reading again", which ? "ignore" : "focus",
-		 name[0]);
+	snprintf(t->msg, sizeof t->msg, "%s %s", which ? "ignored" : "focus on", name[0]);
 	return true;
 }
 
@@ -451,7 +457,7 @@ static bool clear_filters(cli_tui *t)
 			t->prev[s][k] = t->filt[s][k];
 			t->filt[s][k] = NULL;
 		}
-	snprintf(t->msg, sizeof t->msg, "filters cleared: reading again");
+	snprintf(t->msg, sizeof t->msg, "filters cleared");
 	return true;
 }
 
@@ -606,6 +612,52 @@ static int key(cli_tui *t, int ch)
 	return 0;
 }
 
+/* The selected node's path, kept for the next tree (keep_path). */
+static void keep_path(cli_tui *t)
+{
+	for (size_t i = 0; i < t->npath; i++)
+		free(t->path[i]);
+	t->npath = 0;
+	size_t node = selected_node(t);
+	if (node == SIZE_MAX || !(t->path = realloc(t->path, (t->tree.depth[node] + 1) *
+						       sizeof *t->path)))
+		return;
+	size_t n = t->tree.depth[node] + 1;
+	for (size_t v = node; v != 0 && n > 0; v = t->tree.parent[v]) {
+		const pd_diff_node *x = pd_diff_node_at(t->d, v);
+		const char *name = x->base_symbol ? x->base_symbol : x->new_symbol;
+		t->path[--n] = strdup(name ? name : "");
+	}
+	t->npath = t->tree.depth[node] + 1;
+}
+
+/* The child of `node` named `name` on either side, or SIZE_MAX. */
+static size_t child_named(const cli_tui *t, size_t node, const char *name)
+{
+	for (size_t k = t->tree.first[node]; k < t->tree.first[node + 1]; k++) {
+		const pd_diff_node *x = pd_diff_node_at(t->d, t->tree.kids[k]);
+		if ((x->base_symbol && strcmp(x->base_symbol, name) == 0) ||
+		    (x->new_symbol && strcmp(x->new_symbol, name) == 0))
+			return t->tree.kids[k];
+	}
+	return SIZE_MAX;
+}
+
+/* Select the node of the kept path, or as much of it as the new tree has. */
+static void restore_path(cli_tui *t)
+{
+	size_t node = 0;
+	for (size_t i = 0; i < t->npath && t->path[i]; i++) {
+		size_t c = child_named(t, node, t->path[i]);
+		if (c == SIZE_MAX)
+			break;
+		node = c;
+	}
+	size_t row = node ? tui_tree_reveal(&t->tree, node) : SIZE_MAX;
+	if (row != SIZE_MAX)
+		t->cur = row + t->nshift + 2;
+}
+
 /* The tree model of `d`: children hottest first, on either side. */
 static int load(cli_tui *t, const pd_diff *d)
 {
@@ -642,6 +694,7 @@ cli_tui_action cli_tui_show(cli_tui *t, const pd_diff *d, const cli_tui_view *v)
 		snprintf(t->msg, sizeof t->msg, "out of memory");
 		return CLI_TUI_QUIT;
 	}
+	restore_path(t);
 	int r = 0;
 	while (r == 0) {
 		draw(t);
@@ -649,10 +702,8 @@ cli_tui_action cli_tui_show(cli_tui *t, const pd_diff *d, const cli_tui_view *v)
 		t->msg[0] = '\0';
 		r = key(t, ch);
 	}
-	if (r == 2) { /* "reading again" on the screen while it reads */
-		draw_status(t);
-		refresh();
-	}
+	if (r == 2)
+		keep_path(t);
 	tui_tree_free(&t->tree);
 	free(t->peek);
 	t->peek = NULL;
