@@ -23,6 +23,7 @@
 #include "cli_progress.h"
 #include "cli_profile_opts.h"
 #include "diff_cli.h"
+#include "diff_internal.h"
 #include "tui_cli.h"
 
 
@@ -33,41 +34,6 @@ void diff_usage(FILE *f)
 
 /* ------------------------------------------------------------- options */
 
-/* A --base-OPT or --new-OPT: the row of OPT and the value. */
-typedef struct cli_side_value {
-	const cli_optdef *opt;
-	const char *val;
-} cli_side_value;
-
-typedef struct cli_diff {
-	const char *cmd;           /* "diff" or "tui" */
-	bool tui, report;          /* tui; tui of one side: both sides its files */
-	cli_tui *screen;           /* tui: while it runs */
-	cli_profile_opts po;       /* options of both sides */
-	cli_profile_opts side[2];  /* each side's: po with its --base-/--new- options */
-	cli_side_value *side_opts[2];  /* those options, as given */
-	size_t nside_opts[2];
-	pd_diff_options dopts;
-	pd_format format;
-	const char **paths[2];
-	size_t npaths[2];
-	size_t nfiles, split;      /* while parsing: FILEs, and where '--' was */
-	bool all;
-	bool lkp_keys;             /* --lkp-keys, or --format=lkp */
-	bool fail_on_set;
-	double fail_on;
-	bool min_change_set;
-	bool weight_set, weight_samples;  /* --weight (folded) */
-	bool no_comm;              /* --no-comm (folded) */
-	pd_diff_sort sort;         /* --sort */
-	const char *peek;          /* --peek REGEX */
-	bool show_comm, show_dso;  /* --sort=comm,dso,sym: columns */
-	double percent_limit;      /* --percent-limit */
-	cli_io io;                 /* -o, -q, -v, --strict, --color */
-	cli_warns warns;           /* of every file of both sides */
-	int argc;                  /* the arguments, for what the filters were */
-	char **argv;
-} cli_diff;
 
 /* --sort's words, in the table's order (cli_opttab.c). */
 static const pd_diff_sort sorts[] = { PD_DIFF_SORT_CHANGE, PD_DIFF_SORT_ABS_CHANGE,
@@ -235,7 +201,8 @@ static cli_parse_result split_files(cli_diff *c)
 		split = 1;
 	}
 	if (split == 0 || split == nfiles)
-		return cli_parse_refuse(c->cmd, "diff needs at least one FILE on each side of '--'");
+		return cli_parse_refuse(c->cmd, "%s needs at least one FILE on each side of '--'",
+					c->cmd);
 	c->npaths[0] = split;
 	c->paths[1] = files + split;
 	c->npaths[1] = nfiles - split;
@@ -391,7 +358,7 @@ static int report_side(side_job *j, cli_warns *w)
 
 /* A side the filters left without a sample has nothing to compare: said
  * with the filters as typed and what they turned away.  -1 then. */
-static int empty_side(const cli_diff *c, int side, const pd_profile *p)
+int diff_empty_side(const cli_diff *c, int side, const pd_profile *p)
 {
 	char given[512];
 	if (cli_profile_samples(p) ||
@@ -425,7 +392,7 @@ typedef int (*diff_writer)(pd_writer *w, const void *what, const pd_diff_write_o
 
 /* The writer's options as the command line gives them; 0, or -1 after
  * the error. */
-static int write_options(const cli_diff *c, pd_diff_write_options *o)
+int diff_write_options(const cli_diff *c, pd_diff_write_options *o)
 {
 	if (cli_options_init_rc(pd_diff_write_options_init(o, PD_DIFF_WRITE_OPTIONS_VERSION),
 				"pd_diff_write_options") < 0)
@@ -451,7 +418,7 @@ static int write_options(const cli_diff *c, pd_diff_write_options *o)
 static int write_out(cli_diff *c, diff_writer write, const void *what, const char *noun)
 {
 	pd_diff_write_options o;
-	if (write_options(c, &o) < 0)
+	if (diff_write_options(c, &o) < 0)
 		return -1;
 	pd_writer *w;
 	pd_error err;
@@ -480,7 +447,7 @@ static int write_diff(pd_writer *w, const void *d, const pd_diff_write_options *
  * warnings held, their errors printed.  0; 1 when a file broke off (what
  * was read is compared); -1 when a side has nothing to compare (both
  * profiles freed). */
-static int build_sides(cli_diff *c, pd_profile *p[2])
+int diff_build_sides(cli_diff *c, pd_profile *p[2])
 {
 	side_job jobs[2];
 	memset(jobs, 0, sizeof jobs);
@@ -548,13 +515,13 @@ static int compare(cli_diff *c, pd_profile *p[2])
 	return rc;
 }
 
-static int run(cli_diff *c)
+int diff_run(cli_diff *c)
 {
 	pd_profile *p[2] = { NULL, NULL };
-	int rc = build_sides(c, p);
+	int rc = diff_build_sides(c, p);
 	cli_warns_print(&c->warns, &c->io);
 	for (int side = 0; side < 2 && rc >= 0; side++)
-		if (p[side] && empty_side(c, side, p[side]) < 0)
+		if (p[side] && diff_empty_side(c, side, p[side]) < 0)
 			rc = -1;
 	int crc = rc >= 0 ? compare(c, p) : -1;
 	pd_profile_free(p[0]);
@@ -563,216 +530,6 @@ static int run(cli_diff *c)
 	if (crc < 0 || rc != 0)
 		return CLI_EXIT_ERROR;
 	return crc == 1 ? 1 : cli_warns_status(&c->warns, &c->io);
-}
-
-/* ----------------------------------------------------------------- tui */
-
-/* A growing buffer, the peek pane's text (a pd_writer callback). */
-typedef struct membuf {
-	char *p;
-	size_t n, cap;
-} membuf;
-
-static int membuf_put(void *ctx, const char *buf, size_t n)
-{
-	membuf *b = ctx;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = (b->n + n + 1) * 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
-			return -1;
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, buf, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-	return 0;
-}
-
-/* What the screen shows: the diff, or for one file its profile. */
-typedef struct tui_ctx {
-	cli_diff *c;
-	const pd_diff *d;
-	pd_profile *p;
-} tui_ctx;
-
-/* `what`'s peek block written by `write` into a string: what `perfdiff
- * diff --peek` (or `report --peek`) prints.  The error's text when the
- * writer fails; NULL when out of memory. */
-static char *peek_text(const tui_ctx *x, const char *regex)
-{
-	membuf b = { 0 };
-	pd_writer *w;
-	pd_error err;
-	memset(&err, 0, sizeof err);
-	int rc = pd_writer_new_callback(&w, membuf_put, &b, &err);
-	if (rc == 0) {
-		if (x->c->report) {
-			pd_report_write_options o;
-			rc = pd_report_write_options_init(&o, PD_REPORT_WRITE_OPTIONS_VERSION);
-			o.peek = regex;
-			o.profile_options = &x->c->side[0].popts;
-			rc = rc < 0 ? rc : pd_report_write(w, x->p, &o, &err);
-		} else {
-			pd_diff_write_options o;
-			rc = write_options(x->c, &o);
-			o.color = false;
-			o.peek = regex;
-			rc = rc < 0 ? rc : pd_diff_write(w, x->d, &o, &err);
-		}
-		if (rc == 0)
-			rc = pd_writer_flush(w, &err);
-		pd_writer_free(w);
-	}
-	if (rc == 0 && b.p)
-		return b.p;
-	free(b.p);
-	return strdup(rc == 0 ? "" : err.message);
-}
-
-static char *tui_peek(void *ctx, const char *regex)
-{
-	return peek_text(ctx, regex);
-}
-
-/* One profile's report on standard output: what the tui of one FILE
- * prints where it cannot draw. */
-static int write_report(cli_diff *c, pd_profile *p)
-{
-	pd_report_write_options o;
-	if (cli_options_init_rc(pd_report_write_options_init(&o,
-				PD_REPORT_WRITE_OPTIONS_VERSION), "pd_report_write_options") < 0)
-		return -1;
-	o.color = cli_io_colored(&c->io, PD_FORMAT_TEXT);
-	o.profile_options = &c->side[0].popts;
-	pd_writer *w;
-	pd_error err;
-	memset(&err, 0, sizeof err);
-	int rc = pd_writer_new_file(&w, c->io.out, &err);
-	if (rc == 0) {
-		rc = pd_report_write(w, p, &o, &err);
-		if (rc == 0)
-			rc = pd_writer_flush(w, &err);
-		pd_writer_free(w);
-	}
-	if (rc < 0)
-		cli_error("cannot write the report: %s", err.message);
-	return rc < 0 ? -1 : 0;
-}
-
-/* The profiles with the current filters and their diff: 0, or -1 after
- * the error (printed; nothing to free). */
-static int tui_build(cli_diff *c, pd_profile *p[2], pd_diff **d)
-{
-	p[0] = p[1] = NULL;
-	*d = NULL;
-	int rc = build_sides(c, p);
-	cli_warns_print(&c->warns, &c->io);
-	for (int side = 0; side < 2 && rc >= 0; side++)
-		if (p[side] && empty_side(c, side, p[side]) < 0)
-			rc = -1;
-	pd_error err;
-	memset(&err, 0, sizeof err);
-	if (rc >= 0 && pd_diff_new(d, p[0], p[1] ? p[1] : p[0], &c->dopts, &err) < 0) {
-		cli_error("%s", err.message[0] ? err.message : pd_error_code_str(err.code));
-		rc = -1;
-	}
-	if (rc >= 0)
-		return 0;
-	pd_profile_free(p[0]);
-	pd_profile_free(p[1]);
-	p[0] = p[1] = NULL;
-	return -1;
-}
-
-/* The filters the keys chose over the command line's (`given`). */
-static void tui_filters(cli_diff *c, const char *given[2][2])
-{
-	for (int s = 0; s < 2; s++) {
-		const char *f = cli_tui_filter(c->screen, s, 0), *i = cli_tui_filter(c->screen, s, 1);
-		c->side[s].popts.focus = f ? f : given[s][0];
-		c->side[s].popts.ignore = i ? i : given[s][1];
-	}
-}
-
-/* Show, and build again as the keys ask, until q. */
-static int tui_loop(cli_diff *c, pd_profile *p[2], pd_diff *d)
-{
-	const char *given[2][2];
-	for (int s = 0; s < 2; s++) {
-		given[s][0] = c->side[s].popts.focus;
-		given[s][1] = c->side[s].popts.ignore;
-	}
-	char title[1024];
-	snprintf(title, sizeof title, "%s%s%s", c->paths[0][0], c->report ? "" : " -> ",
-		 c->report ? "" : c->paths[1][0]);
-	int rc = 0;
-	while (d) {
-		tui_ctx x = { c, d, p[0] };
-		cli_tui_view v = { .report = c->report, .title = title, .peek = tui_peek,
-				   .ctx = &x };
-		cli_tui_action a = cli_tui_show(c->screen, d, &v);
-		pd_diff_free(d);
-		pd_profile_free(p[0]);
-		pd_profile_free(p[1]);
-		d = NULL;
-		if (a == CLI_TUI_QUIT)
-			break;
-		cli_tui_suspend(c->screen);
-		tui_filters(c, given);
-		if (tui_build(c, p, &d) < 0) {
-			/* what the filter left is nothing: the one before */
-			cli_tui_undo(c->screen, "the filter leaves nothing to compare: undone");
-			tui_filters(c, given);
-			rc = tui_build(c, p, &d);
-		}
-		cli_tui_resume(c->screen);
-	}
-	return rc;
-}
-
-/* `perfdiff tui FILE` where there is no screen: what `perfdiff report
- * FILE` prints, unnamed frames by address as it names them. */
-static int run_report(cli_diff *c)
-{
-	c->side[0].popts.flags &= ~(unsigned)PD_PROFILE_MERGE_UNRESOLVED;
-	pd_profile *p[2] = { NULL, NULL };
-	int rc = build_sides(c, p);
-	cli_warns_print(&c->warns, &c->io);
-	if (rc >= 0 && empty_side(c, 0, p[0]) < 0)
-		rc = -1;
-	int wrc = rc >= 0 ? write_report(c, p[0]) : -1;
-	pd_profile_free(p[0]);
-	if (wrc < 0 || rc != 0)
-		return CLI_EXIT_ERROR;
-	return cli_warns_status(&c->warns, &c->io);
-}
-
-/* `perfdiff tui`: the screen, or where it cannot be, the text `perfdiff
- * diff` prints (a report's for one FILE). */
-static int run_tui(cli_diff *c)
-{
-	if (!cli_tui_usable())
-		return c->report ? run_report(c) : run(c);
-	pd_profile *p[2];
-	pd_diff *d;
-	if (tui_build(c, p, &d) < 0)
-		return CLI_EXIT_ERROR;
-	int rc = 0;
-	if (!(c->screen = cli_tui_open(cli_io_colored(&c->io, PD_FORMAT_TEXT)))) {
-		cli_error("cannot start the terminal UI (TERM=%s)",
-			  getenv("TERM") ? getenv("TERM") : "");
-		rc = -1;
-		pd_diff_free(d);
-		pd_profile_free(p[0]);
-		pd_profile_free(p[1]);
-	} else {
-		rc = tui_loop(c, p, d);
-		cli_tui_close(c->screen);
-		c->screen = NULL;
-	}
-	return rc < 0 ? CLI_EXIT_ERROR : cli_warns_status(&c->warns, &c->io);
 }
 
 /* `perfdiff CMD`, CMD diff or tui. */
@@ -803,7 +560,7 @@ static int diff_main(int argc, char **argv, const char *cmd, void (*usage)(FILE 
 		cli_profile_opts_share_symbols(&c.po);
 		for (int s = 0; s < 2; s++)
 			c.side[s].sopts.symcache = c.po.sopts.symcache;
-		st = cli_io_close(&c.io, c.tui ? run_tui(&c) : run(&c));
+		st = cli_io_close(&c.io, c.tui ? diff_run_tui(&c) : diff_run(&c));
 	}
 	cli_warns_free(&c.warns);
 	for (int s = 0; s < 2; s++) {
