@@ -1,10 +1,8 @@
 /*
- * The screen of `perfdiff tui` (tui_cli.h), on ncurses: a header, the
- * explained shifts, the aligned tree (tui_model.c keeps its rows), a
- * peek pane and a status line with the filters.  Only the rows on the
- * screen are drawn; a key changes the model in place.  Colours, when
- * --color gives them, are those of the text output: a cost that grew
- * red, one that fell green, as git diff colours lines.
+ * The screen of `perfdiff tui` (tui_cli.h), on ncurses: starting and
+ * leaving it, and the keys — moving, opening and closing nodes in the
+ * model (tui_model.c), search, peek, and the filters that end a show
+ * for a re-read.  Drawing is tui_draw.c's.
  */
 #include "tui_cli.h"
 
@@ -16,50 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tui_model.h"
-
-enum { PAIR_UP = 1, PAIR_DOWN, PAIR_HEAD };
-
-struct cli_tui {
-	bool color;
-	char *filt[2][2];     /* [side][focus 0, ignore 1]: the keys' filters */
-	char *prev[2][2];     /* before the last change, for cli_tui_undo() */
-	char msg[256];        /* the status line's message */
-	char search[128];
-	/* while a diff is shown */
-	const pd_diff *d;
-	const cli_tui_view *v;
-	tui_tree tree;
-	size_t nshift;
-	size_t cur, top;      /* selected row and the first on screen ("rows" below) */
-	char *peek;           /* the pane's text, NULL: closed */
-	size_t peek_top;
-	char peek_regex[300];
-	double min_change;
-	/* the selected node's path (names from the root) across a re-read,
-	 * to select it again in the new tree */
-	char **path;
-	size_t npath;
-};
-
-/* Rows: 0 the shifts' heading, 1..nshift the shifts, then the tree's
- * heading, then the tree's rows. */
-static size_t nrows(const cli_tui *t)
-{
-	return t->nshift + 2 + t->tree.nrows;
-}
-
-/* The tree row of screen row `r`, or SIZE_MAX for a heading or shift. */
-static size_t tree_row(const cli_tui *t, size_t r)
-{
-	return r >= t->nshift + 2 ? r - t->nshift - 2 : SIZE_MAX;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-	return s ? s + 1 : path ? path : "";
-}
+#include "tui_screen.h"
 
 bool cli_tui_built(void)
 {
@@ -146,222 +101,13 @@ void cli_tui_close(cli_tui *t)
 	free(t);
 }
 
-/* ------------------------------------------------------------- drawing */
-
-/* The name of a node as the text output names it: "a -> b" for a
- * pair of two names, the dso's basename after it. */
-static void node_name(const pd_diff_node *n, bool report, char *buf, size_t len)
-{
-	const char *b = n->base_symbol, *w = n->new_symbol;
-	const char *dso = base_name(n->dso);
-	const char *tag = report ? "" : !b ? " (new only)" : !w ? " (base only)" : "";
-	if (b && w && strcmp(b, w) != 0)
-		snprintf(buf, len, "%s -> %s [%s]", b, w, dso);
-	else
-		snprintf(buf, len, "%s [%s]%s", b ? b : w ? w : "?", dso, tag);
-}
-
-/* A relation's symbols: "a", or "a+b" for a split or merge. */
-static void join_symbols(const char *const *v, size_t n, char *buf, size_t len)
-{
-	size_t at = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && at < len; i++)
-		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "+" : "", v[i]);
-}
-
-static void shift_text(const pd_diff_relation *r, char *buf, size_t len)
-{
-	char b[256], n[256], what[600];
-	if (r->kind == PD_REL_MOVED) {
-		snprintf(what, sizeof what, "%s: under %s -> under %s", r->base_symbol,
-			 r->base_parent ? r->base_parent : "(root)",
-			 r->new_parent ? r->new_parent : "(root)");
-	} else {
-		join_symbols(r->base_symbols, r->nbase_symbols, b, sizeof b);
-		join_symbols(r->new_symbols, r->nnew_symbols, n, sizeof n);
-		snprintf(what, sizeof what, "%s -> %s", b, n);
-	}
-	snprintf(buf, len, "  %-9s %+8.2f %+8.2f  net %+7.2f%s  %s [%s]",
-		 pd_diff_relation_kind_name(r->kind), r->base_change, r->new_change, r->net,
-		 r->row && r->row->significant ? " *" : "  ", what, base_name(r->dso));
-}
-
-/* Row `r`'s text and the colour of its change (0 none). */
-static int row_text(const cli_tui *t, size_t r, char *buf, size_t len)
-{
-	if (r == 0) {
-		snprintf(buf, len, "Explained shifts (%zu)%s", t->nshift,
-			 t->nshift ? "   kind        base      new   net change" : "");
-		return PAIR_HEAD;
-	}
-	if (r <= t->nshift) {
-		const pd_diff_relation *rel = pd_diff_relation_at(t->d, r - 1);
-		shift_text(rel, buf, len);
-		return rel->net >= t->min_change ? PAIR_UP : rel->net <= -t->min_change ? PAIR_DOWN : 0;
-	}
-	if (r == t->nshift + 1) {
-		snprintf(buf, len, t->v->report ? "Call tree      cum%%    self%%" :
-			 "Aligned tree   base%%     new%%   change");
-		return PAIR_HEAD;
-	}
-	size_t node = t->tree.rows[tree_row(t, r)];
-	const pd_diff_node *n = pd_diff_node_at(t->d, node);
-	char name[1024];
-	node_name(n, t->v->report, name, sizeof name);
-	const char *mark = tui_tree_nkids(&t->tree, node) == 0 ? "  " :
-			   t->tree.open[node] ? "- " : "+ ";
-	int ind = (int)(t->tree.depth[node] < 60 ? t->tree.depth[node] : 60) * 2;
-	if (t->v->report)
-		snprintf(buf, len, "  %12.2f %8.2f    %*s%s%s", n->base.mean, n->base_self, ind,
-			 "", mark, name);
-	else
-		snprintf(buf, len, "  %12.2f %8.2f %+8.2f    %*s%s%s", n->base.mean, n->new.mean,
-			 n->change, ind, "", mark, name);
-	if (t->v->report)
-		return 0;
-	return n->change >= t->min_change ? PAIR_UP : n->change <= -t->min_change ? PAIR_DOWN : 0;
-}
-
-static void put_line(const cli_tui *t, int y, const char *s, int pair, attr_t extra)
-{
-	attr_t a = extra | (t->color && pair ? COLOR_PAIR(pair) : 0);
-	if (pair == PAIR_HEAD)
-		a |= A_BOLD;
-	attron(a);
-	mvaddnstr(y, 0, s, COLS);
-	attroff(a);
-	clrtoeol();
-}
-
-static void draw_header(const cli_tui *t)
-{
-	char buf[1400];
-	if (t->v->report)
-		snprintf(buf, sizeof buf, "perfdiff tui  %s  %s  %llu samples", t->v->title,
-			 pd_diff_event(t->d), (unsigned long long)pd_diff_samples(t->d, 0, SIZE_MAX));
-	else
-		snprintf(buf, sizeof buf, "perfdiff tui  %s  %s  samples %llu -> %llu",
-			 t->v->title, pd_diff_event(t->d),
-			 (unsigned long long)pd_diff_samples(t->d, 0, SIZE_MAX),
-			 (unsigned long long)pd_diff_samples(t->d, 1, SIZE_MAX));
-	put_line(t, 0, buf, 0, A_REVERSE);
-}
-
-/* "focus ^a$ | ignore -", sides apart when they differ. */
-static void filters_text(const cli_tui *t, char *buf, size_t len)
-{
-	static const char *const what[2] = { "focus", "ignore" };
-	size_t at = 0;
-	for (int k = 0; k < 2 && at < len; k++) {
-		const char *b = t->filt[0][k], *n = t->filt[1][k];
-		if (!b && !n)
-			at += (size_t)snprintf(buf + at, len - at, "%s -  ", what[k]);
-		else if (b && n && strcmp(b, n) == 0)
-			at += (size_t)snprintf(buf + at, len - at, "%s %s  ", what[k], b);
-		else
-			at += (size_t)snprintf(buf + at, len - at, "%s base %s new %s  ", what[k],
-					       b ? b : "-", n ? n : "-");
-	}
-}
-
-static void draw_status(const cli_tui *t)
-{
-	char f[700], buf[1100];
-	filters_text(t, f, sizeof f);
-	snprintf(buf, sizeof buf, "filters: %s| %s", f,
-		 t->msg[0] ? t->msg : "? help  / search  p peek  f focus  i ignore  c clear  q quit");
-	put_line(t, LINES - 1, buf, 0, A_REVERSE);
-}
-
-/* The peek pane from screen line `y0` to the status line. */
-static void draw_peek(const cli_tui *t, int y0)
-{
-	char title[400];
-	snprintf(title, sizeof title, "Peek %s   (J/K scroll, x close)", t->peek_regex);
-	put_line(t, y0, title, 0, A_REVERSE);
-	const char *l = t->peek;
-	for (size_t skip = t->peek_top; skip && l; skip--)
-		l = (l = strchr(l, '\n')) ? l + 1 : NULL;
-	for (int y = y0 + 1; y < LINES - 1; y++) {
-		move(y, 0);
-		clrtoeol();
-		if (!l || !*l)
-			continue;
-		const char *nl = strchr(l, '\n');
-		int n = nl ? (int)(nl - l) : (int)strlen(l);
-		mvaddnstr(y, 0, l, n < COLS ? n : COLS);
-		l = nl ? nl + 1 : NULL;
-	}
-}
-
-/* Lines the list has on screen. */
-static int list_height(const cli_tui *t)
-{
-	int h = LINES - 2;
-	return t->peek ? h / 2 : h;
-}
-
-static void draw(cli_tui *t)
-{
-	int h = list_height(t);
-	if (t->cur < t->top)
-		t->top = t->cur;
-	if (h > 0 && t->cur >= t->top + (size_t)h)
-		t->top = t->cur - (size_t)h + 1;
-	draw_header(t);
-	char buf[2048];
-	for (int y = 0; y < h; y++) {
-		size_t r = t->top + (size_t)y;
-		if (r >= nrows(t)) {
-			move(y + 1, 0);
-			clrtoeol();
-			continue;
-		}
-		int pair = row_text(t, r, buf, sizeof buf);
-		put_line(t, y + 1, buf, pair, r == t->cur ? A_REVERSE : 0);
-	}
-	if (t->peek)
-		draw_peek(t, h + 1);
-	draw_status(t);
-	refresh();
-}
-
-static const char *const help_lines[] = {
-	"perfdiff tui: keys",
-	"",
-	"  Up/Down k/j     select      PgUp/PgDn  page      Home/End g/G  first/last",
-	"  Right + l       open the node, or go to its first child",
-	"  Left - h        close the node, or go to its parent",
-	"  Enter           open/close; on a shift: go to its node in the tree",
-	"  /               search a function (substring of either side's name)",
-	"  n               next match",
-	"  p               peek the selected function: callers and callees (--peek)",
-	"  J/K x           scroll the peek pane, close it",
-	"  f               focus on the selected function (--focus), reading again",
-	"  i               ignore the selected function (--ignore), reading again",
-	"  c               clear the filters these keys set",
-	"  q               quit",
-	"",
-	"  any key closes this help",
-};
-
-static void draw_help(const cli_tui *t)
-{
-	erase();
-	for (size_t i = 0; i < sizeof help_lines / sizeof help_lines[0]; i++)
-		put_line(t, (int)i + 1, help_lines[i], i == 0 ? PAIR_HEAD : 0, 0);
-	refresh();
-	getch();
-}
-
 /* ---------------------------------------------------------------- keys */
 
 /* The node of the selected row: its tree node, or for a shift the node
  * of its relation's base symbol; SIZE_MAX for a heading. */
 static size_t selected_node(const cli_tui *t)
 {
-	size_t tr = tree_row(t, t->cur);
+	size_t tr = tui_tree_row(t, t->cur);
 	return tr != SIZE_MAX && tr < t->tree.nrows ? t->tree.rows[tr] : SIZE_MAX;
 }
 
@@ -500,7 +246,7 @@ static bool prompt(cli_tui *t)
 	for (;;) {
 		char line[sizeof buf + 8];
 		snprintf(line, sizeof line, "/%s", buf);
-		put_line(t, LINES - 1, line, 0, 0);
+		tui_put_line(t, LINES - 1, line, 0, 0);
 		refresh();
 		int ch = getch();
 		if (ch == '\n' || ch == KEY_ENTER || ch == '\r')
@@ -538,7 +284,7 @@ static void goto_shift(cli_tui *t)
 
 static void key_right(cli_tui *t)
 {
-	size_t tr = tree_row(t, t->cur);
+	size_t tr = tui_tree_row(t, t->cur);
 	if (tr == SIZE_MAX) {
 		if (t->cur >= 1 && t->cur <= t->nshift)
 			goto_shift(t);
@@ -552,14 +298,14 @@ static void key_right(cli_tui *t)
 
 static void key_left(cli_tui *t)
 {
-	size_t tr = tree_row(t, t->cur);
+	size_t tr = tui_tree_row(t, t->cur);
 	if (tr != SIZE_MAX && !tui_tree_collapse(&t->tree, tr))
 		t->cur = tui_tree_parent_row(&t->tree, tr) + t->nshift + 2;
 }
 
 static void key_enter(cli_tui *t)
 {
-	size_t tr = tree_row(t, t->cur);
+	size_t tr = tui_tree_row(t, t->cur);
 	if (tr == SIZE_MAX)
 		key_right(t);
 	else if (!tui_tree_collapse(&t->tree, tr))
@@ -569,7 +315,7 @@ static void key_enter(cli_tui *t)
 /* Moves of the selection; false when `ch` is none. */
 static bool move_key(cli_tui *t, int ch)
 {
-	size_t last = nrows(t) - 1, page = (size_t)(list_height(t) > 1 ? list_height(t) - 1 : 1);
+	size_t last = tui_nrows(t) - 1, page = (size_t)(tui_list_height(t) > 1 ? tui_list_height(t) - 1 : 1);
 	if (ch == KEY_UP || ch == 'k')
 		t->cur = t->cur ? t->cur - 1 : 0;
 	else if (ch == KEY_DOWN || ch == 'j')
@@ -605,7 +351,7 @@ static int key(cli_tui *t, int ch)
 	case 'f': return set_filter(t, 0) ? 2 : 0;
 	case 'i': return set_filter(t, 1) ? 2 : 0;
 	case 'c': return clear_filters(t) ? 2 : 0;
-	case '?': draw_help(t); break;
+	case '?': tui_draw_help(t); break;
 	case 'q': return 1;
 	default: break;
 	}
@@ -697,7 +443,7 @@ cli_tui_action cli_tui_show(cli_tui *t, const pd_diff *d, const cli_tui_view *v)
 	restore_path(t);
 	int r = 0;
 	while (r == 0) {
-		draw(t);
+		tui_draw(t);
 		int ch = getch();
 		t->msg[0] = '\0';
 		r = key(t, ch);
