@@ -7,7 +7,9 @@
 #
 #   bench/bench-tui.sh [options] [PERFDIFF | BUILD_DIR]
 #
-#   -a FILE       base recording (default OUT/heavy-a.data, bench/heavy.sh's)
+#   -a FILE       base recording (default OUT/heavy-a.data, bench/heavy.sh's;
+#                 bench/bench-html.sh -g 3 generates a pair of ~250k aligned-tree
+#                 nodes, OUT/stacks-a.data and stacks-b.data)
 #   -b FILE       new recording (default OUT/heavy-b.data)
 #   -r RUNS       rounds; the median is reported (default 3)
 #   -o DIR        where the recordings are (default bench/out)
@@ -26,8 +28,8 @@ while getopts "a:b:r:o:h" opt; do
 	case $opt in
 	a) A=$OPTARG ;;
 	b) B=$OPTARG ;;
-	h) bench_usage 3 19 ;;
-	*) bench_opt "$opt" "${OPTARG:-}" || bench_usage 3 19 ;;
+	h) bench_usage 3 21 ;;
+	*) bench_opt "$opt" "${OPTARG:-}" || bench_usage 3 21 ;;
 	esac
 done
 shift $((OPTIND - 1))
