@@ -266,17 +266,24 @@ static void same_shares(const char *screen, const char *name, json_t *row)
 }
 
 /* Each line `perfdiff diff --peek` prints is on the screen (cut to its
- * width, trailing blanks dropped). */
+ * width, trailing blanks dropped), as many as the pane has lines. */
 static void peek_shown(const char *screen, char *text)
 {
-	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+	const char *pane = strstr(screen, "Peek ^"), *end = strstr(screen, "\nfilters:");
+	ck_assert_msg(pane && end, "%s", screen);
+	size_t room = 0;
+	for (const char *p = strchr(pane, '\n'); p && p < end; p = strchr(p + 1, '\n'))
+		room++;
+	size_t n = 0;
+	for (char *l = strtok(text, "\n"); l && n < room; l = strtok(NULL, "\n"), n++) {
 		char want[121];
 		snprintf(want, sizeof want, "%s", l);
-		size_t n = strlen(want);
-		while (n && want[n - 1] == ' ')
-			want[--n] = '\0';
-		ck_assert_msg(strstr(screen, want), "peek line '%s' not shown:\n%s", want, screen);
+		size_t len = strlen(want);
+		while (len && want[len - 1] == ' ')
+			want[--len] = '\0';
+		ck_assert_msg(strstr(pane, want), "peek line '%s' not shown:\n%s", want, screen);
 	}
+	free(text);
 }
 
 static void save_screen(const char *s)

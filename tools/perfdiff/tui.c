@@ -333,29 +333,54 @@ static bool move_key(cli_tui *t, int ch)
 	return true;
 }
 
+/* The peek pane's keys; false when `ch` is none. */
+static bool pane_key(cli_tui *t, int ch)
+{
+	if (ch == 'p') {
+		open_peek(t);
+	} else if (ch == 'x' || ch == 27) {
+		free(t->peek);
+		t->peek = NULL;
+	} else if (ch == 'J' && t->peek) {
+		t->peek_top++;
+	} else if (ch == 'K' && t->peek_top) {
+		t->peek_top--;
+	} else {
+		return ch == 'J' || ch == 'K';
+	}
+	return true;
+}
+
+/* The tree's keys; false when `ch` is none. */
+static bool tree_key(cli_tui *t, int ch)
+{
+	if (ch == KEY_RIGHT || ch == '+' || ch == 'l')
+		key_right(t);
+	else if (ch == KEY_LEFT || ch == '-' || ch == 'h')
+		key_left(t);
+	else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+		key_enter(t);
+	else if (ch == '/' && prompt(t))
+		find_next(t);
+	else if (ch == 'n')
+		find_next(t);
+	else
+		return ch == '/';
+	return true;
+}
+
 /* One key; 1 quit, 2 the filters changed, else 0. */
 static int key(cli_tui *t, int ch)
 {
-	if (move_key(t, ch))
+	if (move_key(t, ch) || tree_key(t, ch) || pane_key(t, ch))
 		return 0;
-	switch (ch) {
-	case KEY_RIGHT: case '+': case 'l': key_right(t); break;
-	case KEY_LEFT: case '-': case 'h': key_left(t); break;
-	case '\n': case '\r': case KEY_ENTER: key_enter(t); break;
-	case '/': if (prompt(t)) find_next(t); break;
-	case 'n': find_next(t); break;
-	case 'p': open_peek(t); break;
-	case 'x': case 27: free(t->peek); t->peek = NULL; break;
-	case 'J': if (t->peek) t->peek_top++; break;
-	case 'K': if (t->peek_top) t->peek_top--; break;
-	case 'f': return set_filter(t, 0) ? 2 : 0;
-	case 'i': return set_filter(t, 1) ? 2 : 0;
-	case 'c': return clear_filters(t) ? 2 : 0;
-	case '?': tui_draw_help(t); break;
-	case 'q': return 1;
-	default: break;
-	}
-	return 0;
+	if (ch == 'f' || ch == 'i')
+		return set_filter(t, ch == 'i') ? 2 : 0;
+	if (ch == 'c')
+		return clear_filters(t) ? 2 : 0;
+	if (ch == '?')
+		tui_draw_help(t);
+	return ch == 'q';
 }
 
 /* The selected node's path, kept for the next tree (keep_path). */
