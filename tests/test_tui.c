@@ -176,7 +176,7 @@ static void teardown(void)
 
 static void tmux(const char *fmt, const char *arg)
 {
-	char cmd[2 * PATHMAX], sub[PATHMAX];
+	char cmd[4 * PATHMAX], sub[3 * PATHMAX];
 	snprintf(sub, sizeof sub, fmt, arg);
 	snprintf(cmd, sizeof cmd, "tmux -L %s -f /dev/null %s", sock, sub);
 	ck_assert_msg(pd_test_sh_ok(cmd), "%s", cmd);

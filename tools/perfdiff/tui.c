@@ -107,7 +107,7 @@ void cli_tui_close(cli_tui *t)
  * of its relation's base symbol; SIZE_MAX for a heading. */
 static size_t selected_node(const cli_tui *t)
 {
-	size_t tr = tui_tree_row(t, t->cur);
+	size_t tr = tui_row_in_tree(t, t->cur);
 	return tr != SIZE_MAX && tr < t->tree.nrows ? t->tree.rows[tr] : SIZE_MAX;
 }
 
@@ -284,7 +284,7 @@ static void goto_shift(cli_tui *t)
 
 static void key_right(cli_tui *t)
 {
-	size_t tr = tui_tree_row(t, t->cur);
+	size_t tr = tui_row_in_tree(t, t->cur);
 	if (tr == SIZE_MAX) {
 		if (t->cur >= 1 && t->cur <= t->nshift)
 			goto_shift(t);
@@ -298,14 +298,14 @@ static void key_right(cli_tui *t)
 
 static void key_left(cli_tui *t)
 {
-	size_t tr = tui_tree_row(t, t->cur);
+	size_t tr = tui_row_in_tree(t, t->cur);
 	if (tr != SIZE_MAX && !tui_tree_collapse(&t->tree, tr))
 		t->cur = tui_tree_parent_row(&t->tree, tr) + t->nshift + 2;
 }
 
 static void key_enter(cli_tui *t)
 {
-	size_t tr = tui_tree_row(t, t->cur);
+	size_t tr = tui_row_in_tree(t, t->cur);
 	if (tr == SIZE_MAX)
 		key_right(t);
 	else if (!tui_tree_collapse(&t->tree, tr))

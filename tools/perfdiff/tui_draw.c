@@ -67,7 +67,7 @@ static int row_text(const cli_tui *t, size_t r, char *buf, size_t len)
 			 "Aligned tree   base%%     new%%   change");
 		return PAIR_HEAD;
 	}
-	size_t node = t->tree.rows[tui_tree_row(t, r)];
+	size_t node = t->tree.rows[tui_row_in_tree(t, r)];
 	const pd_diff_node *n = pd_diff_node_at(t->d, node);
 	char name[1024];
 	node_name(n, t->v->report, name, sizeof name);

@@ -26,7 +26,7 @@ struct cli_tui {
 	const cli_tui_view *v;
 	tui_tree tree;
 	size_t nshift;
-	size_t cur, top;      /* selected row and the first on screen ("rows" below) */
+	size_t cur, top;      /* selected row and the first on screen (rows as above) */
 	char *peek;           /* the pane's text, NULL: closed */
 	size_t peek_top;
 	char peek_regex[300];
@@ -44,7 +44,7 @@ static inline size_t tui_nrows(const cli_tui *t)
 }
 
 /* The tree row of screen row `r`, or SIZE_MAX for a heading or shift. */
-static inline size_t tui_tree_row(const cli_tui *t, size_t r)
+static inline size_t tui_row_in_tree(const cli_tui *t, size_t r)
 {
 	return r >= t->nshift + 2 ? r - t->nshift - 2 : SIZE_MAX;
 }
