@@ -13,7 +13,8 @@
 
 set(PD_MAN_SRC ${PROJECT_SOURCE_DIR}/docs/man)
 set(PD_MAN_PAGES perfdiff.1 perfdiff-dump.1 perfdiff-script.1 perfdiff-report.1
-                 perfdiff-diff.1 perfdiff-explain.1 perfdiff-record.1 libperfdiff.3)
+                 perfdiff-diff.1 perfdiff-explain.1 perfdiff-record.1 perfdiff-tui.1
+                 libperfdiff.3)
 file(GLOB PD_MAN_INCLUDES CONFIGURE_DEPENDS ${PD_MAN_SRC}/include/*.scd)
 
 set(PD_MAN_EXPANDED)
@@ -33,7 +34,7 @@ endforeach()
 # the commands' --help: the section 1 pages as plain text
 set(PD_HELP_PAGES)
 foreach(page perfdiff.1 perfdiff-dump.1 perfdiff-script.1 perfdiff-report.1 perfdiff-diff.1
-             perfdiff-explain.1 perfdiff-record.1)
+             perfdiff-explain.1 perfdiff-record.1 perfdiff-tui.1)
   list(APPEND PD_HELP_PAGES ${PROJECT_BINARY_DIR}/man-src/${page}.scd)
 endforeach()
 set(PD_HELP_TEXT ${PROJECT_BINARY_DIR}/tools/perfdiff/help_text.c)

@@ -1536,8 +1536,8 @@ START_TEST(test_help_is_the_manual)
 	PD_SKIP_IF(!pd_test_sh_ok("command -v man >/dev/null") ? "no man" : NULL);
 	char *dir = pd_test_tmpdir();
 	static const char *const pages[] = { "perfdiff", "perfdiff-dump", "perfdiff-script",
-					     "perfdiff-report", "perfdiff-diff" };
-	for (size_t i = 0; i < 5; i++) {
+					     "perfdiff-report", "perfdiff-diff", "perfdiff-tui" };
+	for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
 		char sh[9000], args[64];
 		snprintf(sh, sizeof sh, "MANWIDTH=1000 man -E ascii -l '%s/%s.1' 2>/dev/null",
 			 man1, pages[i]);
@@ -1614,8 +1614,8 @@ static char *documented_options(const char *help)
 START_TEST(test_options_listed)
 {
 	char *dir = pd_test_tmpdir();
-	static const char *const cmds[] = { "dump", "script", "report", "diff", "explain" };
-	for (size_t c = 0; c < 5; c++) {
+	static const char *const cmds[] = { "dump", "script", "report", "diff", "explain", "tui" };
+	for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
 		char args[8400];
 		snprintf(args, sizeof args, "--list-options %s", cmds[c]);
 		cli_result list = run_cli(dir, args);

@@ -155,8 +155,8 @@ START_TEST(test_completion_is_the_table)
 {
 	PD_SKIP_IF(!pd_test_sh_ok("command -v bash >/dev/null") ? "no bash" : NULL);
 	char *dir = pd_test_tmpdir();
-	static const char *const cmds[] = { "dump", "script", "report", "diff", "explain" };
-	for (size_t c = 0; c < 5; c++) {
+	static const char *const cmds[] = { "dump", "script", "report", "diff", "explain", "tui" };
+	for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
 		char *got = complete(dir, cmds[c], "-"), *want = listed(dir, cmds[c], "-");
 		ck_assert_msg(strcmp(got, want) == 0, "%s: completion\n%s\ntable\n%s", cmds[c],
 			      got, want);
@@ -175,11 +175,11 @@ START_TEST(test_completion_is_the_table)
 	/* the commands: those main.c runs, and help (an empty directory: no
 	 * file names among them) */
 	got = complete(dir, "", "");
-	ck_assert_str_eq(got, "diff\ndump\nexplain\nhelp\nrecord\nreport\nscript\n");
+	ck_assert_str_eq(got, "diff\ndump\nexplain\nhelp\nrecord\nreport\nscript\ntui\n");
 	free(got);
 	int st;
 	char *usage = run_in(dir, "", "2>&1", &st);
-	ck_assert_ptr_nonnull(strstr(usage, "Commands: dump, script, report, diff, explain, record, help"));
+	ck_assert_ptr_nonnull(strstr(usage, "Commands: dump, script, report, diff, explain, record, tui, help"));
 	free(usage);
 	pd_test_rmrf(dir);
 	free(dir);

@@ -17,7 +17,7 @@
 #define MAN_DIR PD_TEST_DATA_DIR "/../../docs/man/"
 
 static const unsigned commands[] = { CLI_CMD_TOP, CLI_CMD_DUMP, CLI_CMD_SCRIPT, CLI_CMD_REPORT,
-				     CLI_CMD_DIFF, CLI_CMD_EXPLAIN };
+				     CLI_CMD_DIFF, CLI_CMD_EXPLAIN, CLI_CMD_TUI };
 
 /* Whether rows a and b have a name or short name in common. */
 static bool same_name(const cli_optdef *a, const cli_optdef *b)
@@ -57,7 +57,7 @@ START_TEST(test_rows_say_what_their_value_is)
 			ck_assert_msg(strchr(o->arg, '|'), "%s: no words", o->name);
 		if (o->kind == CLI_UINT || o->kind == CLI_DOUBLE)
 			ck_assert_msg(o->need && o->lo <= o->hi, "%s: no range", o->name);
-		for (size_t c = 0; o->kind == CLI_HINT && c < 6; c++) {
+		for (size_t c = 0; o->kind == CLI_HINT && c < sizeof commands / sizeof commands[0]; c++) {
 			if (!(o->cmds & commands[c]))
 				continue;
 			const cli_optdef *to = cli_opt_find(commands[c], o->hint, strlen(o->hint));

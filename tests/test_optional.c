@@ -8,7 +8,9 @@
  * still told from perf.data (refused, not misread as a broken recording),
  * and `perfdiff report --format=pprof` and a pprof input exit 2 with the
  * same words and write nothing.  The BPF part: the symbolizer's lines
- * are there exactly when libbpf was built in.
+ * are there exactly when libbpf was built in.  `perfdiff tui` without
+ * ncurses (PERFDIFF_TUI) exits 2 saying so; with it, and no terminal, it
+ * prints what `perfdiff report` prints.
  */
 #include "testutil.h"
 
@@ -128,6 +130,25 @@ START_TEST(test_pprof_cli)
 }
 END_TEST
 
+START_TEST(test_tui_cli)
+{
+	char data[PD_TEST_PATHMAX];
+	pd_test_data(data, sizeof data, "fp.data");
+	int st, rst;
+	char *said = cli(&st, "tui -q '%s'%s", data, "");
+	if (!PD_TEST_HAVE_TUI) {
+		ck_assert_msg(st == 2 && strstr(said, "built without it (PERFDIFF_TUI"),
+			      "status %d: %s", st, said);
+	} else {
+		char *report = cli(&rst, "report -q '%s'%s", data, "");
+		ck_assert_int_eq(st, rst);
+		ck_assert_str_eq(said, report);
+		free(report);
+	}
+	free(said);
+}
+END_TEST
+
 START_TEST(test_bpf_lines_built)
 {
 	ck_assert_int_eq(pd_bpf_lines_supported(), PD_TEST_HAVE_BPF);
@@ -141,6 +162,7 @@ static Suite *optional_suite(void)
 	tcase_add_test(tc, test_pprof_calls);
 	tcase_add_test(tc, test_pprof_cli);
 	tcase_add_test(tc, test_bpf_lines_built);
+	tcase_add_test(tc, test_tui_cli);
 	suite_add_tcase(s, tc);
 	return s;
 }

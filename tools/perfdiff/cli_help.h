@@ -16,6 +16,7 @@ extern const char cli_help_report[];
 extern const char cli_help_diff[];
 extern const char cli_help_explain[];
 extern const char cli_help_record[];
+extern const char cli_help_tui[];
 
 /*
  * Show manual page `page` ("perfdiff-diff") with man(1): the page

@@ -19,7 +19,7 @@ static void list_row(const cli_optdef *o, unsigned bit, FILE *f)
 	if (o->alias)
 		fprintf(f, "%s\t%s\n", o->alias, arg);
 	fprintf(f, "%s\t%s\n", o->name, arg);
-	if ((o->flags & CLI_SIDED) && bit == CLI_CMD_DIFF)
+	if ((o->flags & CLI_SIDED) && (bit & (CLI_CMD_DIFF | CLI_CMD_TUI)))
 		fprintf(f, "--base-%s\t%s\n--new-%s\t%s\n", o->name + 2, arg, o->name + 2, arg);
 }
 

@@ -18,10 +18,12 @@
 #define DIFF CLI_CMD_DIFF
 #define EXPLAIN CLI_CMD_EXPLAIN
 #define RECORD CLI_CMD_RECORD
+#define TUI CLI_CMD_TUI
 #define READERS (DUMP | SCRIPT | REPORT)
 #define PROFILES (REPORT | DIFF)
-#define NAMING (SCRIPT | REPORT | DIFF)
-#define ALL (DUMP | SCRIPT | REPORT | DIFF | EXPLAIN | RECORD)
+#define SAMPLES (REPORT | DIFF | TUI)  /* which samples a profile takes */
+#define NAMING (SCRIPT | REPORT | DIFF | TUI)
+#define ALL (DUMP | SCRIPT | REPORT | DIFF | EXPLAIN | RECORD | TUI)
 
 #define OUT "include/output-options.scd"
 #define NAMES "include/naming-options.scd"
@@ -56,7 +58,7 @@ static const cli_optdef table[] = {
 	FLAG("--strict", NULL, ALL, IO, CLI_IO_STRICT, OUT),
 	FLAG("--progress", NULL, ALL, IO, CLI_IO_PROGRESS, OUT),
 	FLAG("--no-progress", NULL, ALL, IO, CLI_IO_NO_PROGRESS, OUT),
-	WORD("--color", "auto|always|never", PROFILES | EXPLAIN, IO, CLI_IO_COLOR, 0,
+	WORD("--color", "auto|always|never", PROFILES | EXPLAIN | TUI, IO, CLI_IO_COLOR, 0,
 	     "include/color-option.scd"),
 	VAL("--input", "-i", CLI_INPUT, "FILE", READERS, CLI_PART_NONE, 0, 0,
 	    "perfdiff-report.1.scd"),
@@ -84,24 +86,24 @@ static const cli_optdef table[] = {
 	     0, NAMES),
 
 	/* which samples count (cli_profile_opts) */
-	VAL("--comm", NULL, CLI_LIST, "NAME", PROFILES, PO, CLI_PO_COMM, CLI_SIDED, FILTERS),
-	VAL("--pid", NULL, CLI_LIST, "N", PROFILES, PO, CLI_PO_PID, CLI_SIDED, FILTERS),
-	VAL("--tid", NULL, CLI_LIST, "N", PROFILES, PO, CLI_PO_TID, CLI_SIDED, FILTERS),
-	VAL("--cpu", NULL, CLI_LIST, "N", PROFILES, PO, CLI_PO_CPU, CLI_SIDED, FILTERS),
-	VAL("--dso", NULL, CLI_LIST, "NAME", PROFILES, PO, CLI_PO_DSO, CLI_SIDED, PROFILE),
-	VAL("--time", NULL, CLI_STRING, "START,END", PROFILES, PO, CLI_PO_TIME, CLI_SIDED,
+	VAL("--comm", NULL, CLI_LIST, "NAME", SAMPLES, PO, CLI_PO_COMM, CLI_SIDED, FILTERS),
+	VAL("--pid", NULL, CLI_LIST, "N", SAMPLES, PO, CLI_PO_PID, CLI_SIDED, FILTERS),
+	VAL("--tid", NULL, CLI_LIST, "N", SAMPLES, PO, CLI_PO_TID, CLI_SIDED, FILTERS),
+	VAL("--cpu", NULL, CLI_LIST, "N", SAMPLES, PO, CLI_PO_CPU, CLI_SIDED, FILTERS),
+	VAL("--dso", NULL, CLI_LIST, "NAME", SAMPLES, PO, CLI_PO_DSO, CLI_SIDED, PROFILE),
+	VAL("--time", NULL, CLI_STRING, "START,END", SAMPLES, PO, CLI_PO_TIME, CLI_SIDED,
 	    PROFILE),
-	VAL("--event", NULL, CLI_STRING, "NAME", PROFILES, PO, CLI_PO_EVENT, 0,
+	VAL("--event", NULL, CLI_STRING, "NAME", SAMPLES, PO, CLI_PO_EVENT, 0,
 	    "perfdiff-report.1.scd"),
-	FLAG("--perf-compat", NULL, PROFILES, PO, CLI_PO_PERF_COMPAT, PROFILE),
-	FLAG("--keep-suffixes", NULL, PROFILES, PO, CLI_PO_KEEP_SUFFIXES, PROFILE),
-	FLAG("--hide-unresolved", "-U", PROFILES, PO, CLI_PO_HIDE_UNRESOLVED, PROFILE),
-	VAL("--focus", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_FOCUS, CLI_SIDED,
+	FLAG("--perf-compat", NULL, SAMPLES, PO, CLI_PO_PERF_COMPAT, PROFILE),
+	FLAG("--keep-suffixes", NULL, SAMPLES, PO, CLI_PO_KEEP_SUFFIXES, PROFILE),
+	FLAG("--hide-unresolved", "-U", SAMPLES, PO, CLI_PO_HIDE_UNRESOLVED, PROFILE),
+	VAL("--focus", NULL, CLI_STRING, "REGEX", SAMPLES, PO, CLI_PO_FOCUS, CLI_SIDED,
 	    PROFILE),
-	VAL("--ignore", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_IGNORE, CLI_SIDED,
+	VAL("--ignore", NULL, CLI_STRING, "REGEX", SAMPLES, PO, CLI_PO_IGNORE, CLI_SIDED,
 	    PROFILE),
-	VAL("--hide", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_HIDE, CLI_SIDED, PROFILE),
-	VAL("--prune-from", NULL, CLI_STRING, "REGEX", PROFILES, PO, CLI_PO_PRUNE_FROM,
+	VAL("--hide", NULL, CLI_STRING, "REGEX", SAMPLES, PO, CLI_PO_HIDE, CLI_SIDED, PROFILE),
+	VAL("--prune-from", NULL, CLI_STRING, "REGEX", SAMPLES, PO, CLI_PO_PRUNE_FROM,
 	    CLI_SIDED, PROFILE),
 
 	/* perf's habits: --stdio is all there is; the rest name the option
@@ -167,13 +169,13 @@ static const cli_optdef table[] = {
 	FLAG("--absolute", NULL, DIFF, OWN, CLI_DIFF_ABSOLUTE, "perfdiff-diff.1.scd"),
 	NUM("--depth", CLI_UINT, "N", DIFF, OWN, CLI_DIFF_DEPTH, 0, 0, UINT_MAX,
 	    "a number of frames (0: all)", "perfdiff-diff.1.scd"),
-	NUM("--min-change", CLI_DOUBLE, "X", DIFF, OWN, CLI_DIFF_MIN_CHANGE, 0, 0, DBL_MAX,
+	NUM("--min-change", CLI_DOUBLE, "X", DIFF | TUI, OWN, CLI_DIFF_MIN_CHANGE, 0, 0, DBL_MAX,
 	    "a number >= 0", "perfdiff-diff.1.scd"),
-	NUM("--fdr", CLI_DOUBLE, "Q", DIFF, OWN, CLI_DIFF_FDR, CLI_LO_OPEN, 0, 1,
+	NUM("--fdr", CLI_DOUBLE, "Q", DIFF | TUI, OWN, CLI_DIFF_FDR, CLI_LO_OPEN, 0, 1,
 	    "a rate above 0 and at most 1", "perfdiff-diff.1.scd"),
-	NUM("--rename-score", CLI_DOUBLE, "S", DIFF, OWN, CLI_DIFF_RENAME_SCORE, 0, 0, 1,
+	NUM("--rename-score", CLI_DOUBLE, "S", DIFF | TUI, OWN, CLI_DIFF_RENAME_SCORE, 0, 0, 1,
 	    "a score from 0 to 1", "perfdiff-diff.1.scd"),
-	FLAG("--no-align", NULL, DIFF, OWN, CLI_DIFF_NO_ALIGN, "perfdiff-diff.1.scd"),
+	FLAG("--no-align", NULL, DIFF | TUI, OWN, CLI_DIFF_NO_ALIGN, "perfdiff-diff.1.scd"),
 	FLAG("--tree", NULL, DIFF, OWN, CLI_DIFF_TREE, "perfdiff-diff.1.scd"),
 	VAL("--sort", NULL, CLI_STRING, "change|abs-change|name|KEYS", DIFF, OWN, CLI_DIFF_SORT,
 	    0, "perfdiff-diff.1.scd"),
@@ -235,6 +237,7 @@ unsigned cli_command_bit(const char *cmd)
 		{ "dump", CLI_CMD_DUMP }, { "script", CLI_CMD_SCRIPT },
 		{ "report", CLI_CMD_REPORT }, { "diff", CLI_CMD_DIFF },
 		{ "explain", CLI_CMD_EXPLAIN }, { "record", CLI_CMD_RECORD },
+		{ "tui", CLI_CMD_TUI },
 	};
 	if (!cmd)
 		return CLI_CMD_TOP;

@@ -27,6 +27,7 @@ enum {
 	CLI_CMD_DIFF = 1u << 4,
 	CLI_CMD_EXPLAIN = 1u << 5,
 	CLI_CMD_RECORD = 1u << 6,
+	CLI_CMD_TUI = 1u << 7,      /* diff's profiles and engine, on a screen */
 };
 
 typedef enum cli_kind {

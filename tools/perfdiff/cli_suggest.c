@@ -101,7 +101,7 @@ static const char **option_names(const char *cmd, bool sided, size_t *n)
  * sides, else 0. */
 static size_t side_prefix(const char *cmd, const char *arg)
 {
-	if (cli_command_bit(cmd) != CLI_CMD_DIFF)
+	if (!(cli_command_bit(cmd) & (CLI_CMD_DIFF | CLI_CMD_TUI)))
 		return 0;
 	if (strncmp(arg, "--base-", 7) == 0)
 		return 7;

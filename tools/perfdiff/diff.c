@@ -23,8 +23,9 @@
 #include "cli_progress.h"
 #include "cli_profile_opts.h"
 #include "diff_cli.h"
+#include "diff_internal.h"
+#include "tui_cli.h"
 
-#define CMD "diff"
 
 void diff_usage(FILE *f)
 {
@@ -33,38 +34,6 @@ void diff_usage(FILE *f)
 
 /* ------------------------------------------------------------- options */
 
-/* A --base-OPT or --new-OPT: the row of OPT and the value. */
-typedef struct cli_side_value {
-	const cli_optdef *opt;
-	const char *val;
-} cli_side_value;
-
-typedef struct cli_diff {
-	cli_profile_opts po;       /* options of both sides */
-	cli_profile_opts side[2];  /* each side's: po with its --base-/--new- options */
-	cli_side_value *side_opts[2];  /* those options, as given */
-	size_t nside_opts[2];
-	pd_diff_options dopts;
-	pd_format format;
-	const char **paths[2];
-	size_t npaths[2];
-	size_t nfiles, split;      /* while parsing: FILEs, and where '--' was */
-	bool all;
-	bool lkp_keys;             /* --lkp-keys, or --format=lkp */
-	bool fail_on_set;
-	double fail_on;
-	bool min_change_set;
-	bool weight_set, weight_samples;  /* --weight (folded) */
-	bool no_comm;              /* --no-comm (folded) */
-	pd_diff_sort sort;         /* --sort */
-	const char *peek;          /* --peek REGEX */
-	bool show_comm, show_dso;  /* --sort=comm,dso,sym: columns */
-	double percent_limit;      /* --percent-limit */
-	cli_io io;                 /* -o, -q, -v, --strict, --color */
-	cli_warns warns;           /* of every file of both sides */
-	int argc;                  /* the arguments, for what the filters were */
-	char **argv;
-} cli_diff;
 
 /* --sort's words, in the table's order (cli_opttab.c). */
 static const pd_diff_sort sorts[] = { PD_DIFF_SORT_CHANGE, PD_DIFF_SORT_ABS_CHANGE,
@@ -181,7 +150,7 @@ static int dashdash(void *own)
 {
 	cli_diff *c = own;
 	if (c->split != SIZE_MAX) {
-		cli_usage_error(CMD, "'--' separates the two sides only once");
+		cli_usage_error(c->cmd, "'--' separates the two sides only once");
 		return -1;
 	}
 	c->split = c->nfiles;
@@ -196,7 +165,7 @@ static int split_sides(cli_diff *c)
 			cli_error("out of memory");
 			return -1;
 		}
-		const cli_parser p = { .cmd = CMD, .so = &c->side[s].sopts, .po = &c->side[s] };
+		const cli_parser p = { .cmd = c->cmd, .so = &c->side[s].sopts, .po = &c->side[s] };
 		for (size_t k = 0; k < c->nside_opts[s]; k++)
 			if (cli_apply(&p, c->side_opts[s][k].opt, c->side_opts[s][k].val) < 0)
 				return -1;
@@ -216,15 +185,24 @@ static cli_parse_result split_files(cli_diff *c)
 		files[c->nfiles++] = CLI_DEFAULT_INPUT;
 	}
 	size_t nfiles = c->nfiles, split = c->split;
+	if (split == SIZE_MAX && c->tui && nfiles == 1) {
+		/* one profile: both sides are its file, read once (build_sides) */
+		c->report = true;
+		c->npaths[0] = c->npaths[1] = 1;
+		c->paths[1] = files;
+		return CLI_PARSED;
+	}
 	if (split == SIZE_MAX) {
 		if (nfiles != 2)
-			return cli_parse_refuse(CMD,
-				"diff needs BASE and NEW, or BASE... -- NEW... (got %zu FILE%s)",
-				nfiles, nfiles == 1 ? "" : "s");
+			return cli_parse_refuse(c->cmd,
+				"%s needs BASE and NEW, or BASE... -- NEW...%s (got %zu FILE%s)",
+				c->cmd, c->tui ? ", or one FILE" : "", nfiles,
+				nfiles == 1 ? "" : "s");
 		split = 1;
 	}
 	if (split == 0 || split == nfiles)
-		return cli_parse_refuse(CMD, "diff needs at least one FILE on each side of '--'");
+		return cli_parse_refuse(c->cmd, "%s needs at least one FILE on each side of '--'",
+					c->cmd);
 	c->npaths[0] = split;
 	c->paths[1] = files + split;
 	c->npaths[1] = nfiles - split;
@@ -232,7 +210,7 @@ static cli_parse_result split_files(cli_diff *c)
 	for (size_t i = 0; i < nfiles; i++)
 		stdin_uses += strcmp(files[i], "-") == 0;
 	if (stdin_uses > 1)
-		return cli_parse_refuse(CMD, "standard input ('-') can be read only once");
+		return cli_parse_refuse(c->cmd, "standard input ('-') can be read only once");
 	return CLI_PARSED;
 }
 
@@ -242,13 +220,13 @@ static cli_parse_result check_conflicts(const cli_diff *c)
 	/* folded tests nothing: --fail-on's exit status would be lost, and
 	 * the robot's keys name no stacks */
 	if (c->format == PD_FORMAT_FOLDED && (c->fail_on_set || c->lkp_keys))
-		return cli_parse_refuse(CMD, "%s does not go with --format=folded",
+		return cli_parse_refuse(c->cmd, "%s does not go with --format=folded",
 					c->fail_on_set ? "--fail-on" : "--lkp-keys");
 	if ((c->weight_set || c->no_comm) && c->format != PD_FORMAT_FOLDED)
-		return cli_parse_refuse(CMD, "%s goes with --format=folded",
+		return cli_parse_refuse(c->cmd, "%s goes with --format=folded",
 					c->weight_set ? "--weight" : "--no-comm");
 	if (c->percent_limit > 0 && (c->dopts.flags & PD_DIFF_ABSOLUTE))
-		return cli_parse_refuse(CMD, "--percent-limit does not go with --absolute "
+		return cli_parse_refuse(c->cmd, "--percent-limit does not go with --absolute "
 					"(its values are rates, not shares)");
 	return CLI_PARSED;
 }
@@ -299,7 +277,7 @@ static cli_parse_result parse_args(int argc, char **argv, cli_diff *c)
 		return CLI_PARSE_FAILED;
 	}
 	c->split = SIZE_MAX;
-	const cli_parser p = { .cmd = CMD, .io = &c->io, .so = &c->po.sopts, .po = &c->po,
+	const cli_parser p = { .cmd = c->cmd, .io = &c->io, .so = &c->po.sopts, .po = &c->po,
 			       .own = c, .set = set_option, .operand = add_file,
 			       .dashdash = dashdash, .side = keep_side };
 	cli_parse_result r = cli_parse(&p, argc, argv);
@@ -380,7 +358,7 @@ static int report_side(side_job *j, cli_warns *w)
 
 /* A side the filters left without a sample has nothing to compare: said
  * with the filters as typed and what they turned away.  -1 then. */
-static int empty_side(const cli_diff *c, int side, const pd_profile *p)
+int diff_empty_side(const cli_diff *c, int side, const pd_profile *p)
 {
 	char given[512];
 	if (cli_profile_samples(p) ||
@@ -412,28 +390,37 @@ static bool fails(const pd_diff *d, double points)
 typedef int (*diff_writer)(pd_writer *w, const void *what, const pd_diff_write_options *o,
 			   pd_error *err);
 
+/* The writer's options as the command line gives them; 0, or -1 after
+ * the error. */
+int diff_write_options(const cli_diff *c, pd_diff_write_options *o)
+{
+	if (cli_options_init_rc(pd_diff_write_options_init(o, PD_DIFF_WRITE_OPTIONS_VERSION),
+				"pd_diff_write_options") < 0)
+		return -1;
+	o->format = c->format;
+	o->all = c->all;
+	o->event = c->po.event;
+	o->weight_samples = c->weight_samples;
+	o->no_comm = c->no_comm;
+	o->color = cli_io_colored(&c->io, c->format);
+	o->sort = c->sort;
+	o->percent_limit = c->percent_limit;
+	o->peek = c->peek;
+	o->show_comm = c->show_comm;
+	o->show_dso = c->show_dso;
+	o->all_origins = c->io.verbosity == CLI_VERBOSE;
+	for (int side = 0; side < 2; side++) {
+		o->files[side] = c->paths[side];
+		o->nfiles[side] = c->npaths[side];
+	}
+	return 0;
+}
+
 static int write_out(cli_diff *c, diff_writer write, const void *what, const char *noun)
 {
 	pd_diff_write_options o;
-	if (cli_options_init_rc(pd_diff_write_options_init(&o, PD_DIFF_WRITE_OPTIONS_VERSION),
-				"pd_diff_write_options") < 0)
+	if (diff_write_options(c, &o) < 0)
 		return -1;
-	o.format = c->format;
-	o.all = c->all;
-	o.event = c->po.event;
-	o.weight_samples = c->weight_samples;
-	o.no_comm = c->no_comm;
-	o.color = cli_io_colored(&c->io, c->format);
-	o.sort = c->sort;
-	o.percent_limit = c->percent_limit;
-	o.peek = c->peek;
-	o.show_comm = c->show_comm;
-	o.show_dso = c->show_dso;
-	o.all_origins = c->io.verbosity == CLI_VERBOSE;
-	for (int side = 0; side < 2; side++) {
-		o.files[side] = c->paths[side];
-		o.nfiles[side] = c->npaths[side];
-	}
 	pd_writer *w;
 	pd_error err;
 	memset(&err, 0, sizeof err);
@@ -461,7 +448,7 @@ static int write_diff(pd_writer *w, const void *d, const pd_diff_write_options *
  * warnings held, their errors printed.  0; 1 when a file broke off (what
  * was read is compared); -1 when a side has nothing to compare (both
  * profiles freed). */
-static int build_sides(cli_diff *c, pd_profile *p[2])
+int diff_build_sides(cli_diff *c, pd_profile *p[2])
 {
 	side_job jobs[2];
 	memset(jobs, 0, sizeof jobs);
@@ -475,7 +462,8 @@ static int build_sides(cli_diff *c, pd_profile *p[2])
 	}
 	cli_progress prog;
 	static const char *const labels[2] = { "base", "new" };
-	cli_progress_start(&prog, &c->io, 2, labels);
+	int nsides = c->report ? 1 : 2;
+	cli_progress_start(&prog, &c->io, (size_t)nsides, labels);
 	bool shown[2] = { false, false };
 	for (int side = 0; side < 2; side++) /* copied when the profile is made */
 		if (!c->side[side].sopts.reader) {
@@ -483,11 +471,11 @@ static int build_sides(cli_diff *c, pd_profile *p[2])
 			shown[side] = true;
 		}
 	pthread_t tid;
-	bool threaded = pthread_create(&tid, NULL, build_side, &jobs[1]) == 0;
+	bool threaded = nsides == 2 && pthread_create(&tid, NULL, build_side, &jobs[1]) == 0;
 	build_side(&jobs[0]);
 	if (threaded)
 		pthread_join(tid, NULL);
-	else
+	else if (nsides == 2)
 		build_side(&jobs[1]);
 	cli_progress_stop(&prog);
 	for (int side = 0; side < 2; side++)
@@ -528,13 +516,13 @@ static int compare(cli_diff *c, pd_profile *p[2])
 	return rc;
 }
 
-static int run(cli_diff *c)
+int diff_run(cli_diff *c)
 {
 	pd_profile *p[2] = { NULL, NULL };
-	int rc = build_sides(c, p);
+	int rc = diff_build_sides(c, p);
 	cli_warns_print(&c->warns, &c->io);
 	for (int side = 0; side < 2 && rc >= 0; side++)
-		if (empty_side(c, side, p[side]) < 0)
+		if (p[side] && diff_empty_side(c, side, p[side]) < 0)
 			rc = -1;
 	int crc = rc >= 0 ? compare(c, p) : -1;
 	pd_profile_free(p[0]);
@@ -545,23 +533,27 @@ static int run(cli_diff *c)
 	return crc == 1 ? 1 : cli_warns_status(&c->warns, &c->io);
 }
 
-int cmd_diff(int argc, char **argv)
+/* `perfdiff CMD`, CMD diff or tui. */
+static int diff_main(int argc, char **argv, const char *cmd, void (*usage)(FILE *f))
 {
 	cli_diff c;
 	memset(&c, 0, sizeof c);
+	c.cmd = cmd;
+	c.tui = strcmp(cmd, "tui") == 0;
 	c.format = PD_FORMAT_TEXT;
 	c.argc = argc;
 	c.argv = argv;
-	cli_io_init(&c.io, CMD, true);
+	cli_io_init(&c.io, c.cmd, true);
 	cli_warns_init(&c.warns);
 	int st = CLI_EXIT_ERROR;
 	bool stop = true;
 	if (cli_profile_opts_init(&c.po) == 0 &&
 	    cli_options_init_rc(pd_diff_options_init(&c.dopts, PD_DIFF_OPTIONS_VERSION),
 				"pd_diff_options") == 0)
-		stop = cli_parse_stop(parse_args(argc, argv, &c), diff_usage, &st);
+		stop = cli_parse_stop(parse_args(argc, argv, &c), usage, &st);
 	/* the sides' files follow each other in paths[0] (split_files) */
-	if (!stop && cli_io_open(&c.io, c.paths[0], c.npaths[0] + c.npaths[1]) < 0) {
+	if (!stop && cli_io_open(&c.io, c.paths[0],
+				 c.report ? c.npaths[0] : c.npaths[0] + c.npaths[1]) < 0) {
 		stop = true;
 		st = CLI_EXIT_ERROR;
 	}
@@ -569,7 +561,7 @@ int cmd_diff(int argc, char **argv)
 		cli_profile_opts_share_symbols(&c.po);
 		for (int s = 0; s < 2; s++)
 			c.side[s].sopts.symcache = c.po.sopts.symcache;
-		st = cli_io_close(&c.io, run(&c));
+		st = cli_io_close(&c.io, c.tui ? diff_run_tui(&c) : diff_run(&c));
 	}
 	cli_warns_free(&c.warns);
 	for (int s = 0; s < 2; s++) {
@@ -581,4 +573,24 @@ int cmd_diff(int argc, char **argv)
 	cli_profile_opts_free(&c.po);
 	free(c.paths[0]);
 	return st;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	return diff_main(argc, argv, "diff", diff_usage);
+}
+
+void tui_usage(FILE *f)
+{
+	fputs(cli_help_tui, f);
+}
+
+int cmd_tui(int argc, char **argv)
+{
+	if (!cli_tui_built()) {
+		cli_error("tui: this perfdiff was built without it (PERFDIFF_TUI: needs ncurses, "
+			  "libncurses-dev)");
+		return CLI_EXIT_ERROR;
+	}
+	return diff_main(argc, argv, "tui", tui_usage);
 }

@@ -19,4 +19,9 @@
 int cmd_diff(int argc, char **argv);
 void diff_usage(FILE *f);
 
+/* `perfdiff tui`: the same options and files (or one FILE), shown in a
+ * terminal UI (tui_cli.h). */
+int cmd_tui(int argc, char **argv);
+void tui_usage(FILE *f);
+
 #endif

@@ -33,6 +33,7 @@ static const command commands[] = {
 	{ "diff", cmd_diff, diff_usage },
 	{ "explain", cmd_explain, explain_usage },
 	{ "record", cmd_record, record_usage },
+	{ "tui", cmd_tui, tui_usage },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

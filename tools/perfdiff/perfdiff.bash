@@ -24,7 +24,7 @@ _perfdiff_command()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		dump | script | report | diff | explain | record | help) echo "$w"; return ;;
+		dump | script | report | diff | explain | record | tui | help) echo "$w"; return ;;
 		-* | = ) ;;
 		*) echo diff; return ;;
 		esac
@@ -79,7 +79,7 @@ _perfdiff()
 		opt=$prev
 	fi
 	if [ "$cmd" = help ]; then
-		COMPREPLY=($(compgen -W "dump script report diff explain record" -- "$cur"))
+		COMPREPLY=($(compgen -W "dump script report diff explain record tui" -- "$cur"))
 		return
 	fi
 	if [ -n "$opt" ] && _perfdiff_value "$prog" "$opt" "${cmd:-diff}"; then
@@ -97,7 +97,7 @@ _perfdiff()
 	fi
 	compopt -o filenames
 	COMPREPLY=($(compgen -f -- "$cur"))
-	[ -z "$cmd" ] && COMPREPLY+=($(compgen -W "dump script report diff explain record help" -- "$cur"))
+	[ -z "$cmd" ] && COMPREPLY+=($(compgen -W "dump script report diff explain record tui help" -- "$cur"))
 }
 
 complete -F _perfdiff perfdiff
