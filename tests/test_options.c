@@ -188,7 +188,7 @@ START_TEST(test_diff_and_output_versions)
 	ro.version = 0;
 	ck_assert_int_eq(pd_report_write(w, p, &ro, &err), PD_EINVAL);
 	ck_assert_str_eq(err.message,
-			 "output: pd_report_write_options version 0, this library knows 1 to 3");
+			 "output: pd_report_write_options version 0, this library knows 1 to 4");
 	pd_writer_free(w);
 	pd_profile_free(p);
 }

@@ -26,13 +26,16 @@
  * (docs/pprof.md), a relation's score and evidence text differ. */
 static bool drop_facts;
 
-/* `v` without the keys that name files (paths differ by design). */
+/* `v` without the keys that name files (paths differ by design), and
+ * without where this machine found the symbols (symbol_origins), which
+ * an export does not carry: an import names its frames from the file. */
 static void drop_paths(json_t *v)
 {
 	if (json_is_object(v)) {
 		json_object_del(v, "path");
 		json_object_del(v, "paths");
 		json_object_del(v, "files");
+		json_object_del(v, "symbol_origins");
 		if (drop_facts) {
 			json_object_del(v, "score");
 			json_object_del(v, "evidence");

@@ -26,6 +26,16 @@
  * listener that never answers costs the timeout and no more
  * (DEBUGINFOD_TIMEOUT=2, DEBUGINFOD_RETRY_LIMIT=0); a server that returns
  * another program for every build-id (a thread of the test) is refused.
+ *
+ * --symbols-from: an ordered list of sources per side.  A second
+ * build-id directory holds the program with tar_spin renamed tar_spin_B
+ * (objcopy keeps the build-id): whichever of it and the tarball comes
+ * first names the frames, keys equal to those in place (with the rename),
+ * and the report's header names that source for the program; per side
+ * (diff --base-/--new-symbols-from) each side's footer names its own.
+ * The URL of the loopback debuginfod names the frames with DEBUGINFOD_URLS
+ * unset and the footer names the URL; a URL serving another build is
+ * refused and the footer counts the program not found.
  */
 #include "testutil.h"
 
@@ -377,8 +387,152 @@ START_TEST(test_kernel_from_tarball)
 	ck_assert_msg(strcmp(keys, want) == 0, "keys differ:\n%.1500s\n--- in place:\n%.1500s",
 		      keys, want);
 	free(want);
-	free(kid);
 	free(keys);
+	free(err);
+	/* the header names the table: the tarball's, given as a source or
+	 * as the build-id cache; else this machine's */
+	static const char *const how[] = { "--buildid-dir='%s'", "--symbols-from='%s'" };
+	for (size_t i = 0; i < 2; i++) {
+		char opt[4600], line[4800];
+		snprintf(opt, sizeof opt, how[i], tar);
+		snprintf(cmd, sizeof cmd, "report %s %s '%s/p.data'", opt,
+			 i ? "--buildid-dir=empty" : "", lab);
+		char *text = pd_test_cli(lab, cmd, &st, &err);
+		snprintf(line, sizeof line, "# kernel symbols: kallsyms from %s (build-id %.8s...)\n",
+			 tar, kid);
+		ck_assert_msg(strstr(text, line) && strstr(text, "K_do_syscall_64"),
+			      "%s: no \"%s\" in:\n%.2000s", opt, line, text);
+		free(text);
+		free(err);
+	}
+	snprintf(cmd, sizeof cmd, "report --buildid-dir=empty '%s/p.data'", lab);
+	char *text = pd_test_cli(lab, cmd, &st, &err);
+	char line[256];
+	snprintf(line, sizeof line,
+		 "# kernel symbols: kallsyms from /proc/kallsyms (this machine's kernel, the "
+		 "recorded one, build-id %.8s...)\n", kid);
+	ck_assert_msg(strstr(text, line) && !strstr(text, "K_do_syscall_64"),
+		      "no \"%s\" in:\n%.2000s", line, text);
+	free(text);
+	free(err);
+	free(kid);
+}
+END_TEST
+
+/* ------------------------------------------------------- --symbols-from */
+
+/* `args` of `report` run in the lab with an empty build-id cache: stdout
+ * (caller frees), stderr in *err. */
+static char *report_with(const char *args, char **err)
+{
+	char cmd[20000];
+	snprintf(cmd, sizeof cmd, "report --buildid-dir='%s/empty' %s '%s/p.data'", lab, args, lab);
+	int st;
+	return pd_test_cli(lab, cmd, &st, err);
+}
+
+/* The directory B: a build-id cache whose program has tar_spin renamed
+ * tar_spin_B, same build-id. */
+static void make_renamed(void)
+{
+	ck_assert(sh("cd '%s' && rm -rf B && mkdir -p B/.build-id/%.2s/%s && "
+		     "objcopy --redefine-sym tar_spin=tar_spin_B prog.moved B/.build-id/%.2s/%s/elf && "
+		     "[ \"$(readelf -n B/.build-id/%.2s/%s/elf | sed -n 's/^ *Build ID: *//p')\" = %s ]",
+		     lab, bid, bid + 2, bid, bid + 2, bid, bid + 2, bid));
+}
+
+/* keys_in_place with tar_spin renamed tar_spin_B (malloc'd). */
+static char *keys_renamed(void)
+{
+	size_t n = strlen(keys_in_place), k = 0;
+	char *out = malloc(2 * n + 1);
+	ck_assert_ptr_nonnull(out);
+	for (const char *i = keys_in_place; *i;) {
+		if (strncmp(i, "tar_spin", 8) == 0) {
+			memcpy(out + k, "tar_spin_B", 10);
+			k += 10;
+			i += 8;
+		} else {
+			out[k++] = *i++;
+		}
+	}
+	out[k] = '\0';
+	return out;
+}
+
+/* The header line naming the program's source must say `from`. */
+static void assert_source(const char *text, const char *from)
+{
+	char want[8192];
+	snprintf(want, sizeof want, "prog (build-id %.8s...) from %s", bid, from);
+	ck_assert_msg(strstr(text, want) != NULL, "no \"%s\" in:\n%.2000s", want, text);
+}
+
+START_TEST(test_sources_in_order)
+{
+	PD_SKIP_IF(skip);
+	if (!sh("command -v objcopy >/dev/null"))
+		PD_SKIP("no objcopy");
+	make_renamed();
+	char *renamed = keys_renamed();
+	char tar[4400], dirb[4400], args[9000];
+	snprintf(tar, sizeof tar, "%s/p.data.tar.bz2", lab);
+	snprintf(dirb, sizeof dirb, "%s/B", lab);
+	/* each order: the first source names the frames, and is named */
+	for (int first_b = 0; first_b < 2; first_b++) {
+		const char *a = first_b ? dirb : tar, *b = first_b ? tar : dirb;
+		snprintf(args, sizeof args, "--symbols-from='%s' --symbols-from='%s'", a, b);
+		char lkp[16384];
+		snprintf(lkp, sizeof lkp, "--format=lkp %s", args);
+		char *err = NULL;
+		char *keys = report_with(lkp, &err);
+		const char *want = first_b ? renamed : keys_in_place;
+		ck_assert_msg(strcmp(keys, want) == 0, "%s first: keys differ:\n%.1500s\n--- want:\n%.1500s\n%.500s",
+			      a, keys, want, err);
+		free(keys);
+		free(err);
+		char *text = report_with(args, &err);
+		assert_source(text, a);
+		ck_assert_msg(!strstr(text, "not found"), "%.2000s", text);
+		free(text);
+		free(err);
+	}
+	/* without them: not found, and the header says so */
+	char *err = NULL;
+	char *text = report_with("", &err);
+	char want[256];
+	snprintf(want, sizeof want, "# 1 dso not found: prog (build-id %.8s...)", bid);
+	ck_assert_msg(strstr(text, want) != NULL, "no \"%s\" in:\n%.2000s", want, text);
+	free(text);
+	free(err);
+	free(renamed);
+}
+END_TEST
+
+/* diff: each side its own list; the footer of each names its source. */
+START_TEST(test_sources_per_side)
+{
+	PD_SKIP_IF(skip);
+	if (!sh("command -v objcopy >/dev/null"))
+		PD_SKIP("no objcopy");
+	make_renamed();
+	char cmd[16384];
+	snprintf(cmd, sizeof cmd,
+		 "diff --all --buildid-dir='%s/empty' --base-symbols-from='%s/p.data.tar.bz2' "
+		 "--new-symbols-from='%s/B' '%s/p.data' '%s/p.data'",
+		 lab, lab, lab, lab, lab);
+	int st;
+	char *err = NULL;
+	char *text = pd_test_cli(lab, cmd, &st, &err);
+	ck_assert_msg(strstr(text, "tar_spin_B") && strstr(text, "tar_spin "),
+		      "the sides are not named from their own sources:\n%.3000s\n%.500s", text, err);
+	char base[8192], new_[8192];
+	snprintf(base, sizeof base, "prog (build-id %.8s...) from %s/p.data.tar.bz2", bid, lab);
+	snprintf(new_, sizeof new_, "prog (build-id %.8s...) from %s/B", bid, lab);
+	const char *b = strstr(text, base), *n = strstr(text, new_);
+	ck_assert_msg(b && n && b < n, "footers: base \"%s\", new \"%s\" in:\n%.3000s", base, new_,
+		      text);
+	free(text);
 	free(err);
 }
 END_TEST
@@ -465,6 +619,27 @@ START_TEST(test_debuginfod_executable)
 	ck_assert_msg(!strstr(keys, "tar_spin"), "named offline:\n%.1500s", keys);
 	free(keys);
 	free(err);
+	/* the server as a source of its own, DEBUGINFOD_URLS unset */
+	unsetenv("DEBUGINFOD_URLS");
+	char lkp[256], url[64];
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+	snprintf(lkp, sizeof lkp, "--format=lkp --symbols-from=%s", url);
+	keys = report_with(lkp, &err);
+	ck_assert_msg(strcmp(keys, keys_in_place) == 0,
+		      "from the URL: keys differ:\n%.1500s\n--- in place:\n%.1500s\n%.500s", keys,
+		      keys_in_place, err);
+	free(keys);
+	free(err);
+	char *text = report_with(lkp + strlen("--format=lkp "), &err);
+	assert_source(text, url);
+	free(text);
+	free(err);
+	/* offline: a URL source is not asked either */
+	snprintf(lkp, sizeof lkp, "--format=lkp --offline --symbols-from=%s", url);
+	keys = report_with(lkp, &err);
+	ck_assert_msg(!strstr(keys, "tar_spin"), "named offline:\n%.1500s", keys);
+	free(keys);
+	free(err);
 	kill(pid, SIGTERM);
 }
 END_TEST
@@ -485,6 +660,20 @@ START_TEST(test_debuginfod_hung)
 	ck_assert_msg(strstr(err, "no more requests") != NULL, "no word of the server:\n%s", err);
 	/* one timeout, plus the run itself (slow under the sanitizers) */
 	ck_assert_msg(took < 2 + 4, "a hung server cost %.1f s with a timeout of 2 s", took);
+	free(keys);
+	free(err);
+	/* the same listener as a --symbols-from URL */
+	fd = listener(&port);
+	unsetenv("DEBUGINFOD_URLS");
+	char args[128];
+	snprintf(args, sizeof args, "--format=lkp --symbols-from=http://127.0.0.1:%d", port);
+	t0 = now();
+	keys = report_with(args, &err);
+	took = now() - t0;
+	close(fd);
+	ck_assert_msg(!strstr(keys, "tar_spin"), "named by a URL that never answers");
+	ck_assert_msg(strstr(err, "127.0.0.1") != NULL, "no word of the URL:\n%s", err);
+	ck_assert_msg(took < 2 + 4, "a hung URL cost %.1f s with a timeout of 2 s", took);
 	free(keys);
 	free(err);
 }
@@ -529,6 +718,19 @@ START_TEST(test_debuginfod_wrong_build)
 	ck_assert_msg(strstr(err, "refused") != NULL, "no word of the refusal:\n%s", err);
 	free(keys);
 	free(err);
+	/* the same server as a --symbols-from URL: refused, and the header
+	 * counts the program not found, the URL among the sources searched */
+	unsetenv("DEBUGINFOD_URLS");
+	char args[128], want[256];
+	snprintf(args, sizeof args, "--symbols-from=http://127.0.0.1:%d", port);
+	char *text = report_with(args, &err);
+	ck_assert_msg(!strstr(text, "tar_spin"), "named from another build:\n%.1500s", text);
+	ck_assert_msg(strstr(err, "refused") != NULL, "no word of the refusal:\n%s", err);
+	snprintf(want, sizeof want, "# 1 dso not found: prog (build-id %.8s...); searched http://127.0.0.1:%d",
+		 bid, port);
+	ck_assert_msg(strstr(text, want) != NULL, "no \"%s\" in:\n%.2000s", want, text);
+	free(text);
+	free(err);
 	shutdown(fd, SHUT_RDWR);
 	pthread_join(t, NULL);
 	close(fd);
@@ -547,6 +749,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_link_loop);
 	tcase_add_test(tc, test_other_build_refused);
 	tcase_add_test(tc, test_kernel_from_tarball);
+	tcase_add_test(tc, test_sources_in_order);
+	tcase_add_test(tc, test_sources_per_side);
 	tcase_add_test(tc, test_debuginfod_executable);
 	tcase_add_test(tc, test_debuginfod_hung);
 	tcase_add_test(tc, test_debuginfod_wrong_build);

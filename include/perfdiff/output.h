@@ -357,15 +357,21 @@ typedef struct pd_report_write_options {
 	bool nr_samples;         /**< text: perf's -n, a Samples column (the samples
 	                              whose leaf the row is); rows as with sort_keys
 	                              (NULL keys: "dso,sym") */
+	/* version 4 */
+	bool all_origins;        /**< text: the header's lines of where symbols came
+	                              from (pd_profile_symbol_origin()) name every dso
+	                              with its path and full build-id (default false:
+	                              a few names per source, short build-ids; JSON
+	                              is always complete) */
 } pd_report_write_options;
 
 /*
  * Version 2 added `color`, version 3 `peek`, `sort_keys` and
- * `nr_samples`.  A caller built with an
+ * `nr_samples`, version 4 `all_origins`.  A caller built with an
  * older version still works: its struct is read up to its last field,
  * and the new fields take their defaults.
  */
-#define PD_REPORT_WRITE_OPTIONS_VERSION 3
+#define PD_REPORT_WRITE_OPTIONS_VERSION 4
 
 /** The defaults, for C callers:
  * `pd_report_write_options o = PD_REPORT_WRITE_OPTIONS_INIT;` (a compound
@@ -469,15 +475,22 @@ typedef struct pd_diff_write_options {
 	                              process) */
 	bool show_dso;           /**< text: a Shared Object column before each row's
 	                              key (perf's --sort=dso,...) */
+	/* version 5 */
+	bool all_origins;        /**< text: each side's footer lines of where symbols
+	                              came from (pd_profile_symbol_origin()) name every
+	                              dso with its path and full build-id (default
+	                              false: a few names per source; JSON is always
+	                              complete) */
 } pd_diff_write_options;
 
 /*
  * Version 2 added `color`, `sort` and `percent_limit`, version 3
- * `no_comm`, version 4 `peek`, `show_comm` and `show_dso`.  A caller built with an older version still works: its
+ * `no_comm`, version 4 `peek`, `show_comm` and `show_dso`, version 5
+ * `all_origins`.  A caller built with an older version still works: its
  * struct is read up to its last field, and the new fields take their
  * defaults.
  */
-#define PD_DIFF_WRITE_OPTIONS_VERSION 4
+#define PD_DIFF_WRITE_OPTIONS_VERSION 5
 
 /** The defaults, for C callers:
  * `pd_diff_write_options o = PD_DIFF_WRITE_OPTIONS_INIT;` (a compound

@@ -315,6 +315,42 @@ PD_EXTERN(const pd_run_info *) pd_profile_run_info(const pd_profile *p, size_t r
 PD_EXTERN(size_t) pd_profile_dso_build_id(const pd_profile *p, size_t run, const char *dso,
 					  const uint8_t **id);
 
+/**
+ * Where the symbols of one dso came from (pd_profile_symbol_origin()).
+ * Fields are only ever appended.
+ */
+typedef struct pd_symbol_origin {
+	const char *dso;          /**< as pd_cct_dso() names it; "[kernel.kallsyms]"
+	                               (`kernel`) for the kernel's table, which names
+	                               its modules too */
+	bool kernel;              /**< the kernel's table */
+	const char *from;         /**< the source that gave the symbols: a
+	                               symbols_from entry or the build-id cache as
+	                               given (a directory, a tarball, a URL),
+	                               "/usr/lib/debug", "the recorded path",
+	                               "debuginfod", "the running kernel" (the vdso);
+	                               kernel: the kallsyms option's file, a source
+	                               or build-id cache holding the recorded
+	                               kernel's kallsyms, or "/proc/kallsyms" (this
+	                               machine's kernel, used only when its build-id
+	                               is the recorded one).  NULL: nothing found,
+	                               the dso's frames are [unknown] */
+	const char *vmlinux;      /**< kernel: the vmlinux that named core kernel
+	                               text, or NULL */
+	const char *searched;     /**< user dso not found: the sources searched, as
+	                               the warning says them; else NULL */
+	uint8_t build_id[20];     /**< the recorded build-id */
+	size_t build_id_size;     /**< its bytes; 0: none recorded */
+} pd_symbol_origin;
+
+/** Dsos whose origin is known: every file-backed user dso and the kernel
+ *  of the frames of the profile's runs (not JIT, BPF, anonymous memory),
+ *  as the first run that named it found them; in the order met. */
+PD_EXTERN(size_t) pd_profile_symbol_origin_count(const pd_profile *p);
+/** Origin `i` (< pd_profile_symbol_origin_count()), valid until
+ *  pd_profile_free(); NULL when out of range. */
+PD_EXTERN(const pd_symbol_origin *) pd_profile_symbol_origin(const pd_profile *p, size_t i);
+
 /** Number of events. */
 PD_EXTERN(size_t) pd_profile_event_count(const pd_profile *p);
 

@@ -20,7 +20,9 @@
  *     pd_session_free(s);
  *
  * Where code comes from:
- *   user ELF    by build-id: perf's build-id cache ($PERF_BUILDID_DIR or
+ *   user ELF    by build-id: first the caller's `symbols_from`, in their
+ *               order (build-id directories, perf archive tarballs,
+ *               debuginfod servers by URL); then perf's build-id cache ($PERF_BUILDID_DIR or
  *               ~/.debug), /usr/lib/debug/.build-id, then the path in the
  *               MMAP record if its build-id matches; each under `symfs`.
  *               Separate debuginfo through libdwfl.  Last, the debuginfod
@@ -33,7 +35,9 @@
  *               .tar.zst, .tar.gz), read in place in its stead: its symbol
  *               members are copied into unlinked temporary files ($TMPDIR)
  *               at the first lookup, checked by build-id like any file.
- *   kernel      `kallsyms` option, else perf's cached kallsyms (or the
+ *   kernel      `kallsyms` option, else the kallsyms of the recording's
+ *               kernel build-id in the first of `symbols_from` that has
+ *               it, else perf's cached kallsyms (or the
  *               tarball's) for the recording's kernel build-id, else
  *               /proc/kallsyms when the running kernel's build-id equals
  *               the recording's.  With a
@@ -115,7 +119,8 @@ enum pd_session_flag {
  * lacks taking their defaults; 0 or a newer version is PD_EINVAL.
  * Version 3 holds the reader's options by pointer and has `threads`:
  * versions 1 and 2, which held the reader's options by value, are refused
- * (PD_EINVAL).  Version 4 added the warning sink.
+ * (PD_EINVAL).  Version 4 added the warning sink, version 5 the symbol
+ * sources (`symbols_from`).
  */
 typedef struct pd_session_options {
 	unsigned int version;
@@ -148,9 +153,23 @@ typedef struct pd_session_options {
 	                                  reader's go to `reader`'s own sink.
 	                                  NULL (default): poll */
 	void *warn_ctx;              /**< handed to `warn` */
+	/* version 5 */
+	const char *const *symbols_from; /**< the caller's symbol sources, searched in
+	                                  this order before all others ("Where code
+	                                  comes from" above): a directory is a build-id
+	                                  cache laid out as perf's, a file a perf
+	                                  archive tarball, an http:// or https:// URL
+	                                  a debuginfod server (asked for
+	                                  /buildid/ID/executable and /debuginfo
+	                                  through libcurl, loaded at the first
+	                                  request; DEBUGINFOD_TIMEOUT bounds each;
+	                                  not asked with PD_SESSION_OFFLINE).  The
+	                                  strings are copied when the session opens.
+	                                  NULL (default): none */
+	size_t nsymbols_from;        /**< entries in `symbols_from` */
 } pd_session_options;
 
-#define PD_SESSION_OPTIONS_VERSION 4
+#define PD_SESSION_OPTIONS_VERSION 5
 
 /** pd_session_options.threads by default: no limit, every thread the
  *  headers list starts where it helps (the fastest). */

@@ -19,6 +19,7 @@ static const size_t diff_sizes[] = {
 	PD_OPTIONS_END(pd_diff_write_options, percent_limit),
 	PD_OPTIONS_END(pd_diff_write_options, no_comm),
 	PD_OPTIONS_END(pd_diff_write_options, show_dso),
+	PD_OPTIONS_END(pd_diff_write_options, all_origins),
 };
 
 int pd_diff_write_options_init(pd_diff_write_options *o, unsigned version)
@@ -289,9 +290,12 @@ static int side_facts(pdo_diff *v)
 			     (pd_profile *)pd_diff_profile(v->d, 1) };
 	bool have_ev = pd_diff_events(p[0], p[1], pd_diff_event(v->d), ev, NULL) == 0;
 	for (int side = 0; side < 2; side++)
+	{
 		if (pdo_facts_get(&v->facts[side], p[side], have_ev ? ev[side] : SIZE_MAX,
 				  v->files[side], v->nfiles[side]) < 0)
 			return pdo_nomem(v->err);
+		v->facts[side].all_origins = v->all_origins;
+	}
 	return 0;
 }
 
@@ -352,7 +356,8 @@ int pd_diff_write(pd_writer *w, const pd_diff *d, const pd_diff_write_options *o
 		rc = pdo_diff_folded(w, d, &opts, err);
 		return rc < 0 ? rc : pdo_done(w, err);
 	}
-	pdo_diff v = { .w = w, .d = d, .all = opts.all, .color = opts.color,
+	pdo_diff v = { .w = w, .d = d, .all = opts.all, .all_origins = opts.all_origins,
+		       .color = opts.color,
 		       .percent_limit = opts.percent_limit, .opts_sort = opts.sort, .err = err };
 	pd_diff_options_get(d, &v.opts, PD_DIFF_OPTIONS_VERSION);
 	if (opts.percent_limit > 0 && (v.opts.flags & PD_DIFF_ABSOLUTE))

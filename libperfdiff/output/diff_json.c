@@ -109,6 +109,8 @@ static void side_facts(pd_writer *w, const pdo_facts *f)
 	pdo_json_key_bool(w, "too_few_samples", f->too_few);
 	key_strs(w, "unmatched_filters", f->unmatched, f->nunmatched, NULL);
 	pdo_stack_filters_json(w, f->prof, f->ev);
+	if (f->prof)
+		pdo_origins_json(w, f->prof);
 }
 
 static void side_obj(const pdo_diff *v, const char *k, int side)

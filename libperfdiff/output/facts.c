@@ -120,4 +120,6 @@ void pdo_facts_text(pd_writer *w, const pdo_facts *f)
 		pdo_putc(w, '\n');
 	}
 	pdo_stack_filters_text(w, f->prof, f->ev, "      ");
+	if (f->prof)
+		pdo_origins_text(w, f->prof, "      ", f->all_origins);
 }

@@ -143,6 +143,7 @@ typedef struct pdo_facts {
 	const char **unmatched;      /* filter values that matched nothing ("--comm=x") */
 	size_t nunmatched;
 	const pd_profile *prof;      /* the side, for its stack filters; NULL none */
+	bool all_origins;            /* text: every dso's symbol source (pdo_origins_text) */
 	size_t ev;                   /* its event; SIZE_MAX none */
 } pdo_facts;
 
@@ -182,6 +183,17 @@ void pdo_stack_filters_text(pd_writer *w, const pd_profile *p, size_t ev, const 
  * (docs/report-json.md). */
 void pdo_stack_filters_json(pd_writer *w, const pd_profile *p, size_t ev);
 
+/* ---- origins.c: where each dso's symbols came from ---- */
+
+/* Lines starting with `indent`: the sources that named `p`'s dsos, the
+ * dsos not found, the kernel's table; `all`: every dso with its path and
+ * full build-id (else a few names per source).  Nothing for a profile
+ * without origins (a pprof import, a robot's table). */
+void pdo_origins_text(pd_writer *w, const pd_profile *p, const char *indent, bool all);
+/* The key "symbol_origins": an array of {dso, kernel, build_id, from,
+ * vmlinux, searched} (docs/report-json.md). */
+void pdo_origins_json(pd_writer *w, const pd_profile *p);
+
 /* The facts of `f` as the diff's text footer lines of one side (each
  * "      ..." and a newline; nothing when all is well). */
 void pdo_facts_text(pd_writer *w, const pdo_facts *f);
@@ -196,6 +208,7 @@ typedef struct pdo_diff {
 	size_t nfiles[2];
 	size_t nruns[2];               /* runs read on each side */
 	bool all;                      /* every row, not only significant ones */
+	bool all_origins;              /* text: every dso's symbol source */
 	bool color;                    /* text: ANSI colours */
 	double percent_limit;          /* rows below it on both sides not written */
 	pd_diff_sort opts_sort;        /* the order of the rows */

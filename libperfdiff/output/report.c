@@ -16,6 +16,7 @@ static const size_t report_sizes[] = {
 	0, PD_OPTIONS_END(pd_report_write_options, profile_options),
 	PD_OPTIONS_END(pd_report_write_options, color),
 	PD_OPTIONS_END(pd_report_write_options, nr_samples),
+	PD_OPTIONS_END(pd_report_write_options, all_origins),
 };
 
 int pd_report_write_options_init(pd_report_write_options *o, unsigned version)

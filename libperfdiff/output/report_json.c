@@ -377,6 +377,7 @@ int pdo_report_json(const pdo_report *r)
 	pdo_json_newline(w);
 	put_runs(r);
 	put_unmatched(r);
+	pdo_origins_json(w, r->p);
 	pdo_json_newline(w);
 	pdo_json_key(w, "events");
 	pdo_json_open(w, '[');

@@ -244,6 +244,7 @@ static void put_header(pd_writer *w, const pd_profile *p, const pdo_report *r)
 						 : "return addresses - 1",
 		 flags & PD_PROFILE_HIDE_UNRESOLVED ? ", unresolved samples hidden (-U)" : "");
 	pdo_puts(w, tmp);
+	pdo_origins_text(w, p, "# ", r->o.all_origins);
 	pdo_puts(w, "#\n");
 }
 

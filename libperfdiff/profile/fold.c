@@ -718,6 +718,8 @@ static int run_close(run_ctx *r, int rc, pd_error *err)
 	if (brc == 0)
 		brc = pd_profile_keep_header(p, st->run, pd_reader_header(pd_session_reader(r->s)),
 					     st->dsos, st->ndsos);
+	if (brc == 0)
+		brc = pd_profile_keep_origins(p, r->s, st->dsos, st->dso_kernel, st->ndsos);
 	if (brc < 0 && rc == 0)
 		rc = pd_error_set(err, brc, r->path, PD_NO_OFFSET, "out of memory");
 	order_new_events(p, st, r->first_new);

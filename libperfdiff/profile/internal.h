@@ -15,6 +15,7 @@
  *   builder.c   a run from imported stacks (builder.h, for pprof/)
  *   facts.c     symbol facts: which files named a dso, read on demand
  *   runinfo.c   perf's header facts per run, build-ids per (run, dso)
+ *   origins.c   where each dso's symbols came from, for the footers
  *   flat.c      the children/self view
  *   chains.c    perf-style chains under one entry
  *   canonical.c clone-suffix folding
@@ -556,6 +557,8 @@ struct pd_profile {
 	struct pd_dsobid *bids;       /* build-ids by (run, dso), runinfo.c */
 	uint32_t nbids, cap_bids;
 	pd_idmap bid_of;              /* run << 32 | dso string id → index */
+	pd_symbol_origin *origins;    /* where symbols came from (origins.c) */
+	size_t norigins, cap_origins;
 	pd_sitemaps sitemaps;         /* PD_PROFILE_KEEP_SITES (sites.c) */
 	pd_procs procs;               /* processes per command (procs.c) */
 	pd_warnings warnings;         /* no cap: a reader's are capped */
@@ -603,6 +606,13 @@ int pd_profile_keep_build_id(pd_profile *p, size_t run, const char *dso, const u
 int pd_profile_keep_header(pd_profile *p, size_t run, const pd_header_info *hi,
 			   const char *const *dsos, size_t n);
 void pd_profile_runinfo_free(pd_profile *p);
+
+/* Where session `s` found the symbols of the `n` dsos of a run's frames
+ * (`kernel[i]`: in kernel mode), for those not kept yet.  0 or
+ * PD_ENOMEM. */
+int pd_profile_keep_origins(pd_profile *p, pd_session *s, const char *const *dsos,
+			    const bool *kernel, size_t n);
+void pd_profile_origins_free(pd_profile *p);
 
 /* Sums over runs and the trees' derived values, after a run: 0 or
  * PD_ENOMEM. */

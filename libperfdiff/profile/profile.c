@@ -147,6 +147,7 @@ void pd_profile_free(pd_profile *p)
 	pd_sitemaps_free(&p->sitemaps);
 	pd_procs_free(&p->procs);
 	pd_profile_runinfo_free(p);
+	pd_profile_origins_free(p);
 	pd_warnings_free(&p->warnings);
 	pd_filters_free(&p->filters);
 	pd_stackfilter_free(&p->stackfilter);

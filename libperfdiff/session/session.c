@@ -97,10 +97,11 @@ struct pd_session {
 
 /* How far each version of pd_session_options went; versions 1 and 2 held
  * the reader's options by value, a layout no longer read; version 3 ended
- * at threads, version 4 at warn_ctx. */
+ * at threads, version 4 at warn_ctx, version 5 at nsymbols_from. */
 static const size_t session_sizes[] = {
 	0, 0, 0, PD_OPTIONS_END(pd_session_options, threads),
 	PD_OPTIONS_END(pd_session_options, warn_ctx),
+	PD_OPTIONS_END(pd_session_options, nsymbols_from),
 };
 
 int pd_session_options_init(pd_session_options *opts, unsigned version)
@@ -246,6 +247,8 @@ int pd_session_open_in(pd_session **out, const char *path, const pd_session_opti
 		.demangle_no_params = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
 		.kernel_padding_names = (s->opts.flags & PD_SESSION_PERF_COMPAT) != 0,
 		.offline = (s->opts.flags & PD_SESSION_OFFLINE) != 0,
+		.sources = s->opts.symbols_from,
+		.nsources = s->opts.symbols_from ? s->opts.nsymbols_from : 0,
 		.vmlinux = s->opts.vmlinux,
 		.cache = s->opts.symcache,
 		.threads = s->threads,
@@ -1073,4 +1076,12 @@ int pd_session_symbol_sources(pd_session *s, const char *dso, bool kernel, pd_sy
 		return 0;
 	return kernel ? pd_symbolizer_kernel_sources(s->symz, dso, fn, ctx)
 		      : pd_symbolizer_user_sources(s->symz, dso, fn, ctx);
+}
+
+bool pd_session_symbol_origin(pd_session *s, const char *dso, bool kernel, pd_symorigin *out)
+{
+	if (!s || !dso)
+		return false;
+	return kernel ? pd_symbolizer_kernel_origin(s->symz, out)
+		      : pd_symbolizer_user_origin(s->symz, dso, out);
 }

@@ -72,6 +72,11 @@ int pd_session_open_in(pd_session **out, const char *path, const pd_session_opti
 int pd_session_symbol_sources(pd_session *s, const char *dso, bool kernel, pd_symsrc_fn fn,
 			      void *ctx);
 
+/* Where session `s` found the symbols of `dso` (a pd_frame.dso string;
+ * `kernel`: the kernel's table), for the footer; false when it never
+ * looked (symbols/symfacts.h).  Strings valid until pd_session_free(). */
+bool pd_session_symbol_origin(pd_session *s, const char *dso, bool kernel, pd_symorigin *out);
+
 /*
  * The map frame `f` of process `pid`'s sample lies in, as the recording's
  * MMAP records (or the kernel's) laid it out now: its start, end and file

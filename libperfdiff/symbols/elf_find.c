@@ -291,12 +291,11 @@ int pd_find_dso_files(const pd_symsources *src, const pd_dso_id *dso, pd_arena *
 	return pd_find_dso_files_among(src, dso, NULL, 0, arena, out, warn);
 }
 
-/* The tarball's member `kind` of dso's build-id when it holds that build;
- * one that holds another is refused aloud. */
-static char *archive_member(pd_symarchive *a, const pd_dso_id *dso, const char *kind,
-			    pd_warnings *warn)
+/* `p`, a file of source `where` said to be dso's `kind`, when it holds
+ * that build; one that holds another is refused aloud. */
+static char *checked(const char *p, const char *where, const pd_dso_id *dso, const char *kind,
+		     pd_warnings *warn)
 {
-	const char *p = pd_symarchive_member(a, dso->build_id, dso->build_id_size, kind, warn);
 	if (!p)
 		return NULL;
 	uint8_t id[64];
@@ -309,8 +308,112 @@ static char *archive_member(pd_symarchive *a, const pd_dso_id *dso, const char *
 		pd_hex(got, id, (size_t)n);
 	pd_warnings_addf(warn, PD_WARN_MISMATCH,
 			 "%s: the %s for build-id %s holds build-id %s; refused, frames stay [unknown]",
-			 pd_symarchive_file(a), kind, want, n < 0 ? "(not an ELF file)" : got);
+			 where, kind, want, n < 0 ? "(not an ELF file)" : got);
 	return NULL;
+}
+
+/* The tarball's member `kind` of dso's build-id, checked. */
+static char *archive_member(pd_symarchive *a, const pd_dso_id *dso, const char *kind,
+			    pd_warnings *warn)
+{
+	const char *p = pd_symarchive_member(a, dso->build_id, dso->build_id_size, kind, warn);
+	return checked(p, pd_symarchive_file(a), dso, kind, warn);
+}
+
+/* The files of dso's build-id in a perf build-id cache `dir` (modern
+ * perf: a directory of elf/vdso/debug; old perf: the link is the file).
+ * 0 or PD_ENOMEM. */
+static int cache_dir(const char *dir, const char *hex, const pd_dso_id *dso, pd_arena *arena,
+		     char **elf, char **debug)
+{
+	char rel[64 + 2 * PD_BUILD_ID_MAX];
+	snprintf(rel, sizeof rel, "/.build-id/%.2s/%s", hex, hex + 2);
+	char *link = join(arena, dir, rel);
+	if (!link)
+		return PD_ENOMEM;
+	struct stat st;
+	if (stat(link, &st) == 0 && S_ISDIR(st.st_mode)) {
+		static const char *const mains[] = { "/elf", "/vdso" };
+		for (size_t i = 0; i < 2 && !*elf; i++) {
+			char *p = join(arena, link, mains[i]);
+			if (!p)
+				return PD_ENOMEM;
+			if (id_is(p, dso))
+				*elf = p;
+		}
+		char *d = join(arena, link, "/debug");
+		if (!d)
+			return PD_ENOMEM;
+		if (!*debug && id_is(d, dso))
+			*debug = d;
+	} else if (!*elf && id_is(link, dso)) {
+		*elf = link;
+	}
+	return 0;
+}
+
+/* One of the user's sources: its files of dso's build-id, checked. */
+static int list_source(const pd_usersrc *s, const char *hex, const pd_dso_id *dso,
+		       pd_arena *arena, char **elf, char **debug, pd_warnings *warn)
+{
+	if (s->archive) {
+		*elf = archive_member(s->archive, dso, "elf", warn);
+		if (!*elf)
+			*elf = archive_member(s->archive, dso, "vdso", warn);
+		*debug = archive_member(s->archive, dso, "debug", warn);
+		return 0;
+	}
+	if (s->url) {
+		const uint8_t *id = dso->build_id;
+		size_t n = dso->build_id_size;
+		*elf = checked(pd_symurl_file(s->url, id, n, "executable", warn), s->where, dso,
+			       "executable", warn);
+		*debug = checked(pd_symurl_file(s->url, id, n, "debuginfo", warn), s->where, dso,
+				 "debuginfo", warn);
+		return 0;
+	}
+	return cache_dir(s->where, hex, dso, arena, elf, debug);
+}
+
+/* The user's sources, in their order: the first that holds the build's
+ * file gives it, and the first that holds a debug file gives that. */
+static int from_list(const pd_symsources *src, const char *hex, const pd_dso_id *dso,
+		     pd_arena *arena, pd_dsofiles *out, pd_warnings *warn)
+{
+	const char *debug_from = NULL;
+	for (size_t i = 0; i < src->nlist && !out->elf_path; i++) {
+		const pd_usersrc *s = &src->list[i];
+		if (s->url && src->no_servers)
+			continue;
+		char *elf = NULL, *debug = NULL;
+		if (list_source(s, hex, dso, arena, &elf, &debug, warn) < 0)
+			return PD_ENOMEM;
+		if (debug && !out->debug_path) {
+			out->debug_path = debug;
+			debug_from = s->where;
+		}
+		if (elf) {
+			out->elf_path = elf;
+			out->from = s->where;
+		}
+	}
+	if (!out->from)
+		out->from = debug_from;
+	return 0;
+}
+
+void pd_symsources_searched(const pd_symsources *src, bool path, char *buf, size_t cap)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < src->nlist && o < cap; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s, ", src->list[i].where);
+	if (o < cap)
+		snprintf(buf + o, cap - o, "%s%s, /usr/lib/debug%s%s",
+			 src->archive || src->buildid_dir ? "" : "the build-id cache",
+			 src->archive ? pd_symarchive_file(src->archive)
+			 : src->buildid_dir ? src->buildid_dir : "",
+			 path ? ", the path" : "", src->debuginfod ? ", debuginfod" : "");
 }
 
 int pd_find_dso_files_among(const pd_symsources *src, const pd_dso_id *dso,
@@ -351,38 +454,28 @@ int pd_find_dso_files_among(const pd_symsources *src, const pd_dso_id *dso,
 	char hex[2 * PD_BUILD_ID_MAX + 1];
 	pd_hex(hex, dso->build_id, dso->build_id_size);
 
+	/* 0. The user's sources, in the order given. */
+	if (from_list(src, hex, dso, arena, out, warn) < 0)
+		return PD_ENOMEM;
+	const char *debug_from = out->debug_path ? out->from : NULL;
+
 	/* 1. perf's build-id cache: a directory (modern perf) or the file;
 	 * or the same packed by perf archive. */
-	if (archive) {
+	if (out->elf_path || out->debug_path) {
+		/* found in the user's sources: they come first */
+	} else if (archive) {
 		out->elf_path = archive_member(archive, dso, "elf", warn);
 		if (!out->elf_path)
 			out->elf_path = archive_member(archive, dso, "vdso", warn);
 		out->debug_path = archive_member(archive, dso, "debug", warn);
+		out->from = debug_from = pd_symarchive_file(archive);
 	} else if (buildid_dir && hex[0] && hex[1]) {
-		char rel[64 + 2 * PD_BUILD_ID_MAX];
-		snprintf(rel, sizeof rel, "/.build-id/%.2s/%s", hex, hex + 2);
-		char *link = join(arena, buildid_dir, rel);
-		if (!link)
+		if (cache_dir(buildid_dir, hex, dso, arena, &out->elf_path, &out->debug_path) < 0)
 			return PD_ENOMEM;
-		struct stat st;
-		if (stat(link, &st) == 0 && S_ISDIR(st.st_mode)) {
-			static const char *const mains[] = { "/elf", "/vdso" };
-			for (size_t i = 0; i < 2 && !out->elf_path; i++) {
-				char *p = join(arena, link, mains[i]);
-				if (!p)
-					return PD_ENOMEM;
-				if (id_is(p, dso))
-					out->elf_path = p;
-			}
-			char *d = join(arena, link, "/debug");
-			if (!d)
-				return PD_ENOMEM;
-			if (id_is(d, dso))
-				out->debug_path = d;
-		} else if (id_is(link, dso)) {
-			out->elf_path = link;
-		}
+		out->from = debug_from = buildid_dir;
 	}
+	if (!out->elf_path && !out->debug_path)
+		out->from = debug_from = NULL;
 
 	/* 2. Distribution debuginfo by build-id (DWARF, usually a symtab). */
 	if (!out->debug_path) {
@@ -391,8 +484,10 @@ int pd_find_dso_files_among(const pd_symsources *src, const pd_dso_id *dso,
 		char *d = join(arena, symfs, rel);
 		if (!d)
 			return PD_ENOMEM;
-		if (id_is(d, dso))
+		if (id_is(d, dso)) {
 			out->debug_path = d;
+			debug_from = "/usr/lib/debug";
+		}
 	}
 
 	/*
@@ -435,19 +530,23 @@ int pd_find_dso_files_among(const pd_symsources *src, const pd_dso_id *dso,
 				strcpy(file_hex, "none");
 		}
 	}
+	char *listed = out->elf_path;
 	if (!out->elf_path && first) {
 		out->elf_path = first;
 		out->mismatch = false;
 	}
 	if (!out->elf_path && out->debug_path && path && id_is(path, dso))
 		out->elf_path = path;
+	if (out->elf_path && out->elf_path != listed)
+		out->from = "the recorded path";
 
-	if (!out->elf_path && vdso)
-		out->vdso_fd = running_vdso(dso, true);
+	if (!out->elf_path && vdso && (out->vdso_fd = running_vdso(dso, true)) >= 0)
+		out->from = "the running kernel";
 
 	/* 4. The servers, last: the network is the slowest source. */
-	if (!out->elf_path && out->vdso_fd < 0 && src->debuginfod && !special_name(name))
-		out->elf_path = pd_debuginfod_executable(src->debuginfod, dso, arena, warn);
+	if (!out->elf_path && out->vdso_fd < 0 && src->debuginfod && !special_name(name) &&
+	    (out->elf_path = pd_debuginfod_executable(src->debuginfod, dso, arena, warn)))
+		out->from = "debuginfod";
 	if (out->elf_path && !out->debug_path && out->elf_path != first && out->mismatch)
 		out->mismatch = false;
 
@@ -456,6 +555,7 @@ int pd_find_dso_files_among(const pd_symsources *src, const pd_dso_id *dso,
 	if (!out->elf_path && out->vdso_fd < 0 && out->debug_path) {
 		out->elf_path = out->debug_path;
 		out->debug_path = NULL;
+		out->from = debug_from;
 	}
 
 	if (out->elf_path || out->vdso_fd >= 0)
@@ -464,10 +564,12 @@ int pd_find_dso_files_among(const pd_symsources *src, const pd_dso_id *dso,
 		pd_warnings_addf(warn, PD_WARN_MISMATCH,
 				 "%s: build-id mismatch (file %s, recording %s); frames stay [unknown]",
 				 path ? path : name, file_hex, hex);
-	else if (!special_name(name) || vdso)
+	else if (!special_name(name) || vdso) {
+		char where[1024];
+		pd_symsources_searched(src, path != NULL, where, sizeof where);
 		pd_warnings_addf(warn, PD_WARN_NOT_FOUND,
-				 "%s: no file with build-id %s (searched %s, /usr/lib/debug%s%s); frames stay [unknown]",
-				 name, hex, archive ? pd_symarchive_file(archive) : "the build-id cache",
-				 path ? ", the path" : "", src->debuginfod ? ", debuginfod" : "");
+				 "%s: no file with build-id %s (searched %s); frames stay [unknown]",
+				 name, hex, where);
+	}
 	return 0;
 }

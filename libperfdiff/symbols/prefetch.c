@@ -90,7 +90,8 @@ static void open_one(struct pd_prefetch *pf, pf_job *j, pd_arena *arena)
 	/* no warnings from a guess ahead: the symbolizer's own lookup of the
 	 * dso, if it comes, tells them, and z's sink is not this thread's;
 	 * no server asked either: that lookup asks once, where it waits */
-	pd_symsources src = { z->cfg.symfs, z->buildid_dir, z->archive, NULL };
+	pd_symsources src = { z->cfg.symfs, z->buildid_dir,     z->archive,
+			      NULL,          z->sources,   z->cfg.nsources, true };
 	if (pd_find_dso_files(&src, &j->id, arena, &f, NULL) < 0)
 		return;
 	if (f.vdso_fd >= 0)

@@ -152,6 +152,10 @@ typedef struct pd_dsofiles {
 	int vdso_fd;       /* >= 0: memfd holding the running kernel's vdso image */
 	bool unverified;   /* no build-id to check the file against */
 	bool mismatch;     /* the recorded path holds another build */
+	/* where the files came from, for the footer: a symbol source as the
+	 * user gave it, "the build-id cache DIR", "/usr/lib/debug", "the
+	 * recorded path", "debuginfod", "the running kernel"; NULL: none */
+	const char *from;
 } pd_dsofiles;
 
 /* ---- executables from debuginfod servers (debuginfod.c) ---- */
@@ -177,13 +181,50 @@ char *pd_debuginfod_executable(pd_debuginfod *d, const pd_dso_id *dso, pd_arena 
  * the next pd_debuginfod_executable() caller. */
 int pd_debuginfod_debuginfo(pd_debuginfod *d, const uint8_t *id, size_t n, char **path);
 
+/* ---- a debuginfod server named by the user (symurl.c) ---- */
+
+typedef struct pd_symurl pd_symurl;
+
+/* True for an http:// or https:// URL: a symbol source that is a server. */
+bool pd_symurl_is_url(const char *s);
+/* A client of the server at `url`; libcurl is loaded at the first
+ * request.  0 or PD_ENOMEM. */
+int pd_symurl_new(pd_symurl **out, const char *url);
+/* Closes the files fetched: paths handed out stop opening. */
+void pd_symurl_free(pd_symurl *u);
+const char *pd_symurl_url(const pd_symurl *u);
+/*
+ * The server's file `kind` ("executable", "debuginfo") of build-id `id`
+ * as a path that opens its copy ("/proc/self/fd/N", valid until
+ * pd_symurl_free()), or NULL.  The caller checks its build-id.  A server
+ * that failed (not a 404) is asked nothing more; why goes once to `warn`
+ * (NULL: kept for a later caller).  Safe from several threads.
+ */
+const char *pd_symurl_file(pd_symurl *u, const uint8_t *id, size_t n, const char *kind,
+			   pd_warnings *warn);
+
+/* One of the user's symbol sources (--symbols-from), in their order. */
+typedef struct pd_usersrc {
+	const char *where;           /* as the user gave it */
+	pd_symarchive *archive;      /* a perf archive tarball, or NULL */
+	pd_symurl *url;              /* a debuginfod server, or NULL */
+	/* neither: a build-id directory */
+} pd_usersrc;
+
 /* Where pd_find_dso_files() looks. */
 typedef struct pd_symsources {
 	const char *symfs;           /* prefixed to system paths, or NULL */
 	const char *buildid_dir;     /* perf's build-id cache, or NULL */
 	pd_symarchive *archive;      /* buildid_dir is a perf archive tarball, or NULL */
 	pd_debuginfod *debuginfod;   /* asked last, or NULL */
+	const pd_usersrc *list;       /* the user's sources, asked first, in order */
+	size_t nlist;
+	bool no_servers;             /* skip the list's URLs (a guess ahead) */
 } pd_symsources;
+
+/* What was searched, as the not-found warning says it ("SRC, ..., the
+ * build-id cache, /usr/lib/debug, the path, debuginfod"), into `buf`. */
+void pd_symsources_searched(const pd_symsources *src, bool path, char *buf, size_t cap);
 
 /*
  * Locate the files of `dso` (lookup order: perf's build-id cache under
@@ -346,6 +387,8 @@ struct pd_symbolizer {
 	char *buildid_dir;         /* resolved: cfg, $PERF_BUILDID_DIR or ~/.debug */
 	pd_symarchive *archive;    /* buildid_dir is a perf archive tarball, or NULL */
 	pd_debuginfod *debuginfod; /* $DEBUGINFOD_URLS set and not offline, or NULL */
+	pd_usersrc *sources;       /* cfg.sources opened (cfg.sources points at their
+	                              `where`s), searched first */
 	char *debuginfo_path;      /* for dwfl_standard_find_debuginfo, NULL: default */
 	Dwfl_Callbacks callbacks;  /* outlives every Dwfl: they keep a pointer to it */
 	pd_arena arena;            /* results, names, paths */
@@ -409,6 +452,12 @@ typedef enum {
 } pd_kallsyms_choice;
 const char *pd_kallsyms_choose(const pd_symbolizer *z, const uint8_t *bid, size_t n,
 			       char *cached, size_t cap, pd_kallsyms_choice *why);
+/* The same, and in *from where the table is, for the footer: the
+ * configured file, a symbol source or build-id cache as the user named it,
+ * "/proc/kallsyms" (a static string or one in z's arena). */
+const char *pd_kallsyms_choose_from(pd_symbolizer *z, const uint8_t *bid, size_t n,
+				    char *cached, size_t cap, pd_kallsyms_choice *why,
+				    const char **from);
 
 /* ---- the cache sessions share (symcache.c) ---- */
 

@@ -30,6 +30,7 @@ struct pd_kstate {
 	uint8_t build_id_size;
 	const pd_kallsyms *ks;   /* NULL: no usable kallsyms */
 	const char *ks_path;     /* the file ks was read from (symbol facts) */
+	const char *ks_from;     /* where that is, for the footer (pd_kallsyms_choose_from) */
 	unsigned ks_flags;       /* and how */
 	pd_kallsyms *ks_owned;   /* ks when not the pd_symcache's */
 	pd_symcache_entry *ks_ref;  /* ks when the cache's: held */
@@ -80,9 +81,20 @@ static bool is_file(const char *p)
 const char *pd_kallsyms_choose(const pd_symbolizer *z, const uint8_t *bid, size_t n,
 			       char *cached, size_t cap, pd_kallsyms_choice *why)
 {
+	const char *from;
+	return pd_kallsyms_choose_from((pd_symbolizer *)(uintptr_t)z, bid, n, cached, cap, why,
+				       &from);
+}
+
+const char *pd_kallsyms_choose_from(pd_symbolizer *z, const uint8_t *bid, size_t n,
+				    char *cached, size_t cap, pd_kallsyms_choice *why,
+				    const char **from)
+{
 	*why = PD_KALLSYMS_VERIFIED;
+	*from = z->cfg.kallsyms;
 	if (z->cfg.kallsyms)
 		return z->cfg.kallsyms;
+	*from = "/proc/kallsyms";
 	if (n == 0) {
 		/* perf does the same for recordings without a kernel build-id
 		 * (pipe mode): right when analysed on the recording host. */
@@ -91,19 +103,39 @@ const char *pd_kallsyms_choose(const pd_symbolizer *z, const uint8_t *bid, size_
 	}
 	char hex[2 * PD_BUILD_ID_MAX + 1];
 	pd_hex(hex, bid, n);
+	/* the user's sources first, in order (a server has no kallsyms) */
+	for (size_t i = 0; i < z->cfg.nsources; i++) {
+		const pd_usersrc *s = &z->sources[i];
+		const char *p = NULL;
+		if (s->archive) {
+			p = pd_symarchive_member(s->archive, bid, n, "kallsyms", NULL);
+		} else if (!s->url) {
+			snprintf(cached, cap, "%s/[kernel.kallsyms]/%s/kallsyms", s->where, hex);
+			p = is_file(cached) ? cached : NULL;
+		}
+		if (p) {
+			snprintf(cached, cap, "%s", p);
+			*from = s->where;
+			return cached;
+		}
+	}
 	if (z->archive) {
 		/* the recording machine's table, packed by perf archive: it
 		 * comes before this machine's, which describes another kernel */
 		const char *p = pd_symarchive_member(z->archive, bid, n, "kallsyms", NULL);
 		if (p) {
 			snprintf(cached, cap, "%s", p);
+			*from = pd_symarchive_file(z->archive);
 			return cached;
 		}
 	} else if (z->buildid_dir) {
 		snprintf(cached, cap, "%s/[kernel.kallsyms]/%s/kallsyms", z->buildid_dir, hex);
-		if (is_file(cached))
+		if (is_file(cached)) {
+			*from = z->buildid_dir;
 			return cached;
+		}
 	}
+	*from = "/proc/kallsyms";
 	uint8_t run[64];
 	size_t rn = pd_running_kernel_build_id(run, sizeof run);
 	if (rn == n && memcmp(run, bid, n) == 0)
@@ -116,8 +148,8 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 {
 	char cached[4400];
 	pd_kallsyms_choice choice;
-	const char *path = pd_kallsyms_choose(z, k->build_id, k->build_id_size, cached,
-					      sizeof cached, &choice);
+	const char *path = pd_kallsyms_choose_from(z, k->build_id, k->build_id_size, cached,
+						   sizeof cached, &choice, &k->ks_from);
 	if (choice == PD_KALLSYMS_NONE) {
 		char hex[2 * PD_BUILD_ID_MAX + 1], rhex[2 * 64 + 1];
 		uint8_t run[64];
@@ -359,6 +391,20 @@ static bool module_name(const char *dso, char *out, size_t n)
 	for (size_t i = 0; i < len; i++)
 		out[i] = b[i] == '-' ? '_' : b[i];
 	out[len] = '\0';
+	return true;
+}
+
+bool pd_symbolizer_kernel_origin(pd_symbolizer *z, pd_symorigin *out)
+{
+	memset(out, 0, sizeof *out);
+	pd_kstate *k = z->kernels;
+	if (!k)
+		return false;
+	/* a session reads one kernel: the first build named */
+	out->build_id = k->build_id;
+	out->build_id_size = k->build_id_size;
+	out->from = k->ks ? k->ks_from : NULL;
+	out->vmlinux = k->vm ? z->cfg.vmlinux : NULL;
 	return true;
 }
 

@@ -10,11 +10,13 @@
  * linker (p_vaddr - p_offset need not be 0).  Results are cached by
  * (dso state, file offset) and live in the arena until the end.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symb_internal.h"
@@ -44,6 +46,7 @@ struct pd_dsostate {
 	const char *debug_path;  /* DWARF found by build-id, handed to libdwfl */
 	const char *symfs;
 	pd_debuginfod *dfd;      /* asked for its debug file last, or NULL */
+	const char *from;        /* where its files came from (pd_dsofiles.from) */
 	pd_threads *threads;     /* the budget inflating its debug file may use */
 	bool pinned;             /* never closed (memfd) */
 	/* The vdso image for the unwinders: a copy of the memfd libdwfl owns,
@@ -235,6 +238,49 @@ static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
 	return -1;
 }
 
+/* The user's sources opened: a file is a perf archive tarball, an
+ * http(s) URL a debuginfod server (none when offline), else a build-id
+ * directory.  0 or PD_ENOMEM. */
+static int open_sources(pd_symbolizer *z)
+{
+	size_t n = z->cfg.nsources;
+	if (n == 0 || !z->cfg.sources)
+		return 0;
+	const char **where = pd_arena_alloc(&z->arena, n * sizeof *where);
+	z->sources = calloc(n, sizeof *z->sources);
+	if (!where || !z->sources)
+		return PD_ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *w = z->cfg.sources[i];
+		if (!w || !w[0] || (pd_symurl_is_url(w) && z->cfg.offline))
+			continue;
+		pd_usersrc *s = &z->sources[k];
+		if (!(s->where = where[k] = dup_opt(&z->arena, w)))
+			return PD_ENOMEM;
+		k++;
+		if (pd_symurl_is_url(w) ? pd_symurl_new(&s->url, w) < 0
+		    : pd_symarchive_is_file(w) && pd_symarchive_new(&s->archive, w, 0) < 0)
+			return PD_ENOMEM;
+		struct stat sb;
+		if (!s->url && stat(w, &sb) < 0)
+			pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: a symbol source that cannot be read (%s)",
+					   w, strerror(errno));
+	}
+	z->cfg.sources = where;
+	z->cfg.nsources = k;
+	return 0;
+}
+
+static void free_sources(pd_symbolizer *z)
+{
+	for (size_t i = 0; z->sources && i < z->cfg.nsources; i++) {
+		pd_symarchive_free(z->sources[i].archive);
+		pd_symurl_free(z->sources[i].url);
+	}
+	free(z->sources);
+}
+
 int pd_symbolizer_new(pd_symbolizer **out, const pd_symbolizer_config *cfg, pd_error *err)
 {
 	*out = NULL;
@@ -277,6 +323,10 @@ int pd_symbolizer_new(pd_symbolizer **out, const pd_symbolizer_config *cfg, pd_e
 	}
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	if (urls && urls[0] && !z->cfg.offline && pd_debuginfod_new(&z->debuginfod) < 0) {
+		pd_symbolizer_free(z);
+		return pd_error_set(err, PD_ENOMEM, "symbolizer", PD_NO_OFFSET, "out of memory");
+	}
+	if (open_sources(z) < 0) {
 		pd_symbolizer_free(z);
 		return pd_error_set(err, PD_ENOMEM, "symbolizer", PD_NO_OFFSET, "out of memory");
 	}
@@ -332,6 +382,7 @@ void pd_symbolizer_free(pd_symbolizer *z)
 	pd_warnings_free(&z->warnings);
 	pd_symarchive_free(z->archive);
 	pd_debuginfod_free(z->debuginfod);
+	free_sources(z);
 	pd_arena_free(&z->arena);
 	free(z);
 }
@@ -763,9 +814,11 @@ static void load_state(pd_symbolizer *z, pd_dsostate *st, const pd_dso_id *d)
 	for (const pd_dsopath *p = st->paths; p && nothers < 16; p = p->next)
 		if (strcmp(p->name, name) != 0)
 			others[nothers++] = p->name;
-	pd_symsources src = { z->cfg.symfs, z->buildid_dir, z->archive, z->debuginfod };
+	pd_symsources src = { z->cfg.symfs, z->buildid_dir,     z->archive,
+			      z->debuginfod, z->sources,   z->cfg.nsources, false };
 	if (pd_find_dso_files_among(&src, d, others, nothers, &z->arena, &f, &z->warnings) < 0)
 		return;
+	st->from = f.from;
 	if (!f.elf_path && f.vdso_fd < 0)
 		return;
 	st->elf_path = f.elf_path;
@@ -1021,6 +1074,32 @@ static int user_sources(pd_symbolizer *z, const char *dso, bool retired, pd_syms
 		++*n;
 	}
 	return 0;
+}
+
+bool pd_symbolizer_user_origin(pd_symbolizer *z, const char *dso, pd_symorigin *out)
+{
+	memset(out, 0, sizeof *out);
+	const pd_dsostate *found = NULL;
+	for (const pd_dsostate *st = z->dso_list; st; st = st->next_all) {
+		if (!st->loaded || st->build_id_size == 0 || !has_path(st, dso))
+			continue;
+		/* the state that named frames beats one that did not */
+		if (!found || (found->failed && !st->failed) || (found->retired && !st->retired))
+			found = st;
+	}
+	if (!found)
+		return false;
+	out->from = found->failed ? NULL : found->from;
+	if (!out->from) {
+		pd_symsources src = { z->cfg.symfs, z->buildid_dir,     z->archive,
+				      z->debuginfod, z->sources,   z->cfg.nsources, false };
+		char buf[1024];
+		pd_symsources_searched(&src, true, buf, sizeof buf);
+		out->searched = pd_strpool_intern(&z->strings, &z->arena, buf);
+	}
+	out->build_id = found->build_id;
+	out->build_id_size = found->build_id_size;
+	return true;
 }
 
 int pd_symbolizer_user_sources(pd_symbolizer *z, const char *dso, pd_symsrc_fn fn, void *ctx)

@@ -27,6 +27,11 @@ typedef struct pd_symbolizer_config {
 	bool demangle_no_params;
 	bool kernel_padding_names; /* name __pfx_/__cfi_ padding as perf 6.1 does */
 	bool offline;             /* ask no debuginfod server, whatever DEBUGINFOD_URLS says */
+	/* the user's symbol sources, searched first, in order: build-id
+	 * directories, perf archive tarballs, http(s) URLs of debuginfod
+	 * servers (not asked when offline) */
+	const char *const *sources;
+	size_t nsources;
 	/* vmlinux ELF naming core kernel text (relocated to the recorded
 	 * _text; used only when its build-id is the recording's), or NULL */
 	const char *vmlinux;

@@ -52,6 +52,23 @@ int pd_symbolizer_user_sources(struct pd_symbolizer *z, const char *dso, pd_syms
 int pd_symbolizer_kernel_sources(struct pd_symbolizer *z, const char *dso, pd_symsrc_fn fn,
 				 void *ctx);
 
+/* Where the symbols of one dso came from, for the footer. */
+typedef struct pd_symorigin {
+	const char *from;        /* pd_dsofiles.from, a kernel table's place; NULL: none
+	                          * found (kernel: no table of the recorded build) */
+	const char *vmlinux;     /* kernel: the vmlinux naming core text, or NULL */
+	const char *searched;    /* user, none found: the sources searched */
+	const uint8_t *build_id; /* the recorded build-id */
+	size_t build_id_size;
+} pd_symorigin;
+
+/* The origin of user dso `dso` (a pd_frame.dso string) as the symbolizer
+ * looked it up; false when it never did (no build-id, JIT, anonymous). */
+bool pd_symbolizer_user_origin(struct pd_symbolizer *z, const char *dso, pd_symorigin *out);
+/* The kernel's table; false when no kernel address was looked up.
+ * Strings valid until the symbolizer is freed. */
+bool pd_symbolizer_kernel_origin(struct pd_symbolizer *z, pd_symorigin *out);
+
 /* How names read from files become keys: displayed as the session
  * displays them (C++/Rust demangled unless !demangle, without C++
  * parameter lists unless params), then hashed by `key`. */

@@ -302,6 +302,7 @@ class Profile:
                  dso: _Names = ..., time: Optional[tuple[Optional[int], Optional[int]]] = ...,
                  kallsyms: Optional[_Path] = ..., symfs: Optional[_Path] = ...,
                  buildid_dir: Optional[_Path] = ..., vmlinux: Optional[_Path] = ...,
+                 symbols_from: Union[None, _Path, Sequence[_Path]] = ...,
                  jit_dir: Optional[_Path] = ..., max_stack: Optional[int] = ...,
                  unwinder: Optional[str] = ..., threads: Optional[int] = ...,
                  symbols: _Symbols = ...) -> None: ...
@@ -378,6 +379,7 @@ def samples(path: _Path, *, event: Union[None, str, bytes] = ..., inline: bool =
             srcline: bool = ...,
             kallsyms: Optional[_Path] = ..., symfs: Optional[_Path] = ...,
             buildid_dir: Optional[_Path] = ..., vmlinux: Optional[_Path] = ...,
+            symbols_from: Union[None, _Path, Sequence[_Path]] = ...,
             jit_dir: Optional[_Path] = ..., max_stack: Optional[int] = ...,
             unwinder: Optional[str] = ..., threads: Optional[int] = ...,
             symbols: _Symbols = ...) -> Samples: ...

@@ -35,6 +35,9 @@ void pdpy_opts_free(pdpy_opts *o)
 	for (size_t i = 0; i < 3; i++)
 		free(o->ids[i]);
 	free(o->event);
+	for (size_t i = 0; i < o->nsources; i++)
+		free(o->sources[i]);
+	free(o->sources);
 	Py_XDECREF(o->symbols);
 	free(o);
 }
@@ -148,6 +151,29 @@ static int parse_unwinder(PyObject *kw, Py_ssize_t *taken, pd_session_options *s
 	return -1;
 }
 
+/* `symbols_from=`: a path or URL, or a sequence of them, searched in
+ * their order (pd_session_options.symbols_from). */
+static int parse_sources(pdpy_opts *o, PyObject *kw, Py_ssize_t *taken)
+{
+	PyObject *v = take(kw, "symbols_from", taken);
+	PyObject *seq = v ? as_list(v) : NULL;
+	if (!v || !seq)
+		return v ? -1 : 0;
+	Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+	o->sources = calloc((size_t)n + 1, sizeof *o->sources);
+	int rc = o->sources ? 0 : (PyErr_NoMemory(), -1);
+	for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
+		if (!(o->sources[i] = pdpy_strdup(PySequence_Fast_GET_ITEM(seq, i))))
+			rc = -1;
+		else
+			o->nsources++;
+	}
+	Py_DECREF(seq);
+	o->so.symbols_from = (const char *const *)o->sources;
+	o->so.nsymbols_from = o->nsources;
+	return rc;
+}
+
 static int parse_session(pdpy_opts *o, PyObject *kw, Py_ssize_t *taken, int profile)
 {
 	pd_session_options *so = &o->so;
@@ -158,7 +184,7 @@ static int parse_session(pdpy_opts *o, PyObject *kw, Py_ssize_t *taken, int prof
 	    take_flag(kw, "offline", taken, &so->flags, PD_SESSION_OFFLINE, 1) < 0 ||
 	    take_uint(kw, "max_stack", taken, &so->max_stack) < 0 ||
 	    take_uint(kw, "threads", taken, &so->threads) < 0 ||
-	    parse_unwinder(kw, taken, so) < 0)
+	    parse_unwinder(kw, taken, so) < 0 || parse_sources(o, kw, taken) < 0)
 		return -1;
 	for (int i = 0; i < 5; i++) {
 		PyObject *v = take(kw, str_keys[i], taken);
@@ -238,8 +264,9 @@ static int parse_profile(pdpy_opts *o, PyObject *kw, Py_ssize_t *taken)
 }
 
 static const char *const session_keys[] = {
-	"event", "inline", "perf_compat", "demangle", "max_stack", "threads", "unwinder",
-	"symfs", "kallsyms", "buildid_dir", "vmlinux", "jit_dir", "symbols",
+	"event", "inline", "perf_compat", "demangle", "offline", "max_stack", "threads",
+	"unwinder", "symfs", "kallsyms", "buildid_dir", "vmlinux", "jit_dir", "symbols",
+	"symbols_from",
 };
 static const char *const profile_keys[] = {
 	"comm", "dso", "pid", "tid", "cpu", "time", "lkp", "keep_suffixes", "hide_unresolved",

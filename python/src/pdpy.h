@@ -146,6 +146,8 @@ typedef struct pdpy_opts {
 	size_t nnames[2];
 	uint32_t *ids[3];            /* pid, tid, cpu lists */
 	char *event;                 /* `event=`, or NULL */
+	char **sources;              /* `symbols_from=`, in order */
+	size_t nsources;
 	PyObject *symbols;           /* the SymbolCache so.symcache is, or NULL */
 } pdpy_opts;
 

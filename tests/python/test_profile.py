@@ -121,6 +121,9 @@ def test_runs_totals_events(base, cli_json):
     (["--symfs=/nonexistent"], {"symfs": "/nonexistent"}),
     (["--kallsyms=/proc/kallsyms"], {"kallsyms": "/proc/kallsyms"}),
     (["--buildid-dir=/nonexistent"], {"buildid_dir": "/nonexistent"}),
+    (["--offline"], {"offline": True}),
+    (["--symbols-from=/nonexistent", "--symbols-from=/nonexistent2"],
+     {"symbols_from": ["/nonexistent", "/nonexistent2"]}),
     (["--jit-dir=/nonexistent"], {"jit_dir": "/nonexistent"}),
     (["--vmlinux=/nonexistent"], {"vmlinux": "/nonexistent"}),
 ])

@@ -78,6 +78,9 @@ static const cli_optdef table[] = {
 	    CLI_SIDED, NAMES),
 	VAL("--jit-dir", NULL, CLI_STRING, "DIR", NAMING, SO, CLI_SO_JIT_DIR, CLI_SIDED,
 	    NAMES),
+	/* FILE: the completion offers paths (a directory, a tarball); a URL is typed */
+	VAL("--symbols-from", NULL, CLI_STRING, "FILE", NAMING, SO, CLI_SO_SYMBOLS_FROM,
+	    CLI_SIDED, NAMES),
 	FLAG("--offline", NULL, NAMING, SO, CLI_SO_OFFLINE, NAMES),
 	WORD("--unwinder", "libdw|libunwind|none|libdw-uncached", NAMING, SO, CLI_SO_UNWINDER,
 	     0, NAMES),

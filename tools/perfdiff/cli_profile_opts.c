@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,11 +38,53 @@ static void set_path(pd_session_options *so, int id, const char *val)
 		so->jit_dir = val;
 }
 
+/* One more --symbols-from, after those given before (a side's after the
+ * common ones): the sources are searched in the order given. */
+static int add_source(pd_session_options *so, const char *val)
+{
+	size_t n = so->symbols_from ? so->nsymbols_from : 0;
+	const char **v = realloc((void *)(uintptr_t)so->symbols_from, (n + 1) * sizeof *v);
+	if (!v) {
+		cli_error("out of memory");
+		return -1;
+	}
+	v[n] = val;
+	so->symbols_from = v;
+	so->nsymbols_from = n + 1;
+	return 0;
+}
+
+void cli_session_opts_free(pd_session_options *so)
+{
+	free((void *)(uintptr_t)so->symbols_from);
+	so->symbols_from = NULL;
+	so->nsymbols_from = 0;
+}
+
+/* A copy of src's --symbols-from list for dst (whose struct is src's
+ * copy): false out of memory, dst without a list. */
+static bool copy_sources(pd_session_options *dst, const pd_session_options *src)
+{
+	dst->symbols_from = NULL;
+	dst->nsymbols_from = 0;
+	size_t n = src->symbols_from ? src->nsymbols_from : 0;
+	const char **v = n ? malloc(n * sizeof *v) : NULL;
+	if (n && !v)
+		return false;
+	if (n)
+		memcpy(v, src->symbols_from, n * sizeof *v);
+	dst->symbols_from = v;
+	dst->nsymbols_from = n;
+	return true;
+}
+
 int cli_session_set(pd_session_options *so, const cli_optdef *o, const cli_value *v,
 		    const char *cmd)
 {
 	(void)cmd;  /* the values are checked by the parser */
 	switch (o->id) {
+	case CLI_SO_SYMBOLS_FROM:
+		return add_source(so, v->str);
 	case CLI_SO_NO_INLINE:
 		so->flags |= PD_SESSION_NO_INLINE;
 		break;
@@ -114,6 +157,7 @@ void cli_profile_opts_free(cli_profile_opts *po)
 	}
 	pd_symcache_free(po->sopts.symcache);
 	po->sopts.symcache = NULL;
+	cli_session_opts_free(&po->sopts);
 }
 
 static const char *const list_names[CPO_NLISTS] = {
@@ -307,6 +351,8 @@ int cli_profile_opts_copy(cli_profile_opts *dst, const cli_profile_opts *src)
 {
 	*dst = *src;
 	dst->popts.session = &dst->sopts;
+	if (!copy_sources(&dst->sopts, &src->sopts))
+		return -1;
 	/* the parsed lists are the source's: the copy parses its own */
 	memset(dst->names, 0, sizeof dst->names);
 	memset(dst->ids, 0, sizeof dst->ids);
@@ -316,6 +362,7 @@ int cli_profile_opts_copy(cli_profile_opts *dst, const cli_profile_opts *src)
 		if (src->lists[i] && !dst->lists[i]) {
 			while (i-- > 0)
 				free(dst->lists[i]);
+			cli_session_opts_free(&dst->sopts);
 			return -1;
 		}
 	}

@@ -79,9 +79,13 @@ void cli_profile_opts_free(cli_profile_opts *po);
  * --buildid-dir, --jit-dir, --unwinder, and script's --perf-compat,
  * which sets PD_SESSION_PERF_COMPAT alone: a profile's --perf-compat
  * (cli_profile_set()) also drops inline frames, as perf report shows none,
- * while perf script's own inline frames are left to --no-inline.  0.
+ * while perf script's own inline frames are left to --no-inline.
+ * --symbols-from adds to so->symbols_from, an array `so` then owns
+ * (cli_session_opts_free()).  0, or -1 out of memory (said).
  */
 int cli_session_set(pd_session_options *so, const cli_optdef *o, const struct cli_value *v,
 		    const char *cmd);
+/* Free what cli_session_set() allocated in `so` (the --symbols-from list). */
+void cli_session_opts_free(pd_session_options *so);
 
 #endif

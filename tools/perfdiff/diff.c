@@ -408,6 +408,7 @@ int diff_write_options(const cli_diff *c, pd_diff_write_options *o)
 	o->peek = c->peek;
 	o->show_comm = c->show_comm;
 	o->show_dso = c->show_dso;
+	o->all_origins = c->io.verbosity == CLI_VERBOSE;
 	for (int side = 0; side < 2; side++) {
 		o->files[side] = c->paths[side];
 		o->nfiles[side] = c->npaths[side];

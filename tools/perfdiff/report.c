@@ -214,6 +214,7 @@ static int write_report(cli_report *c, pd_profile *p)
 		c->ro.files = c->paths;
 		c->ro.nfiles = c->npaths;
 		c->ro.color = cli_io_colored(&c->io, c->ro.format);
+		c->ro.all_origins = c->io.verbosity == CLI_VERBOSE;
 		rc = pd_report_write(w, p, &c->ro, &err);
 		if (rc == 0)
 			rc = pd_writer_flush(w, &err);

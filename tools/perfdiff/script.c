@@ -347,5 +347,6 @@ int cmd_script(int argc, char **argv)
 							: cli_io_close(&o.io, run(&o));
 	cli_warns_free(&o.warns);
 	free_lists(&o);
+	cli_session_opts_free(&o.session);
 	return st;
 }
