@@ -211,6 +211,49 @@ START_TEST(test_short_lived_children)
 }
 END_TEST
 
+/* The same children while the recorder is starved: it runs at nice 19
+ * (the command at 0) beside a busy loop per CPU, so it reads few
+ * children's maps before they are gone; the command stops the loops and
+ * gives the recorder its priority back at its end.
+ * The children are named from the build-id stacks the sampler takes
+ * until then. */
+START_TEST(test_starved_reader)
+{
+	PD_SKIP_IF(L.skip);
+	if (!pd_test_sh_ok("test \"$(nice -n 19 nice -n -19 nice 2>/dev/null)\" = 0"))
+		PD_SKIP_IF("nice cannot raise a priority back here");
+	int st;
+	char *busy = pd_test_run("for c in $(seq $(nproc)); do timeout 60 sh -c 'while :; do :; "
+				 "done' >/dev/null 2>&1 & echo $!; done", &st);
+	ck_assert_msg(busy && st == 0, "cannot start the busy loops");
+	for (char *c = busy; *c; c++)
+		*c = *c == '\n' ? ' ' : *c;
+	char pb[PATHMAX], data[PATHMAX], cmd[3 * PATHMAX], args[6 * PATHMAX];
+	snprintf(pb, sizeof pb, "%s/starved.pb.gz", L.dir);
+	snprintf(data, sizeof data, "%s/starved.data", L.dir);
+	snprintf(cmd, sizeof cmd, "sh -c 'for i in $(seq 30); do \"%s/hot\" 16; done; kill %s; "
+		 "renice -n 0 -p $PPID >/dev/null'", L.dir, busy);
+	snprintf(args, sizeof args, "nice -n 19 '%s' record -F 2999 -o '%s' -- nice -n -19 %s "
+		 "2>&1 >/dev/null", PD_CLI_PATH, pb, cmd);
+	char *out = pd_test_run(args, &st);
+	pd_test_sh_ok(strcat(strcpy(args, "kill 2>/dev/null "), busy));
+	free(busy);
+	fprintf(stderr, "%s", out ? out : "");
+	unsigned long long bid = 0;
+	const char *at = out ? strstr(out, " with build-ids)") : NULL;
+	while (at && at > out && at[-1] >= '0' && at[-1] <= '9')
+		at--;
+	ck_assert_msg(st == 0 && at && sscanf(at, "%llu", &bid) == 1, "perfdiff record: %d: %s",
+		      st, out ? out : "");
+	free(out);
+	ck_assert_msg(bid > 0, "no build-id stacks although the maps were read late");
+	snprintf(cmd, sizeof cmd, "sh -c 'for i in $(seq 30); do \"%s/hot\" 16; done'", L.dir);
+	ck_assert(pd_test_perf_record(data, "-q -N -e cpu-clock -g -F 2999", cmd));
+	assert_close("hot (starved reader)", pd_share(pb, "hot", false),
+		     perf_share(data, "hot", false));
+}
+END_TEST
+
 /* The kernel symbols perf gives at least 5 % self are there, so named,
  * within 10 points. */
 START_TEST(test_kernel_frames_as_perf)
@@ -396,6 +439,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_hot_function_as_perf);
 	tcase_add_test(tc, test_kernel_frames_as_perf);
 	tcase_add_test(tc, test_short_lived_children);
+	tcase_add_test(tc, test_starved_reader);
 	tcase_add_test(tc, test_rename_found);
 	suite_add_tcase(s, tc);
 	return s;

@@ -135,8 +135,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	ev.path[sizeof ev.path - 1] = '\0';
 	int rc = ev.ev.what == PD_BPF_EV_NEW    ? rec_proc_seen(r, ev.ev.pid)
 		 : ev.ev.what == PD_BPF_EV_MMAP ? rec_proc_more(r, ev.ev.pid)
-		 : size >= sizeof ev	       ? rec_proc_exec(r, ev.ev.pid, ev.path)
-						: rec_proc_exec(r, ev.ev.pid, "");
+		 : size >= sizeof ev	       ? rec_proc_exec(r, ev.ev.pid, ev.path, ev.start_code,
+								       ev.end_code)
+						: rec_proc_exec(r, ev.ev.pid, "", 0, 0);
 	if (rc == 1) {
 		__u8 read = PD_BPF_SEEN_READ;
 		bpf_map__update_elem(r->skel->maps.seen, &ev.ev.pid, sizeof ev.ev.pid, &read,

@@ -30,8 +30,8 @@ struct pd_bpf_key {
 };
 
 /* What the events ring says of a process.  An exec event is followed
- * by the path the process ran (NUL-terminated, at most PD_BPF_PATH_MAX
- * bytes with the NUL). */
+ * by where the binary's code is and the path the process ran
+ * (NUL-terminated, at most PD_BPF_PATH_MAX bytes with the NUL). */
 struct pd_bpf_proc_event {
 	__u32 pid;
 	__u32 what;               /* enum pd_bpf_ev */
@@ -39,6 +39,7 @@ struct pd_bpf_proc_event {
 
 struct pd_bpf_exec_event {
 	struct pd_bpf_proc_event ev;
+	__u64 start_code, end_code;   /* the new image's text (mm_struct) */
 	char path[PD_BPF_PATH_MAX];
 };
 

@@ -106,7 +106,8 @@ void rec_bpf_close(struct pd_recorder *r);
 /* procs.c.  rec_proc_seen() and rec_proc_exec() give 1 when the maps
  * were read (or had been), 0 when the process is gone, or PD_ENOMEM. */
 int rec_proc_seen(struct pd_recorder *r, uint32_t pid);
-int rec_proc_exec(struct pd_recorder *r, uint32_t pid, const char *path);
+int rec_proc_exec(struct pd_recorder *r, uint32_t pid, const char *path, uint64_t start_code,
+		  uint64_t end_code);
 /* The maps `pid` has mapped since they were read added (a library). */
 int rec_proc_more(struct pd_recorder *r, uint32_t pid);
 /* A build-id stack's frame of `pid`: its address in `pid`'s synthetic

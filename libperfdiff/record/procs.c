@@ -169,35 +169,6 @@ static int reread(rec_proc *p)
 	return 1;
 }
 
-/* The build-id of the binary an exec ran, read now, while the file is
- * surely there: a relative path is the process's working directory's. */
-static int note_exec_path(struct pd_recorder *r, uint32_t pid, const char *path)
-{
-	char cwd_link[64], full[PATH_MAX];
-
-	if (path[0] == '\0')
-		return 0;
-	if (path[0] != '/') {
-		snprintf(cwd_link, sizeof cwd_link, "/proc/%" PRIu32 "/cwd", pid);
-		ssize_t n = readlink(cwd_link, full, sizeof full - 1);
-		if (n <= 0 || (size_t)n + 1 + strlen(path) >= sizeof full)
-			return 0;
-		full[n] = '/';
-		strcpy(full + n + 1, path);
-		path = full;
-	}
-	return rec_buildid_of(r, path) ? 0 : PD_ENOMEM;
-}
-
-int rec_proc_exec(struct pd_recorder *r, uint32_t pid, const char *path)
-{
-	int rc = note_exec_path(r, pid, path);
-	uintptr_t at = (uintptr_t)pd_u64map_get(&r->proc_index, pid);
-	if (rc < 0 || !at)
-		return rc < 0 ? rc : rec_proc_seen(r, pid);
-	return reread(&r->procs[at - 1]);
-}
-
 static uint8_t elf_build_id(const char *path, uint8_t id[20])
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -232,6 +203,78 @@ const rec_buildid *rec_buildid_of(struct pd_recorder *r, const char *path)
 	b->len = path[0] == '/' ? elf_build_id(path, b->id) : 0;
 	r->nids++;
 	return b;
+}
+
+/* The absolute path of what `pid` exec'd (`full`, PATH_MAX bytes), read
+ * now, while the file is surely there, for its build-id: a relative path
+ * is the process's working directory's.  NULL when it cannot be told. */
+static const char *exec_path(uint32_t pid, const char *path, char *full)
+{
+	char cwd_link[64];
+
+	if (path[0] == '\0' || path[0] == '/')
+		return path[0] ? path : NULL;
+	snprintf(cwd_link, sizeof cwd_link, "/proc/%" PRIu32 "/cwd", pid);
+	ssize_t n = readlink(cwd_link, full, PATH_MAX - 1);
+	if (n <= 0 || (size_t)n + 1 + strlen(path) >= PATH_MAX)
+		return NULL;
+	full[n] = '/';
+	strcpy(full + n + 1, path);
+	return full;
+}
+
+/* The file offset of `path`'s code (its first executable PT_LOAD). */
+static bool text_offset(const char *path, uint64_t *off)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t n = 0;
+	bool found = false;
+	if (e && elf_getphdrnum(e, &n) == 0)
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+				*off = ph.p_offset, found = true;
+		}
+	elf_end(e);
+	close(fd);
+	return found;
+}
+
+/* A process gone before its maps after an exec were read: its code's
+ * map, from where the kernel put it (mm's start_code, end_code) and the
+ * binary's program headers, names the frames the kernel gave as plain
+ * addresses (when it could not take a build-id). */
+static int add_exec_map(rec_proc *p, const char *path, uint64_t start_code, uint64_t end_code)
+{
+	uint64_t off;
+	if (!path || !start_code || end_code <= start_code || !text_offset(path, &off))
+		return 0;
+	rec_map m = { .start = start_code & ~4095ull, .end = (end_code + 4095) & ~4095ull,
+		      .pgoff = off & ~4095ull };
+	if (pd_grow(&p->maps, &p->cap, p->nmaps + 1, sizeof *p->maps) < 0 ||
+	    !(m.path = strdup(path)))
+		return PD_ENOMEM;
+	p->maps[p->nmaps++] = m;
+	return 0;
+}
+
+int rec_proc_exec(struct pd_recorder *r, uint32_t pid, const char *path, uint64_t start_code,
+		  uint64_t end_code)
+{
+	char full[PATH_MAX];
+	const char *exe = exec_path(pid, path, full);
+	if (exe && !rec_buildid_of(r, exe))
+		return PD_ENOMEM;
+	uintptr_t at = (uintptr_t)pd_u64map_get(&r->proc_index, pid);
+	int rc = at ? reread(&r->procs[at - 1]) : rec_proc_seen(r, pid);
+	at = (uintptr_t)pd_u64map_get(&r->proc_index, pid);
+	if (rc == 0 && at)
+		rc = add_exec_map(&r->procs[at - 1], exe, start_code, end_code);
+	return rc;
 }
 
 /* The path of a binary known with build-id `id` (zero-padded), or NULL. */

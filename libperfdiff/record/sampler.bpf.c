@@ -227,6 +227,8 @@ int BPF_PROG(pd_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	ev->ev.pid = tgid;
 	ev->ev.what = PD_BPF_EV_EXEC;
+	ev->start_code = p->mm ? p->mm->start_code : 0;
+	ev->end_code = p->mm ? p->mm->end_code : 0;
 	if (bpf_probe_read_kernel_str(ev->path, sizeof ev->path, bprm->filename) < 0)
 		ev->path[0] = '\0';
 	bpf_ringbuf_submit(ev, 0);
