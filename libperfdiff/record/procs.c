@@ -270,6 +270,8 @@ int rec_proc_exec(struct pd_recorder *r, uint32_t pid, const char *path, uint64_
 	if (exe && !rec_buildid_of(r, exe))
 		return PD_ENOMEM;
 	uintptr_t at = (uintptr_t)pd_u64map_get(&r->proc_index, pid);
+	if (!at && r->o.system_wide)
+		return 0;    /* every exec of the machine: its maps wait for a sample */
 	int rc = at ? reread(&r->procs[at - 1]) : rec_proc_seen(r, pid);
 	at = (uintptr_t)pd_u64map_get(&r->proc_index, pid);
 	if (rc == 0 && at)

@@ -10,13 +10,13 @@
  * processes in `pids` are sampled; a process forked by one of them joins
  * it (sched_process_fork), so a command is followed with its children.
  * The user stack of a process whose maps user space has not read yet (it
- * was just sampled for the first time, or ran exec) goes to a third,
- * build-id stack map, whose frames are (build-id, file offset): a child
+ * was just sampled for the first time, or ran exec) goes to build-id
+ * stack maps instead, whose frames are (build-id, file offset): a child
  * that is gone before user space reads its /proc/PID/maps is named from
  * those.  Once the maps are read (user space marks it in `seen`), user
  * frames are plain addresses, 8 bytes instead of 32.  An exec tells user
- * space the path run, so that the build-id of a binary no live process
- * maps still finds its file.  A process whose maps were read that maps
+ * space the path run and where its code is, so that the build-id of a
+ * binary no live process maps still finds its file.  A process whose maps were read that maps
  * more code (the dynamic loader's libraries, a dlopen) has them read
  * again, its user stacks meanwhile with build-ids.
  * Built with clang -target bpf against the running kernel's BTF
