@@ -37,10 +37,8 @@ static int parse_map_line(const char *line, rec_map *m)
 	const char *path = line + path_at;
 	if (perm[2] != 'x' || path[0] == '\0')
 		return 0;
-	m->start = start;
-	m->end = end;
-	m->pgoff = pgoff;
-	m->path = strndup(path, strcspn(path, "\n"));
+	*m = (rec_map){ .start = start, .end = end, .pgoff = pgoff,
+			.path = strndup(path, strcspn(path, "\n")) };
 	return m->path ? 1 : PD_ENOMEM;
 }
 
