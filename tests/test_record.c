@@ -7,7 +7,10 @@
  * frames carry the names perf gives them, at shares within 10 points;
  * `go tool pprof -top` reads the output; and `perfdiff A B` of two
  * recordings of a program whose hot function was renamed finds the
- * rename.  Each recording is about a second.  Skipped, with the line
+ * rename.  A shell's children of 10 ms are named as perf names them, with
+ * the recorder starved too (nice 19 beside busy loops), which only the
+ * build-id stacks taken before a process's maps are read make possible.
+ * Each recording is about a second.  Skipped, with the line
  * perfdiff record says, where BPF is not permitted (or perfdiff was
  * built without record), and where perf or a compiler is missing.
  */
@@ -211,6 +214,62 @@ START_TEST(test_short_lived_children)
 }
 END_TEST
 
+/* A busy loop per CPU (at most 60 s): their pids, space-separated. */
+static char *start_busy_loops(void)
+{
+	int st;
+	char *pids = pd_test_run("for c in $(seq $(nproc)); do timeout 60 sh -c 'while :; do :; "
+				 "done' >/dev/null 2>&1 & echo $!; done", &st);
+	ck_assert_msg(pids && st == 0, "cannot start the busy loops");
+	for (char *c = pids; *c; c++)
+		*c = *c == '\n' ? ' ' : *c;
+	return pids;
+}
+
+/* The "(N with build-ids)" of perfdiff record's summary line, or -1. */
+static long long bid_stacks_said(const char *out)
+{
+	const char *at = out ? strstr(out, " with build-ids)") : NULL;
+	while (at && at > out && at[-1] >= '0' && at[-1] <= '9')
+		at--;
+	long long n = -1;
+	return at && sscanf(at, "%lld", &n) == 1 ? n : -1;
+}
+
+/* The same children while the recorder is starved: it runs at nice 19
+ * (the command at 0) beside a busy loop per CPU, so it reads few
+ * children's maps before they are gone; the command stops the loops and
+ * gives the recorder its priority back at its end.  The children are
+ * named from the build-id stacks the sampler takes until then. */
+START_TEST(test_starved_reader)
+{
+	PD_SKIP_IF(L.skip);
+	if (!pd_test_sh_ok("test \"$(nice -n 19 nice -n -19 nice 2>/dev/null)\" = 0"))
+		PD_SKIP_IF("nice cannot raise a priority back here");
+	char *busy = start_busy_loops();
+	char pb[PATHMAX], data[PATHMAX], cmd[3 * PATHMAX], args[6 * PATHMAX];
+	snprintf(pb, sizeof pb, "%s/starved.pb.gz", L.dir);
+	snprintf(data, sizeof data, "%s/starved.data", L.dir);
+	snprintf(cmd, sizeof cmd, "sh -c 'for i in $(seq 30); do \"%s/hot\" 16; done; kill %s; "
+		 "renice -n 0 -p $PPID >/dev/null'", L.dir, busy);
+	snprintf(args, sizeof args, "nice -n 19 '%s' record -F 2999 -o '%s' -- nice -n -19 %s "
+		 "2>&1 >/dev/null", PD_CLI_PATH, pb, cmd);
+	int st;
+	char *out = pd_test_run(args, &st);
+	pd_test_sh_ok(strcat(strcpy(args, "kill 2>/dev/null "), busy));
+	free(busy);
+	fprintf(stderr, "%s", out ? out : "");
+	long long bid = bid_stacks_said(out);
+	ck_assert_msg(st == 0 && bid >= 0, "perfdiff record: %d: %s", st, out ? out : "");
+	free(out);
+	ck_assert_msg(bid > 0, "no build-id stacks although the maps were read late");
+	snprintf(cmd, sizeof cmd, "sh -c 'for i in $(seq 30); do \"%s/hot\" 16; done'", L.dir);
+	ck_assert(pd_test_perf_record(data, "-q -N -e cpu-clock -g -F 2999", cmd));
+	assert_close("hot (starved reader)", pd_share(pb, "hot", false),
+		     perf_share(data, "hot", false));
+}
+END_TEST
+
 /* The kernel symbols perf gives at least 5 % self are there, so named,
  * within 10 points. */
 START_TEST(test_kernel_frames_as_perf)
@@ -396,6 +455,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_hot_function_as_perf);
 	tcase_add_test(tc, test_kernel_frames_as_perf);
 	tcase_add_test(tc, test_short_lived_children);
+	tcase_add_test(tc, test_starved_reader);
 	tcase_add_test(tc, test_rename_found);
 	suite_add_tcase(s, tc);
 	return s;

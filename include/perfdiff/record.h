@@ -139,9 +139,13 @@ typedef struct pd_recorder_stats {
 	uint64_t lost_stack;       /**< lost: a stack could not be taken or read */
 	uint64_t processes;        /**< processes whose maps were read */
 	uint64_t duration_ns;      /**< from pd_recorder_start() to the stop (or now) */
+	/** version 2: keys drained whose user stack came as (build-id, file
+	 * offset) frames, taken while the process's maps were not read yet
+	 * (a process gone before they were is named from these) */
+	uint64_t bid_stacks;
 } pd_recorder_stats;
 
-#define PD_RECORDER_STATS_VERSION 1
+#define PD_RECORDER_STATS_VERSION 2
 
 /** Fill `out` as far as `version` went.  0 or PD_EINVAL. */
 PD_EXTERN(int) pd_recorder_stats_get(const pd_recorder *r, pd_recorder_stats *out, unsigned version);

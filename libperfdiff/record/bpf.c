@@ -107,6 +107,9 @@ static int load(struct pd_recorder *r, pd_error *err)
 	if (!r->skel->links.pd_exec)
 		return pd_error_reason(err, PD_EUNSUPPORTED,
 				       "cannot follow execs (sched_process_exec): %s", strerror(errno));
+	/* without them a library mapped later is read at a drain */
+	r->skel->links.pd_mmap_enter = bpf_program__attach(r->skel->progs.pd_mmap_enter);
+	r->skel->links.pd_mmap_exit = bpf_program__attach(r->skel->progs.pd_mmap_exit);
 	if (!r->o.system_wide) {
 		r->skel->links.pd_fork = bpf_program__attach(r->skel->progs.pd_fork);
 		if (!r->skel->links.pd_fork)
@@ -118,16 +121,29 @@ static int load(struct pd_recorder *r, pd_error *err)
 }
 
 /* A process sampled for the first time, or one that ran exec: its maps
- * are read now, while it is still there. */
+ * are read now, while it is still there, and the sampler told so (its
+ * user stacks are addresses from then on).  A process gone stays with
+ * build-id stacks, which is what it needs. */
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct pd_recorder *r = ctx;
-	struct pd_bpf_proc_event ev;
+	struct pd_bpf_exec_event ev;
 
-	if (size < sizeof ev)
+	if (size < sizeof ev.ev)
 		return 0;
-	memcpy(&ev, data, sizeof ev);
-	return ev.what == PD_BPF_EV_EXEC ? rec_proc_reread(r, ev.pid) : rec_proc_seen(r, ev.pid);
+	memcpy(&ev, data, size < sizeof ev ? size : sizeof ev);
+	ev.path[sizeof ev.path - 1] = '\0';
+	int rc = ev.ev.what == PD_BPF_EV_NEW    ? rec_proc_seen(r, ev.ev.pid)
+		 : ev.ev.what == PD_BPF_EV_MMAP ? rec_proc_more(r, ev.ev.pid)
+		 : size >= sizeof ev	       ? rec_proc_exec(r, ev.ev.pid, ev.path, ev.start_code,
+								       ev.end_code)
+						: rec_proc_exec(r, ev.ev.pid, "", 0, 0);
+	if (rc == 1) {
+		__u8 read = PD_BPF_SEEN_READ;
+		bpf_map__update_elem(r->skel->maps.seen, &ev.ev.pid, sizeof ev.ev.pid, &read,
+				     sizeof read, BPF_EXIST);
+	}
+	return rc < 0 ? rc : 0;
 }
 
 static int open_ring(struct pd_recorder *r, pd_error *err)

@@ -7,6 +7,9 @@
  * key whose stack id was freed by the previous drain's clean-up before
  * its own stack was read is a lost sample, counted with the kernel's
  * failures to take a stack.  The first sight of a process reads its maps.
+ * A user stack of the build-id map has its (build-id, file offset)
+ * frames turned into addresses in the process's synthetic maps
+ * (procs.c); frames the kernel could give only as addresses stay so.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,13 +24,52 @@
 #include "record/bpf_shared.h"
 #include "pd_rec.skel.h"
 
-/* Stack `id`'s frames into r->stackbuf: how many (0: none, -1: gone). */
-static int read_stack(struct pd_recorder *r, int32_t id)
+/* The stack map of stack id `*id` (>= 0), whose flags are taken off. */
+static struct bpf_map *map_of(struct pd_recorder *r, int32_t *id)
+{
+	bool two = *id & PD_BPF_STACK2, bid = *id & PD_BPF_STACK_BID;
+
+	*id &= ~(PD_BPF_STACK2 | PD_BPF_STACK_BID);
+	if (bid)
+		return two ? r->skel->maps.bidstacks2 : r->skel->maps.bidstacks;
+	return two ? r->skel->maps.stacks2 : r->skel->maps.stacks;
+}
+
+/* Build-id stack `id` of `pid` into r->stackbuf as addresses: how many
+ * frames, -1 when gone, or PD_ENOMEM. */
+static int read_bid_stack(struct pd_recorder *r, uint32_t pid, int32_t id)
+{
+	struct bpf_stack_build_id f[PD_BPF_MAX_STACK];
+	struct bpf_map *m = map_of(r, &id);
+
+	if (bpf_map__lookup_elem(m, &id, sizeof id, f, sizeof f, 0))
+		return -1;
+	int n = 0;
+	for (; n < PD_BPF_MAX_STACK && f[n].status != BPF_STACK_BUILD_ID_EMPTY; n++) {
+		uint64_t *ip = &r->stackbuf[n];
+		if (f[n].status == BPF_STACK_BUILD_ID_IP) {
+			*ip = f[n].ip;
+		} else if (f[n].offset >= REC_SYNTH_SLOT) {
+			*ip = f[n].offset;     /* no binary is that large: left unnamed */
+		} else {
+			int rc = rec_proc_synth(r, pid, f[n].build_id, f[n].offset, ip);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	r->bid_stacks++;
+	return n;
+}
+
+/* Stack `id`'s frames into r->stackbuf: how many (0: none, -1: gone),
+ * or PD_ENOMEM. */
+static int read_stack(struct pd_recorder *r, uint32_t pid, int32_t id)
 {
 	if (id < 0)
 		return 0;
-	struct bpf_map *m = id & PD_BPF_STACK2 ? r->skel->maps.stacks2 : r->skel->maps.stacks;
-	id &= ~PD_BPF_STACK2;
+	if (id & PD_BPF_STACK_BID)
+		return read_bid_stack(r, pid, id);
+	struct bpf_map *m = map_of(r, &id);
 	if (bpf_map__lookup_elem(m, &id, sizeof id, r->stackbuf,
 				 PD_BPF_MAX_STACK * sizeof(uint64_t), 0))
 		return -1;
@@ -41,10 +83,12 @@ static int add_entry(struct pd_recorder *r, const struct pd_bpf_key *k, uint64_t
 		     uint64_t now)
 {
 	uint64_t kern[PD_BPF_MAX_STACK];
-	int nk = read_stack(r, k->kstack);
+	int nk = read_stack(r, k->pid, k->kstack);
 	if (nk > 0)
 		memcpy(kern, r->stackbuf, (size_t)nk * sizeof *kern);
-	int nu = nk < 0 ? -1 : read_stack(r, k->ustack);
+	int nu = nk < 0 ? -1 : read_stack(r, k->pid, k->ustack);
+	if (nu == PD_ENOMEM)
+		return PD_ENOMEM;
 	if (nk < 0 || nu < 0) {
 		r->lost[PD_BPF_LOST_STACK] += count;
 		return 0;
@@ -105,8 +149,7 @@ static void free_stack(struct pd_recorder *r, int32_t id)
 {
 	if (id < 0)
 		return;
-	struct bpf_map *m = id & PD_BPF_STACK2 ? r->skel->maps.stacks2 : r->skel->maps.stacks;
-	id &= ~PD_BPF_STACK2;
+	struct bpf_map *m = map_of(r, &id);
 	bpf_map__delete_elem(m, &id, sizeof id, 0);
 }
 

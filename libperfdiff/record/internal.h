@@ -28,17 +28,27 @@ typedef struct rec_entry {
 	uint64_t *ips;
 } rec_entry;
 
-/* An executable map of a process, as /proc/PID/maps listed it. */
+/* An executable map of a process, as /proc/PID/maps listed it, or a
+ * synthetic one: a binary the process's build-id stacks named, placed
+ * (pgoff 0) where no real map can be, so that its frames' addresses are
+ * start + file offset. */
 typedef struct rec_map {
 	uint64_t start, end, pgoff;
 	char *path;
+	bool synth;
 } rec_map;
+
+/* Synthetic maps start above every user address (2^60), one 4 GB slot
+ * each. */
+#define REC_SYNTH_BASE (1ull << 60)
+#define REC_SYNTH_SLOT (1ull << 32)
 
 typedef struct rec_proc {
 	uint32_t pid;
 	uint64_t gen;              /* the drain that last read the maps again */
 	rec_map *maps;
 	size_t nmaps, cap;
+	uint32_t nsynth;           /* synthetic maps so far */
 } rec_proc;
 
 /* A binary's build-id, read once per path. */
@@ -71,6 +81,7 @@ struct pd_recorder {
 	uint8_t kbuildid[20];
 	uint8_t kbuildid_len;
 	uint64_t samples;
+	uint64_t bid_stacks;       /* drained keys whose user stack had build-ids */
 	uint64_t drains;           /* drains so far: rec_proc_cover()'s generation */
 	uint64_t lost[3];          /* lost in user space, by enum pd_bpf_lost */
 	uint64_t klost[3];         /* lost in the kernel since pd_recorder_clear() */
@@ -92,9 +103,17 @@ int rec_bpf_drain(struct pd_recorder *r, pd_error *err);
 int rec_bpf_wait(struct pd_recorder *r, int ms, pd_error *err);
 void rec_bpf_close(struct pd_recorder *r);
 
-/* procs.c */
+/* procs.c.  rec_proc_seen() and rec_proc_exec() give 1 when the maps
+ * were read (or had been), 0 when the process is gone, or PD_ENOMEM. */
 int rec_proc_seen(struct pd_recorder *r, uint32_t pid);
-int rec_proc_reread(struct pd_recorder *r, uint32_t pid);
+int rec_proc_exec(struct pd_recorder *r, uint32_t pid, const char *path, uint64_t start_code,
+		  uint64_t end_code);
+/* The maps `pid` has mapped since they were read added (a library). */
+int rec_proc_more(struct pd_recorder *r, uint32_t pid);
+/* A build-id stack's frame of `pid`: its address in `pid`'s synthetic
+ * map of the binary with build-id `id` (20 bytes, zero-padded). */
+int rec_proc_synth(struct pd_recorder *r, uint32_t pid, const uint8_t id[20], uint64_t offset,
+		   uint64_t *addr);
 int rec_proc_cover(struct pd_recorder *r, uint32_t pid, const uint64_t *ips, size_t n,
 		   uint64_t gen);
 int rec_kernel_read(struct pd_recorder *r);

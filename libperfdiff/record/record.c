@@ -20,7 +20,9 @@
 #include "record/bpf_shared.h"
 
 static const size_t stats_sizes[] = {
-	0, PD_OPTIONS_END(pd_recorder_stats, duration_ns),
+	0,
+	PD_OPTIONS_END(pd_recorder_stats, duration_ns),
+	PD_OPTIONS_END(pd_recorder_stats, bid_stacks),
 };
 
 uint64_t rec_now(void)
@@ -120,6 +122,7 @@ int pd_recorder_stats_get(const pd_recorder *r, pd_recorder_stats *out, unsigned
 		.lost_stack = r->klost[PD_BPF_LOST_STACK] + r->lost[PD_BPF_LOST_STACK],
 		.processes = r->nprocs,
 		.duration_ns = !r->started ? 0 : (r->stopped ? r->t_stop : rec_now()) - r->t_start,
+		.bid_stacks = r->bid_stacks,
 	};
 	memcpy(out, &s, stats_sizes[version]);
 	return 0;
@@ -155,6 +158,7 @@ void pd_recorder_clear(pd_recorder *r)
 		free(r->entries[i].ips);
 	r->nentries = 0;
 	r->samples = 0;
+	r->bid_stacks = 0;
 	for (int i = 0; i < PD_BPF_LOST_NR; i++) {
 		r->klost_base[i] += r->klost[i];
 		r->klost[i] = 0;

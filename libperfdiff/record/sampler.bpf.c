@@ -9,6 +9,16 @@
  * by reason, for the report's lost samples.  With `filter` set only the
  * processes in `pids` are sampled; a process forked by one of them joins
  * it (sched_process_fork), so a command is followed with its children.
+ * The user stack of a process whose maps user space has not read yet (it
+ * was just sampled for the first time, or ran exec) goes to build-id
+ * stack maps instead, whose frames are (build-id, file offset): a child
+ * that is gone before user space reads its /proc/PID/maps is named from
+ * those.  Once the maps are read (user space marks it in `seen`), user
+ * frames are plain addresses, 8 bytes instead of 32.  An exec tells user
+ * space the path run and where its code is, so that the build-id of a
+ * binary no live process maps still finds its file.  A process whose maps were read that maps
+ * more code (the dynamic loader's libraries, a dlopen) has them read
+ * again, its user stacks meanwhile with build-ids.
  * Built with clang -target bpf against the running kernel's BTF
  * (vmlinux.h, generated at build time); its skeleton is bpftool's.
  */
@@ -17,6 +27,9 @@
 #include <bpf/bpf_tracing.h>
 
 #include "record/bpf_shared.h"
+
+#define PROT_EXEC 4
+#define MAX_ERRNO 4095
 
 /* errno values, which vmlinux.h does not carry */
 #define EFAULT 14
@@ -39,6 +52,17 @@ struct stack_map {
 struct stack_map stacks SEC(".maps");
 struct stack_map stacks2 SEC(".maps");
 
+/* The build-id stack maps, two for the same reason. */
+struct bid_stack_map {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(map_flags, BPF_F_STACK_BUILD_ID);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PD_BPF_MAX_STACK * sizeof(struct bpf_stack_build_id));
+	__uint(max_entries, PD_BPF_BID_ENTRIES);
+};
+struct bid_stack_map bidstacks SEC(".maps");
+struct bid_stack_map bidstacks2 SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct pd_bpf_key);
@@ -53,9 +77,9 @@ struct {
 	__uint(max_entries, 65536);
 } pids SEC(".maps");
 
-/* Processes sampled so far, and the ring that tells user space of a new
- * one (or of an exec of one) at once, so that it reads the maps before
- * a short-lived process is gone. */
+/* Processes sampled so far (enum pd_bpf_seen), and the ring that tells
+ * user space of a new one (or of an exec) at once, so that it reads the
+ * maps while the process is there. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u32);
@@ -104,6 +128,42 @@ static __s32 stack_id(void *ctx, __u64 flags, bool *failed)
 	return -1;
 }
 
+/* The user stack with build-ids while the maps are not read; where
+ * neither build-id map can take it (collisions, full), as addresses. */
+static __s32 user_stack_id(void *ctx, bool pending, bool *failed)
+{
+	if (pending) {
+		long id = bpf_get_stackid(ctx, &bidstacks, BPF_F_USER_STACK);
+
+		if (id == -EEXIST) {
+			id = bpf_get_stackid(ctx, &bidstacks2, BPF_F_USER_STACK);
+			if (id >= 0)
+				return (__s32)(id | PD_BPF_STACK_BID | PD_BPF_STACK2);
+		}
+		if (id >= 0)
+			return (__s32)(id | PD_BPF_STACK_BID);
+		if (id == -EFAULT)
+			return -1;
+	}
+	return stack_id(ctx, BPF_F_USER_STACK, failed);
+}
+
+/* Whether `tgid`'s maps are still to be read; a first sight says so on
+ * the ring. */
+static bool maps_pending(__u32 tgid)
+{
+	__u8 *st = bpf_map_lookup_elem(&seen, &tgid);
+
+	if (st)
+		return *st != PD_BPF_SEEN_READ;
+	__u8 pending = PD_BPF_SEEN_PENDING;
+	struct pd_bpf_proc_event ev = { .pid = tgid, .what = PD_BPF_EV_NEW };
+
+	if (bpf_map_update_elem(&seen, &tgid, &pending, BPF_NOEXIST) == 0)
+		bpf_ringbuf_output(&events, &ev, sizeof ev, 0);
+	return true;
+}
+
 SEC("perf_event")
 int pd_sample(struct bpf_perf_event_data *ctx)
 {
@@ -114,16 +174,10 @@ int pd_sample(struct bpf_perf_event_data *ctx)
 
 	if (filter && !bpf_map_lookup_elem(&pids, &tgid))
 		return 0;
-	if (!bpf_map_lookup_elem(&seen, &tgid)) {
-		__u8 one = 1;
-		struct pd_bpf_proc_event ev = { .pid = tgid, .what = PD_BPF_EV_NEW };
-
-		if (bpf_map_update_elem(&seen, &tgid, &one, BPF_NOEXIST) == 0)
-			bpf_ringbuf_output(&events, &ev, sizeof ev, 0);
-	}
+	bool pending = maps_pending(tgid);
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	key.kstack = want_kernel ? stack_id(ctx, 0, &failed) : -1;
-	key.ustack = want_user ? stack_id(ctx, BPF_F_USER_STACK, &failed) : -1;
+	key.ustack = want_user ? user_stack_id(ctx, pending, &failed) : -1;
 	if (failed)
 		return 0;
 
@@ -156,14 +210,72 @@ int BPF_PROG(pd_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* An exec of a followed process: its maps are to be read again (its
+ * user stacks meanwhile with build-ids), and the path it ran is told. */
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(pd_exec, struct task_struct *p)
+int BPF_PROG(pd_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 tgid = p->tgid;
-	struct pd_bpf_proc_event ev = { .pid = tgid, .what = PD_BPF_EV_EXEC };
 
-	if (bpf_map_lookup_elem(&seen, &tgid))
-		bpf_ringbuf_output(&events, &ev, sizeof ev, 0);
+	if (filter && !bpf_map_lookup_elem(&pids, &tgid))
+		return 0;
+	__u8 *st = bpf_map_lookup_elem(&seen, &tgid);
+	if (st)
+		*st = PD_BPF_SEEN_PENDING;
+	struct pd_bpf_exec_event *ev = bpf_ringbuf_reserve(&events, sizeof *ev, 0);
+	if (!ev)
+		return 0;
+	ev->ev.pid = tgid;
+	ev->ev.what = PD_BPF_EV_EXEC;
+	ev->start_code = p->mm ? p->mm->start_code : 0;
+	ev->end_code = p->mm ? p->mm->end_code : 0;
+	if (bpf_probe_read_kernel_str(ev->path, sizeof ev->path, bprm->filename) < 0)
+		ev->path[0] = '\0';
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+/* The threads in an mmap of code, of a process whose maps were read. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 4096);
+} mmaps SEC(".maps");
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int pd_mmap_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = (__u32)(id >> 32), tid = (__u32)id;
+
+	if (!(ctx->args[2] & PROT_EXEC) || (int)ctx->args[4] < 0)
+		return 0;
+	__u8 *st = bpf_map_lookup_elem(&seen, &tgid);
+	__u8 one = 1;
+	if (st && *st == PD_BPF_SEEN_READ)
+		bpf_map_update_elem(&mmaps, &tid, &one, BPF_ANY);
+	return 0;
+}
+
+/* Code mapped by a process whose maps were read: read them again. */
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int pd_mmap_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = (__u32)(id >> 32), tid = (__u32)id;
+
+	if (!bpf_map_lookup_elem(&mmaps, &tid))
+		return 0;
+	bpf_map_delete_elem(&mmaps, &tid);
+	if (ctx->ret < 0 && ctx->ret >= -MAX_ERRNO)
+		return 0;
+	__u8 *st = bpf_map_lookup_elem(&seen, &tgid);
+	if (!st || *st != PD_BPF_SEEN_READ)
+		return 0;
+	struct pd_bpf_proc_event ev = { .pid = tgid, .what = PD_BPF_EV_MMAP };
+	*st = PD_BPF_SEEN_PENDING;
+	bpf_ringbuf_output(&events, &ev, sizeof ev, 0);
 	return 0;
 }
 

@@ -356,9 +356,12 @@ static void summary(const cli_record *c, const pd_recorder *r)
 	if (c->io.verbosity == CLI_QUIET || pd_recorder_stats_get(r, &s, PD_RECORDER_STATS_VERSION))
 		return;
 	uint64_t lost = s.lost_full + s.lost_collision + s.lost_stack;
-	fprintf(stderr, "[ perfdiff record: %llu samples, %llu stacks, %llu processes, %.3f s ]\n",
+	fprintf(stderr,
+		"[ perfdiff record: %llu samples, %llu stacks (%llu with build-ids), "
+		"%llu processes, %.3f s ]\n",
 		(unsigned long long)s.samples, (unsigned long long)s.stacks,
-		(unsigned long long)s.processes, (double)s.duration_ns / 1e9);
+		(unsigned long long)s.bid_stacks, (unsigned long long)s.processes,
+		(double)s.duration_ns / 1e9);
 	if (lost)
 		cli_warning("Lost %llu samples (count map full %llu, stack id collisions %llu, "
 			    "stacks not taken %llu)", (unsigned long long)lost,
