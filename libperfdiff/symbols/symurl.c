@@ -197,22 +197,6 @@ static long get(pd_symurl *u, const char *url, int fd)
 	return status;
 }
 
-static int temp_file(void)
-{
-	const char *dir = getenv("TMPDIR");
-	if (!dir || !dir[0])
-		dir = "/tmp";
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-		return fd;
-	char tmpl[4200];
-	snprintf(tmpl, sizeof tmpl, "%s/perfdiff-url-XXXXXX", dir);
-	fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(tmpl);
-	return fd;
-}
-
 /* Keep `fd` open until free; its /proc/self/fd path, or NULL. */
 static const char *keep(pd_symurl *u, int fd)
 {
@@ -232,7 +216,7 @@ static const char *fetch(pd_symurl *u, const char *hex, const char *kind)
 {
 	if (u->dead || !load(u))
 		return NULL;
-	int fd = temp_file();
+	int fd = pd_tmpfd("url");
 	if (fd < 0)
 		return NULL;
 	size_t n = strlen(u->url) + strlen(hex) + strlen(kind) + 16;

@@ -190,23 +190,6 @@ static tar_member *member(pd_symarchive *a, const char *name)
 	return NULL;
 }
 
-/* An unlinked temporary file in $TMPDIR (or /tmp). */
-static int temp_fd(void)
-{
-	const char *dir = getenv("TMPDIR");
-	if (!dir || !dir[0])
-		dir = "/tmp";
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-		return fd;
-	char tmpl[4200];
-	snprintf(tmpl, sizeof tmpl, "%s/perfdiff-tar-XXXXXX", dir);
-	fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(tmpl);
-	return fd;
-}
-
 static int write_all(int fd, const char *buf, size_t n)
 {
 	while (n > 0) {
@@ -224,7 +207,7 @@ static int write_all(int fd, const char *buf, size_t n)
 /* Copy the current entry's data into m's temporary file, at most the cap. */
 static int copy_member(pd_symarchive *a, struct archive *ar, tar_member *m, pd_error *err)
 {
-	int fd = temp_fd();
+	int fd = pd_tmpfd("tar");
 	if (fd < 0)
 		return pd_error_reason(err, PD_EIO, "cannot make a temporary file: %s",
 				       strerror(errno));

@@ -380,3 +380,19 @@ void *pd_zalloc_touched(size_t n, size_t size)
 		memset(p, 0, bytes);
 	return p;
 }
+
+int pd_tmpfd(const char *tag)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !dir[0])
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	char tmpl[4200];
+	snprintf(tmpl, sizeof tmpl, "%s/perfdiff-%s-XXXXXX", dir, tag);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(tmpl);
+	return fd;
+}

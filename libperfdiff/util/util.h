@@ -166,6 +166,11 @@ const char *pd_file_kind(unsigned mode);
 /* strerror() of a failed open, except that ELOOP says "symbolic link
  * loop": a link that names itself, or links that name each other. */
 const char *pd_open_strerror(int errnum);
+/* A file no other process can see, open for reading and writing, gone
+ * when closed: O_TMPFILE in $TMPDIR (or /tmp), or where the file system
+ * lacks it, a mkostemp() file named after `tag` and unlinked at once.
+ * The descriptor, or -1 with errno set. */
+int pd_tmpfd(const char *tag);
 
 /* ---- options structs ---- */
 
