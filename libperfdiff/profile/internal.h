@@ -606,6 +606,9 @@ int pd_profile_keep_build_id(pd_profile *p, size_t run, const char *dso, const u
 int pd_profile_keep_header(pd_profile *p, size_t run, const pd_header_info *hi,
 			   const char *const *dsos, size_t n);
 void pd_profile_runinfo_free(pd_profile *p);
+/* `s` interned in the profile's strings into *out, NULL staying NULL
+ * (runinfo.c); false when memory runs out. */
+bool pd_profile_keep_str(pd_profile *p, const char *s, const char **out);
 
 /* Where session `s` found the symbols of the `n` dsos of a run's frames
  * (`kernel[i]`: in kernel mode), for those not kept yet.  0 or

@@ -15,19 +15,6 @@
 #include "internal.h"
 #include "session/session.h"
 
-/* `s` interned, NULL staying NULL; false when memory runs out. */
-static bool keep(pd_profile *p, const char *s, const char **out)
-{
-	*out = NULL;
-	if (!s)
-		return true;
-	uint32_t id = pd_strtab_intern(&p->strings, s, strlen(s));
-	if (id == PD_NO_ID)
-		return false;
-	*out = pd_strtab_get(&p->strings, id);
-	return true;
-}
-
 static bool known(const pd_profile *p, const char *dso, bool kernel)
 {
 	for (size_t i = 0; i < p->norigins; i++)
@@ -51,8 +38,9 @@ static int add(pd_profile *p, const char *dso, bool kernel, const pd_symorigin *
 	size_t n = o->build_id_size < sizeof e.build_id ? o->build_id_size : sizeof e.build_id;
 	memcpy(e.build_id, o->build_id, n);
 	e.build_id_size = n;
-	if (!keep(p, dso, &e.dso) || !keep(p, o->from, &e.from) ||
-	    !keep(p, o->vmlinux, &e.vmlinux) || !keep(p, o->searched, &e.searched))
+	if (!pd_profile_keep_str(p, dso, &e.dso) || !pd_profile_keep_str(p, o->from, &e.from) ||
+	    !pd_profile_keep_str(p, o->vmlinux, &e.vmlinux) ||
+	    !pd_profile_keep_str(p, o->searched, &e.searched))
 		return PD_ENOMEM;
 	p->origins[p->norigins++] = e;
 	return 0;

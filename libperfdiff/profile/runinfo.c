@@ -22,8 +22,7 @@ typedef struct pd_dsobid {
 /* What a run without facts answers: every field NULL. */
 static const pd_run_info no_info;
 
-/* `s` interned, NULL staying NULL; false when memory runs out. */
-static bool keep_str(pd_profile *p, const char *s, const char **out)
+bool pd_profile_keep_str(pd_profile *p, const char *s, const char **out)
 {
 	*out = NULL;
 	if (!s)
@@ -56,9 +55,11 @@ int pd_profile_keep_run_info(pd_profile *p, size_t run, const pd_run_info *ri)
 	if (grow_info(p, run) < 0)
 		return PD_ENOMEM;
 	pd_run_info k;
-	if (!keep_str(p, ri->perf_version, &k.perf_version) ||
-	    !keep_str(p, ri->hostname, &k.hostname) || !keep_str(p, ri->osrelease, &k.osrelease) ||
-	    !keep_str(p, ri->arch, &k.arch) || !keep_str(p, ri->cmdline, &k.cmdline))
+	if (!pd_profile_keep_str(p, ri->perf_version, &k.perf_version) ||
+	    !pd_profile_keep_str(p, ri->hostname, &k.hostname) ||
+	    !pd_profile_keep_str(p, ri->osrelease, &k.osrelease) ||
+	    !pd_profile_keep_str(p, ri->arch, &k.arch) ||
+	    !pd_profile_keep_str(p, ri->cmdline, &k.cmdline))
 		return PD_ENOMEM;
 	p->run_info[run] = k;
 	return 0;
