@@ -8,11 +8,19 @@
  * relocation must undo) with the running kernel's build-id.  Oracles:
  * /proc/kallsyms through the symbolizer's kallsyms path, for the same
  * frames of a system-wide `perf record`; for C++ names, `perf script`
- * and `c++filt -p`.
+ * and `c++filt -p`.  The same fake, served by a real `debuginfod -F` on
+ * the loopback, must be fetched for the recorded kernel's build-id
+ * without --vmlinux, and refused when it carries another build-id.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "symbols/symb_internal.h"
@@ -440,6 +448,177 @@ START_TEST(test_vmlinux_session)
 }
 END_TEST
 
+/* ---- the recorded kernel's vmlinux from a debuginfod server ---- */
+
+/* Start `debuginfod -F DIR/SUB` on a free loopback port, logging to
+ * DIR/SUB.log, and wait until it has scanned a file: its pid, or 0. */
+static pid_t start_debuginfod(const char *dir, const char *sub, int *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	ck_assert(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+		  getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+	*port = ntohs(a.sin_port);
+	close(fd);
+	char cmd[16384];
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && { debuginfod -v -F %s -p %d -d %s.sqlite -t 0 -g 0 >%s.log 2>&1 & echo $!; }",
+		 dir, sub, *port, sub, sub);
+	int st;
+	char *o = pd_test_run(cmd, &st);
+	pid_t pid = o ? (pid_t)atoi(o) : 0;
+	free(o);
+	for (int i = 0; pid > 0 && i < 100; i++) {
+		snprintf(cmd, sizeof cmd,
+			 "bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d && printf \"GET /metrics HTTP/1.0\\r\\n\\r\\n\" >&3 && "
+			 "cat <&3' 2>/dev/null | grep -q '^scanned_files_total{source=\"file\"} [1-9]'", *port);
+		if (pd_test_sh_ok(cmd))
+			return pid;
+		usleep(100000);
+	}
+	if (pid > 0)
+		kill(pid, SIGTERM);
+	snprintf(cmd, sizeof cmd, "cat '%s/%s.log' >&2", dir, sub);
+	pd_test_sh_ok(cmd);
+	return 0;
+}
+
+/* How many build-id requests the server at DIR/SUB logged. */
+static int requests(const char *dir, const char *sub)
+{
+	char cmd[8400];
+	snprintf(cmd, sizeof cmd, "grep -c '/buildid/' '%s/%s.log' || true", dir, sub);
+	int st;
+	char *o = pd_test_run(cmd, &st);
+	int n = o ? atoi(o) : -1;
+	free(o);
+	return n;
+}
+
+/* A server that answers every request with one file (another build's
+ * vmlinux), as a wrong or careless debuginfod would; counts requests. */
+typedef struct wrong_srv {
+	int fd;
+	const char *path;
+	int served;
+} wrong_srv;
+
+static void *wrong_server(void *arg)
+{
+	wrong_srv *w = arg;
+	size_t len = 0;
+	uint8_t *body = pd_test_read_file(w->path, &len);
+	for (int c; (c = accept(w->fd, NULL, NULL)) >= 0; close(c)) {
+		char req[4096], head[256];
+		(void)!read(c, req, sizeof req);
+		int n = snprintf(head, sizeof head,
+				 "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n", len);
+		(void)!write(c, head, (size_t)n);
+		(void)!write(c, body, len);
+		w->served++;
+	}
+	free(body);
+	return NULL;
+}
+
+START_TEST(test_vmlinux_debuginfod)
+{
+	if (!pd_test_have_perf() || !have("as") || !have("ld") || !have("bash"))
+		PD_SKIP("no perf, bash or binutils");
+	if (!have("debuginfod"))
+		PD_SKIP("no debuginfod here (Debian's debuginfod package)");
+	ktab t;
+	char hex[41], other[41];
+	if (!load_kallsyms(&t) || !sorted_by_addr(&t) || !running_bid(hex)) {
+		free_ktab(&t);
+		PD_SKIP("kallsyms or kernel build-id unavailable");
+	}
+	char *dir = pd_test_tmpdir();
+	char cmd[16384];
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/good' '%s/bad' && perf record -N -q -a -g -e cpu-clock "
+		 "-o '%s/perf.data' -- sh -c 'cat /proc/kallsyms >/dev/null; sleep 0.2' >/dev/null 2>&1",
+		 dir, dir, dir);
+	if (!pd_test_sh_ok(cmd)) {
+		pd_test_rmrf(dir);
+		free(dir);
+		free_ktab(&t);
+		PD_SKIP("perf record -a failed");
+	}
+	memcpy(other, hex, sizeof other);
+	other[0] = other[0] == 'f' ? '0' : 'f';
+	char vm[4200];
+	snprintf(vm, sizeof vm, "%s/good/vmlinux", dir);
+	ck_assert(make_vmlinux(&t, dir, vm, "vmx_", hex, 0));
+	snprintf(vm, sizeof vm, "%s/bad/vmlinux", dir);
+	ck_assert(make_vmlinux(&t, dir, vm, "vmx_", other, 0));
+	int port;
+	pid_t pid = start_debuginfod(dir, "good", &port);
+	ck_assert_msg(pid, "debuginfod did not start or scan in 10 s");
+	setenv("DEBUGINFOD_CACHE_PATH", dir, 1);
+	unsetenv("DEBUGINFOD_URLS");
+
+	char url[64], line[256], *err = NULL;
+	int st;
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+	snprintf(line, sizeof line, "kernel symbols: core text from vmlinux (build-id %s) from %s", hex, url);
+	snprintf(cmd, sizeof cmd, "report --buildid-dir=/nonexistent --symbols-from=%s '%s/perf.data'", url, dir);
+	char *out = pd_test_cli(dir, cmd, &st, &err);
+	int asked = requests(dir, "good");
+	ck_assert_msg(strstr(out, "vmx_") && strstr(out, line), "%d requests; %.300s\n--- stderr:\n%.500s",
+		      asked, out, err);
+	ck_assert_int_ge(asked, 1);
+	free(out);
+	free(err);
+
+	/* the same server through DEBUGINFOD_URLS (libdebuginfod) */
+	setenv("DEBUGINFOD_URLS", url, 1);
+	snprintf(line, sizeof line, "kernel symbols: core text from vmlinux (build-id %s) from debuginfod", hex);
+	snprintf(cmd, sizeof cmd, "report --buildid-dir=/nonexistent '%s/perf.data'", dir);
+	out = pd_test_cli(dir, cmd, &st, &err);
+	ck_assert_msg(strstr(out, "vmx_") && strstr(out, line), "%.300s\n--- stderr:\n%.500s", out, err);
+	ck_assert_int_gt(requests(dir, "good"), asked);
+	asked = requests(dir, "good");
+	free(out);
+	free(err);
+
+	/* offline: kallsyms names, and the server hears nothing */
+	snprintf(cmd, sizeof cmd, "report --offline --buildid-dir=/nonexistent --symbols-from=%s '%s/perf.data'",
+		 url, dir);
+	out = pd_test_cli(dir, cmd, &st, &err);
+	ck_assert_msg(!strstr(out, "vmx_") && strstr(out, "kallsyms from /proc/kallsyms"), "%.3000s", out);
+	ck_assert_int_eq(requests(dir, "good"), asked);
+	free(out);
+	free(err);
+
+	unsetenv("DEBUGINFOD_URLS");
+	/* another kernel's vmlinux: refused with a warning, kallsyms names */
+	wrong_srv w = { .fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), .path = vm };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	ck_assert(w.fd >= 0 && bind(w.fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(w.fd, 8) == 0 &&
+		  getsockname(w.fd, (struct sockaddr *)&a, &len) == 0);
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, wrong_server, &w), 0);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(a.sin_port));
+	snprintf(cmd, sizeof cmd, "report -v --buildid-dir=/nonexistent --symbols-from=%s '%s/perf.data'", url, dir);
+	out = pd_test_cli(dir, cmd, &st, &err);
+	shutdown(w.fd, SHUT_RDWR);
+	pthread_join(th, NULL);
+	close(w.fd);
+	ck_assert_int_ge(w.served, 1);
+	ck_assert_msg(!strstr(out, "vmx_") && strstr(out, "kallsyms from /proc/kallsyms") &&
+		      err && strstr(err, "is not the recorded kernel's"),
+		      "%.300s\n--- stderr:\n%.3000s", out, err);
+	free(out);
+	free(err);
+	kill(pid, SIGTERM);
+	pd_test_rmrf(dir);
+	free(dir);
+	free_ktab(&t);
+}
+END_TEST
+
 /* ---- perf-compatible C++ names ---- */
 
 static const char cxx_src[] =
@@ -571,6 +750,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_vmlinux_direct);
 	tcase_add_test(tc, test_vmlinux_session);
+	tcase_add_test(tc, test_vmlinux_debuginfod);
 	tcase_add_test(tc, test_cxx_perf_names);
 	suite_add_tcase(s, tc);
 	return s;

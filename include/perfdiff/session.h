@@ -43,6 +43,13 @@
  *               the recording's.  With a
  *               `vmlinux` of the recorded build-id, core kernel text is
  *               named from its symbol table instead (modules from kallsyms).
+ *               Without `vmlinux` (and not PD_SESSION_OFFLINE), the
+ *               recorded kernel's vmlinux is asked of the debuginfod
+ *               servers (`symbols_from` URLs in order, then
+ *               DEBUGINFOD_URLS) once per kernel build-id, its debug file
+ *               then its executable, and used the same way when its
+ *               build-id matches (a warning otherwise).  No kernel inline
+ *               frames: its symbol table is read, not its DWARF.
  *   JIT         perf-PID.map files (`jit_dir`, default /tmp).
  *   BPF         names from KSYMBOL records.
  *

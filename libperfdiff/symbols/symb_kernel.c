@@ -4,11 +4,15 @@
  * belongs to the recorded kernel: an explicit file, perf's cached copy for
  * the recorded build-id, or /proc/kallsyms when the running kernel has
  * that build-id.  A configured vmlinux must carry the recorded build-id
- * too; it names core kernel text only (modules are not in it).
+ * too; it names core kernel text only (modules are not in it).  Without
+ * --vmlinux, the debuginfod servers (URL symbol sources in order, then
+ * $DEBUGINFOD_URLS; none offline) are asked once per kernel build-id for
+ * its vmlinux, which is then checked and used the same way.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "jitmap.h"
 #include "kallsyms.h"
@@ -37,6 +41,8 @@ struct pd_kstate {
 	bool have_text;
 	uint64_t text;
 	pd_kallsyms *vm;         /* from the vmlinux; NULL: none or not ours */
+	const char *vm_label;    /* the vmlinux as the footer names it */
+	const char *vm_path;     /* a file symbol facts may read later, or NULL */
 	bool vm_have_text;
 	uint64_t vm_text;
 	pd_kview *views;
@@ -201,9 +207,8 @@ static void load_kallsyms(pd_symbolizer *z, pd_kstate *k)
 		       pd_kallsyms_addr(table, "_stext", &k->text);
 }
 
-static void load_vmlinux(pd_symbolizer *z, pd_kstate *k)
+static bool load_vmlinux(pd_symbolizer *z, pd_kstate *k, const char *path)
 {
-	const char *path = z->cfg.vmlinux;
 	uint8_t bid[PD_BUILD_ID_MAX];
 	size_t nbid = sizeof bid;
 	pd_error e;
@@ -214,7 +219,7 @@ static void load_vmlinux(pd_symbolizer *z, pd_kstate *k)
 	if (pd_vmlinux_load(path, &vm, &have_text, &text, bid, &nbid, &e) < 0) {
 		pd_symbolizer_warn(z, PD_WARN_NOT_FOUND, "%s: %s; kernel names come from kallsyms", path,
 				   e.message[0] ? e.message : "cannot be read");
-		return;
+		return false;
 	}
 	if (k->build_id_size &&
 	    (nbid != k->build_id_size || memcmp(bid, k->build_id, nbid) != 0)) {
@@ -224,7 +229,7 @@ static void load_vmlinux(pd_symbolizer *z, pd_kstate *k)
 		pd_symbolizer_warn(z, PD_WARN_MISMATCH, "%s: build-id %s is not the recorded kernel's %s; kernel names come from kallsyms",
 				   path, nbid ? got : "(none)", want);
 		pd_kallsyms_free(vm);
-		return;
+		return false;
 	}
 	if (!k->build_id_size)
 		pd_symbolizer_warn(z, PD_WARN_UNVERIFIED, "%s: no kernel build-id in the recording; vmlinux used unverified",
@@ -235,6 +240,75 @@ static void load_vmlinux(pd_symbolizer *z, pd_kstate *k)
 	k->vm = vm;
 	k->vm_have_text = have_text;
 	k->vm_text = text;
+	return true;
+}
+
+/* A URL source's vmlinux of the kernel `k`: its debug file, else its
+ * executable.  The path opens the client's copy while it lives. */
+static const char *url_vmlinux(pd_symbolizer *z, pd_usersrc *s, const pd_kstate *k)
+{
+	const char *p = pd_symurl_file(s->url, k->build_id, k->build_id_size, "debuginfo",
+				       &z->warnings);
+	return p ? p : pd_symurl_file(s->url, k->build_id, k->build_id_size, "executable",
+				      &z->warnings);
+}
+
+/* The footer's words for a vmlinux of `k` fetched from `from`. */
+static const char *fetched_label(pd_symbolizer *z, const pd_kstate *k, const char *from)
+{
+	char hex[2 * PD_BUILD_ID_MAX + 1];
+	pd_hex(hex, k->build_id, k->build_id_size);
+	size_t n = strlen(hex) + strlen(from) + sizeof "vmlinux (build-id ) from ";
+	char *l = pd_arena_alloc(&z->arena, n);
+	if (l)
+		snprintf(l, n, "vmlinux (build-id %s) from %s", hex, from);
+	return l;
+}
+
+/* The vmlinux of `k` from the servers of $DEBUGINFOD_URLS (libdebuginfod,
+ * with its cache and timeouts): its debug file, else its executable. */
+static void dfd_vmlinux(pd_symbolizer *z, pd_kstate *k)
+{
+	char *p = NULL;
+	int fd = pd_debuginfod_debuginfo(z->debuginfod, k->build_id, k->build_id_size, &p);
+	if (fd >= 0) {
+		close(fd);
+		if (load_vmlinux(z, k, p)) {
+			k->vm_label = fetched_label(z, k, "debuginfod");
+			k->vm_path = pd_arena_strndup(&z->arena, p, strlen(p));
+		}
+		free(p);
+		return;
+	}
+	pd_dso_id id = { .name = "[kernel.kallsyms]", .kernel = true };
+	id.build_id_size = k->build_id_size < sizeof id.build_id ? k->build_id_size
+								  : (uint8_t)sizeof id.build_id;
+	memcpy(id.build_id, k->build_id, id.build_id_size);
+	const char *e = pd_debuginfod_executable(z->debuginfod, &id, &z->arena, &z->warnings);
+	if (e && load_vmlinux(z, k, e)) {
+		k->vm_label = fetched_label(z, k, "debuginfod");
+		k->vm_path = e;
+	}
+}
+
+/* The recorded kernel's vmlinux from the servers, asked once per build-id
+ * (a miss is remembered by the pd_kstate): the URL sources in order, then
+ * $DEBUGINFOD_URLS.  Another build is refused by load_vmlinux() with a
+ * warning, and kallsyms names the frames. */
+static void fetch_vmlinux(pd_symbolizer *z, pd_kstate *k)
+{
+	if (z->cfg.offline || !k->build_id_size)
+		return;
+	for (size_t i = 0; i < z->cfg.nsources; i++) {
+		pd_usersrc *s = &z->sources[i];
+		const char *p = s->url ? url_vmlinux(z, s, k) : NULL;
+		if (p && load_vmlinux(z, k, p)) {
+			k->vm_label = fetched_label(z, k, pd_symurl_url(s->url));
+			return;
+		}
+	}
+	if (z->debuginfod)
+		dfd_vmlinux(z, k);
 }
 
 static pd_kstate *kstate_for(pd_symbolizer *z, const uint8_t *bid, size_t n)
@@ -252,8 +326,12 @@ static pd_kstate *kstate_for(pd_symbolizer *z, const uint8_t *bid, size_t n)
 		memcpy(k->build_id, bid, n);
 	k->next = z->kernels;
 	z->kernels = k;
-	if (z->cfg.vmlinux)
-		load_vmlinux(z, k);
+	if (z->cfg.vmlinux) {
+		if (load_vmlinux(z, k, z->cfg.vmlinux))
+			k->vm_label = k->vm_path = z->cfg.vmlinux;
+	} else {
+		fetch_vmlinux(z, k);
+	}
 	load_kallsyms(z, k);
 	return k;
 }
@@ -404,7 +482,7 @@ bool pd_symbolizer_kernel_origin(pd_symbolizer *z, pd_symorigin *out)
 	out->build_id = k->build_id;
 	out->build_id_size = k->build_id_size;
 	out->from = k->ks ? k->ks_from : NULL;
-	out->vmlinux = k->vm ? z->cfg.vmlinux : NULL;
+	out->vmlinux = k->vm ? k->vm_label : NULL;
 	return true;
 }
 
@@ -415,7 +493,7 @@ int pd_symbolizer_kernel_sources(pd_symbolizer *z, const char *dso, pd_symsrc_fn
 	if (!core && !module_name(dso, mod, sizeof mod))
 		return 0;
 	for (pd_kstate *k = z->kernels; k; k = k->next) {
-		const char *vm = core && k->vm ? z->cfg.vmlinux : NULL;
+		const char *vm = core && k->vm ? k->vm_path : NULL;
 		/* a tarball's table goes with the symbolizer, and the facts
 		 * read their files later: unknown */
 		bool mine = k->ks && k->ks_path && !pd_symarchive_owns(k->ks_path);
