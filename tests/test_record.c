@@ -154,13 +154,34 @@ static share pd_share(const char *path, const char *sym, bool kernel)
 	return s;
 }
 
-static void assert_close(const char *what, share a, share b)
+static void assert_within(const char *what, share a, share b, double points)
 {
 	fprintf(stderr, "%s: perfdiff children %.2f self %.2f, perf children %.2f self %.2f\n",
 		what, a.children, a.self, b.children, b.self);
 	ck_assert_msg(a.found && b.found, "%s: perfdiff %d, perf %d", what, a.found, b.found);
-	ck_assert_msg(fabs(a.children - b.children) <= 10 && fabs(a.self - b.self) <= 10,
-		      "%s: more than 10 points from perf", what);
+	ck_assert_msg(fabs(a.children - b.children) <= points &&
+			      fabs(a.self - b.self) <= points,
+		      "%s: more than %.0f points from perf", what, points);
+}
+
+static void assert_close(const char *what, share a, share b)
+{
+	assert_within(what, a, b, 10);
+}
+
+/* Percent of the period whose leaf frame perfdiff could not name. */
+static double pd_unresolved(const char *path)
+{
+	pd_profile *p;
+	pd_error err;
+	ck_assert_int_eq(pd_profile_new(&p, NULL, &err), 0);
+	ck_assert_msg(pd_profile_add_input(p, path, &err) == 0, "%s", err.message);
+	int ev = pd_profile_default_event(p);
+	ck_assert_int_ge(ev, 0);
+	double total = (double)pd_profile_total(p, (size_t)ev, SIZE_MAX);
+	double unres = (double)pd_profile_unresolved(p, (size_t)ev, SIZE_MAX);
+	pd_profile_free(p);
+	return total > 0 ? 100.0 * unres / total : 100.0;
 }
 
 /* Record `cmd` both ways into NAME.pb.gz and NAME.data. */
@@ -202,15 +223,23 @@ END_TEST
 
 /* A shell running the program 30 times, each run about 10 ms, far less
  * than a drain's 250 ms: each child is named (its maps read while it
- * lives, within a millisecond or two of its first sample) as perf names
- * it. */
+ * lives, or its stacks taken with build-ids until then), so almost no
+ * sample's leaf stays unnamed.  The shares are compared with perf's
+ * within 15 points, not 10: the two recordings are two runs of a
+ * workload that is a third process start-up, and the sampler's work at
+ * each exec and mmap is charged to the child's own CPU time, a few
+ * points of a 10 ms life. */
 START_TEST(test_short_lived_children)
 {
 	PD_SKIP_IF(L.skip);
 	char pb[PATHMAX], data[PATHMAX], cmd[2 * PATHMAX];
 	snprintf(cmd, sizeof cmd, "sh -c 'for i in $(seq 30); do \"%s/hot\" 16; done'", L.dir);
 	record_both("short", cmd, pb, data);
-	assert_close("hot (short-lived)", pd_share(pb, "hot", false), perf_share(data, "hot", false));
+	double unres = pd_unresolved(pb);
+	fprintf(stderr, "short-lived: %.2f %% of the period with an unnamed leaf\n", unres);
+	ck_assert_msg(unres < 3, "short-lived: %.2f %% of the period unnamed", unres);
+	assert_within("hot (short-lived)", pd_share(pb, "hot", false),
+		      perf_share(data, "hot", false), 15);
 }
 END_TEST
 
